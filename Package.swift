@@ -1,0 +1,54 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "CoreStore",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CoreStore", targets: ["CoreStore"]),
+        .library(name: "CoreStoreStorage", targets: ["CoreStoreStorage"]),
+        .library(name: "CoreStoreInMemory", targets: ["CoreStoreInMemory"]),
+        .executable(name: "corestore", targets: ["corestore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The storage contract every engine implements. Foundation only.
+        .target(name: "CoreStoreStorage", path: "Sources/CoreStoreStorage"),
+        // The reference engine: everything in memory, snapshots for readers.
+        .target(
+            name: "CoreStoreInMemory",
+            dependencies: ["CoreStoreStorage"],
+            path: "Backends/InMemory"
+        ),
+        // The user API.
+        .target(
+            name: "CoreStore",
+            dependencies: [
+                "CoreStoreStorage",
+                "CoreStoreInMemory",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/CoreStore"
+        ),
+        .executableTarget(
+            name: "corestore",
+            dependencies: [
+                "CoreStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/corestore"
+        ),
+        .testTarget(
+            name: "CoreStoreStorageTests",
+            dependencies: ["CoreStoreStorage", "CoreStoreInMemory"]
+        ),
+        .testTarget(
+            name: "CoreStoreTests",
+            dependencies: ["CoreStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
