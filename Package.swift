@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The storage contract every engine implements. Foundation only.
@@ -20,7 +21,10 @@ let package = Package(
         // The reference engine: everything in memory, snapshots for readers.
         .target(
             name: "CoreStoreInMemory",
-            dependencies: ["CoreStoreStorage"],
+            dependencies: [
+                "CoreStoreStorage",
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
             path: "Backends/InMemory"
         ),
         // The user API.

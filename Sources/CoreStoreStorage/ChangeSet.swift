@@ -1,0 +1,95 @@
+/// One record changed by a commit, with the properties whose value changed.
+public struct RecordUpdate: Sendable, Hashable {
+    /// The whole record as it is after the commit.
+    public var record: Record
+    /// Names of the attributes and relationships whose value differs from before.
+    public var changedKeys: Set<String>
+
+    /// Creates an update.
+    public init(record: Record, changedKeys: Set<String>) {
+        self.record = record
+        self.changedKeys = changedKeys
+    }
+}
+
+/// Everything one commit changes in one store; applied all or nothing by
+/// ``StorageInterface/write(_:)``.
+public struct ChangeSet: Sendable, Hashable {
+    /// New records, usually with temporary identifiers.
+    public var inserts: [Record]
+    /// Changed records, whole, with their changed keys.
+    public var updates: [RecordUpdate]
+    /// Identifiers of removed records.
+    public var deletes: [RecordID]
+    /// When set, replaces the store's stored metadata in the same atomic write.
+    public var metadata: StoredMetadata?
+
+    /// Creates a change set.
+    public init(inserts: [Record] = [], updates: [RecordUpdate] = [], deletes: [RecordID] = [], metadata: StoredMetadata? = nil) {
+        self.inserts = inserts
+        self.updates = updates
+        self.deletes = deletes
+        self.metadata = metadata
+    }
+
+    /// Whether the change set changes no record.
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+
+    /// Replaces every temporary identifier (in inserts and in every relationship of every
+    /// record) with a permanent one, numbered upwards from `firstKey`.
+    ///
+    /// Stores call this inside their write, with their own key counter, so that the numbering is
+    /// atomic with the data. Returns the rewritten change set and the temporary → permanent map.
+    public func assigningPermanentIDs(startingAt firstKey: Int64) -> (ChangeSet, [RecordID: RecordID]) {
+        var map: [RecordID: RecordID] = [:]
+        var next = firstKey
+        for record in inserts where record.id.isTemporary {
+            map[record.id] = RecordID(entity: record.id.entity, key: next)
+            next += 1
+        }
+        if map.isEmpty { return (self, map) }
+        func rewrite(_ record: Record) -> Record {
+            var r = record
+            if let permanent = map[r.id] { r.id = permanent }
+            for i in r.relationships.indices where r.relationships[i].contains(where: \.isTemporary) {
+                r.relationships[i] = r.relationships[i].map { map[$0] ?? $0 }
+            }
+            return r
+        }
+        var result = self
+        result.inserts = inserts.map(rewrite)
+        result.updates = updates.map { RecordUpdate(record: rewrite($0.record), changedKeys: $0.changedKeys) }
+        return (result, map)
+    }
+}
+
+/// What a successful ``StorageInterface/write(_:)`` reports.
+public struct CommitInfo: Sendable, Hashable {
+    /// A number that grows with every commit of the store.
+    public var sequence: UInt64
+    /// The permanent identifier given to each temporary identifier of the change set.
+    public var permanentIDs: [RecordID: RecordID]
+
+    /// Creates commit info.
+    public init(sequence: UInt64, permanentIDs: [RecordID: RecordID]) {
+        self.sequence = sequence
+        self.permanentIDs = permanentIDs
+    }
+}
+
+/// The metadata a store keeps about its data.
+public struct StoredMetadata: Sendable, Hashable {
+    /// The model version the data was written with.
+    public var modelVersion: String
+    /// ``StoreSchema/schemaHash`` of that model.
+    public var schemaHash: String
+    /// Free-form metadata the application or the framework keeps with the store.
+    public var userInfo: [String: String]
+
+    /// Creates metadata.
+    public init(modelVersion: String, schemaHash: String, userInfo: [String: String] = [:]) {
+        self.modelVersion = modelVersion
+        self.schemaHash = schemaHash
+        self.userInfo = userInfo
+    }
+}

@@ -1,0 +1,21 @@
+/// One stored object: its identity, attribute values and relationship destinations.
+///
+/// Values are positional: `attributes[i]` belongs to `entity.attributes[i]` and
+/// `relationships[i]` to `entity.relationships[i]` of the ``EntityDescription`` named by
+/// `id.entity`. A to-one relationship holds zero or one identifier; an ordered to-many keeps its
+/// order; an unordered to-many is kept sorted by key. Both sides of an inverse pair are stored.
+public struct Record: Sendable, Hashable {
+    /// The record's identity.
+    public var id: RecordID
+    /// Attribute values by ordinal.
+    public var attributes: [Value]
+    /// Relationship destinations by ordinal.
+    public var relationships: [[RecordID]]
+
+    /// Creates a record.
+    public init(id: RecordID, attributes: [Value], relationships: [[RecordID]]) {
+        self.id = id
+        self.attributes = attributes
+        self.relationships = relationships
+    }
+}

@@ -1,0 +1,35 @@
+/// Sorts records by sort descriptors with the reference order: ``Value/storageOrder(_:_:)``
+/// per key (nil first when ascending), ties broken by record key.
+public struct RecordSorter: Sendable {
+    private let schema: StoreSchema
+    private let sortDescriptors: [SortDescriptor]
+
+    /// Creates a sorter.
+    public init(schema: StoreSchema, sortDescriptors: [SortDescriptor]) {
+        self.schema = schema
+        self.sortDescriptors = sortDescriptors
+    }
+
+    /// Sorts `records` in place; throws when a sort key is not an attribute of a record's entity.
+    public func sort(_ records: inout [Record]) throws {
+        var ordinals: [String: [Int]] = [:]
+        for record in records where ordinals[record.id.entity] == nil {
+            ordinals[record.id.entity] = try sortDescriptors.map { descriptor in
+                guard let ordinal = schema.attributeOrdinal(descriptor.key, in: record.id.entity) else {
+                    throw StorageError.unknownKey(key: descriptor.key, entity: record.id.entity)
+                }
+                return ordinal
+            }
+        }
+        let descriptors = sortDescriptors
+        records.sort { a, b in
+            if let ao = ordinals[a.id.entity], let bo = ordinals[b.id.entity] {
+                for (k, descriptor) in descriptors.enumerated() {
+                    let c = Value.storageOrder(a.attributes[ao[k]], b.attributes[bo[k]])
+                    if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
+                }
+            }
+            return a.id.key < b.id.key
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// The contract between the user API (`DataStack`) and a storage engine.
+///
+/// Users pick a store (`InMemoryStore`, `SQLiteStore`, …) and hand it to a `DataStack`; they
+/// never call these requirements themselves. This page is the guide for engine authors.
+///
+/// ## Lifecycle
+/// `open(schema:)` → any number of `read` and `write` calls → `close()`. A `DataStack` opens a
+/// store once and is its only writer.
+///
+/// ## Implementation requirements
+/// 1. **Opening.** `open(schema:)` on a *new* store initializes it for the schema and returns
+///    `nil`. On an existing store it returns the ``StoredMetadata`` found there. When that
+///    metadata's `schemaHash` differs from `schema.schemaHash` the store must not be modified: the
+///    caller then either calls ``erase()`` and `open` again, or ``close()``. Opening a store that is
+///    already open returns its metadata without changing anything. A file or directory
+///    that is not this kind of store, or is damaged, throws ``StorageError/incompatibleStore(path:reason:)``
+///    and is left untouched.
+/// 2. **Reads see one snapshot.** Everything inside one ``read(_:)`` call sees the same committed
+///    state, whatever commits meanwhile. With ``StorageCapabilities/concurrentReaders`` reads may
+///    run on any thread at once and alongside a write.
+/// 3. **Writes are atomic.** ``write(_:)`` applies the whole ``ChangeSet`` or nothing. It assigns
+///    permanent identifiers to temporary ones (use ``ChangeSet/assigningPermanentIDs(startingAt:)``
+///    with a key counter kept atomically with the data; keys are never reused), rewrites
+///    relationship destinations accordingly, and returns them in ``CommitInfo`` with a sequence
+///    number that grows with every commit. A failing write (unknown record, uniqueness violation,
+///    full disk) throws a ``StorageError`` and leaves the store as it was. With
+///    ``StorageCapabilities/durableCommits`` a returned write survives a crash.
+/// 4. **Uniqueness.** Each of an entity's `uniqueConstraints` must hold across the entity and
+///    its sub-entities after every write; a violation throws
+///    ``StorageError/uniqueConstraintViolation(entity:attributes:values:)``. `nil` values never
+///    collide.
+/// 5. **Fetching.** ``StorageReader/fetch(_:)`` returns records of the entity (and its
+///    sub-entities when asked). A backend may push down all, part or none of the request and
+///    reports the rest in ``FetchResult/pending``; what it does apply must match
+///    ``PredicateEvaluator`` and ``RecordSorter`` exactly (ties and unsorted fetches are in record
+///    key order).
+/// 6. **Errors, not crashes.** Every failure is a thrown ``StorageError``; using a closed store
+///    throws ``StorageError/notOpen(store:)``.
+///
+/// The `CoreStoreConformance` suite is the executable form of these requirements.
+public protocol StorageInterface: AnyObject, Sendable {
+    /// The configuration whose entities this store holds; `nil` holds every entity.
+    var configuration: String? { get }
+
+    /// What this engine promises.
+    var capabilities: StorageCapabilities { get }
+
+    /// A short name for logs and errors, such as `"InMemoryStore"` or a file path.
+    var storeDescription: String { get }
+
+    /// Opens the store for `schema`; returns the stored metadata, or `nil` for a new store.
+    func open(schema: StoreSchema) throws -> StoredMetadata?
+
+    /// Runs `body` on one consistent snapshot of the committed data.
+    func read<T>(_ body: (any StorageReader) throws -> T) throws -> T
+
+    /// Applies `changes` atomically (and durably where the engine is durable).
+    func write(_ changes: ChangeSet) throws -> CommitInfo
+
+    /// Removes every record and the stored metadata and leaves the store closed; the next
+    /// ``open(schema:)`` initializes it as a new store.
+    func erase() throws
+
+    /// Releases the store's resources; later calls throw ``StorageError/notOpen(store:)``.
+    func close()
+}
+
+/// Read access to one snapshot, valid only inside ``StorageInterface/read(_:)``.
+public protocol StorageReader {
+    /// The records with these identifiers, `nil` where a record does not exist; in input order.
+    func records(_ ids: [RecordID]) throws -> [Record?]
+
+    /// The records a request selects (see requirement 5 of ``StorageInterface``).
+    func fetch(_ request: FetchRequest) throws -> FetchResult
+
+    /// The number of records a request selects, ignoring its sort keys.
+    func count(_ request: FetchRequest) throws -> Int
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+/// A single stored value: the currency every storage engine speaks.
+///
+/// `Value` is deliberately small. Every storable Swift type of the user API maps onto one of
+/// these cases (see `AttributeType`), so a backend only ever encodes, decodes and compares
+/// these nine shapes.
+///
+/// ## Comparison
+/// `Value` is `Comparable` with one total order used by sorting everywhere (see
+/// ``Value/storageOrder(_:_:)``): `null` sorts first, then numbers (booleans, integers,
+/// doubles and decimals compared numerically with each other), then strings (binary UTF-8
+/// order), then bytes, dates and UUIDs. Predicates use the richer rules of ``PredicateEvaluator``.
+public enum Value: Sendable, Hashable {
+    /// The absence of a value (an optional field holding `nil`).
+    case null
+    /// A boolean.
+    case bool(Bool)
+    /// A signed 64-bit integer; all integer field types are stored as this.
+    case int(Int64)
+    /// A double-precision float; `Float` fields are stored widened to this.
+    case double(Double)
+    /// An exact decimal number.
+    case decimal(Decimal)
+    /// A string, compared by its UTF-8 bytes unless a predicate asks otherwise.
+    case string(String)
+    /// Raw bytes.
+    case bytes(Data)
+    /// A point in time, kept to the precision of `Date`.
+    case date(Date)
+    /// A UUID.
+    case uuid(UUID)
+
+    /// Whether this value is ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The rank of this value's kind in the total storage order.
+    var kindRank: Int {
+        switch self {
+        case .null: return 0
+        case .bool, .int, .double, .decimal: return 1
+        case .string: return 2
+        case .bytes: return 3
+        case .date: return 4
+        case .uuid: return 5
+        }
+    }
+
+    /// The value as a number, if it is one (booleans count as 0 and 1).
+    public var numericValue: NumericValue? {
+        switch self {
+        case .bool(let b): return .int(b ? 1 : 0)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .decimal(let d): return .decimal(d)
+        default: return nil
+        }
+    }
+
+    /// Compares two values in the one total order shared by every backend's sorting.
+    ///
+    /// Returns a negative number, zero or a positive number. Numbers compare numerically across
+    /// `int`, `double`, `decimal` and `bool`; NaN sorts before every other number; strings compare
+    /// by UTF-8 bytes; values of different kinds compare by kind rank.
+    public static func storageOrder(_ lhs: Value, _ rhs: Value) -> Int {
+        let lr = lhs.kindRank, rr = rhs.kindRank
+        if lr != rr { return lr < rr ? -1 : 1 }
+        switch (lhs, rhs) {
+        case (.null, .null):
+            return 0
+        case (.string(let a), .string(let b)):
+            return compareUTF8(a, b)
+        case (.bytes(let a), .bytes(let b)):
+            return compareBytes(a, b)
+        case (.date(let a), .date(let b)):
+            return a == b ? 0 : (a < b ? -1 : 1)
+        case (.uuid(let a), .uuid(let b)):
+            return compareBytes(withUnsafeBytes(of: a.uuid) { Data($0) }, withUnsafeBytes(of: b.uuid) { Data($0) })
+        default:
+            guard let a = lhs.numericValue, let b = rhs.numericValue else { return 0 }
+            return NumericValue.compare(a, b)
+        }
+    }
+
+    /// Binary comparison of two strings' UTF-8 encodings.
+    public static func compareUTF8(_ a: String, _ b: String) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { ab in
+            b.withUTF8 { bb in
+                let n = min(ab.count, bb.count)
+                if n > 0, let ap = ab.baseAddress, let bp = bb.baseAddress {
+                    let c = memcmp(ap, bp, n)
+                    if c != 0 { return c < 0 ? -1 : 1 }
+                }
+                return ab.count == bb.count ? 0 : (ab.count < bb.count ? -1 : 1)
+            }
+        }
+    }
+
+    static func compareBytes(_ a: Data, _ b: Data) -> Int {
+        let n = min(a.count, b.count)
+        var i = a.startIndex, j = b.startIndex
+        for _ in 0..<n {
+            let x = a[i], y = b[j]
+            if x != y { return x < y ? -1 : 1 }
+            i += 1; j += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+}
+
+extension Value: Comparable {
+    /// Orders values by ``storageOrder(_:_:)``.
+    public static func < (lhs: Value, rhs: Value) -> Bool {
+        storageOrder(lhs, rhs) < 0
+    }
+}
+
+extension Value: CustomStringConvertible {
+    /// A short, readable rendering used in logs and error messages.
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .decimal(let d): return "\(d)"
+        case .string(let s): return "\"\(s)\""
+        case .bytes(let d): return "<\(d.count) bytes>"
+        case .date(let d): return d.formatted(.iso8601)
+        case .uuid(let u): return u.uuidString
+        }
+    }
+}
+
+/// A number extracted from a ``Value`` for numeric comparison and aggregation.
+public enum NumericValue: Sendable, Hashable {
+    /// An exact integer.
+    case int(Int64)
+    /// A binary floating-point number.
+    case double(Double)
+    /// An exact decimal.
+    case decimal(Decimal)
+
+    /// The number as a `Double` (may round).
+    public var doubleValue: Double {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .decimal(let d): return NSDecimalNumber(decimal: d).doubleValue
+        }
+    }
+
+    /// Compares two numbers exactly where both are exact; NaN sorts before every number.
+    public static func compare(_ a: NumericValue, _ b: NumericValue) -> Int {
+        switch (a, b) {
+        case (.int(let x), .int(let y)):
+            return x == y ? 0 : (x < y ? -1 : 1)
+        case (.decimal(let x), .decimal(let y)):
+            return x == y ? 0 : (x < y ? -1 : 1)
+        case (.int(let x), .decimal(let y)):
+            let dx = Decimal(x)
+            return dx == y ? 0 : (dx < y ? -1 : 1)
+        case (.decimal(let x), .int(let y)):
+            let dy = Decimal(y)
+            return x == dy ? 0 : (x < dy ? -1 : 1)
+        case (.int(let x), .double(let y)):
+            return -compareDouble(y, withInt: x)
+        case (.double(let x), .int(let y)):
+            return compareDouble(x, withInt: y)
+        default:
+            let x = a.doubleValue, y = b.doubleValue
+            if x.isNaN || y.isNaN { return x.isNaN == y.isNaN ? 0 : (x.isNaN ? -1 : 1) }
+            return x == y ? 0 : (x < y ? -1 : 1)
+        }
+    }
+
+    /// Exact comparison of a double with a 64-bit integer (no rounding of the integer).
+    static func compareDouble(_ d: Double, withInt i: Int64) -> Int {
+        if d.isNaN { return -1 }
+        if d < -9.223372036854775808e18 { return -1 }
+        if d >= 9.223372036854775808e18 { return 1 }
+        let t = Int64(d.rounded(.towardZero))
+        if t != i { return t < i ? -1 : 1 }
+        let frac = d - Double(t)
+        return frac == 0 ? 0 : (frac < 0 ? -1 : 1)
+    }
+}
