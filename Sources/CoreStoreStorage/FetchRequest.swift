@@ -5,10 +5,10 @@ public struct FetchRequest: Sendable, Hashable {
     /// Whether records of sub-entities are included (they are by default).
     public var includesSubentities: Bool
     /// The filter; `nil` keeps every record.
-    public var predicate: Predicate?
+    public var predicate: RecordPredicate?
     /// Sort keys, most significant first. Ties, and fetches without sort keys, are ordered by
     /// record key, so every backend returns the same sequence.
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [RecordSortDescriptor]
     /// At most this many records (after `offset`); `nil` means no limit.
     public var limit: Int?
     /// Skip this many records first.
@@ -16,8 +16,8 @@ public struct FetchRequest: Sendable, Hashable {
 
     /// Creates a request.
     public init(
-        entity: String, includesSubentities: Bool = true, predicate: Predicate? = nil,
-        sortDescriptors: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0
+        entity: String, includesSubentities: Bool = true, predicate: RecordPredicate? = nil,
+        sortDescriptors: [RecordSortDescriptor] = [], limit: Int? = nil, offset: Int = 0
     ) {
         self.entity = entity
         self.includesSubentities = includesSubentities

@@ -3,20 +3,20 @@
 /// The user API builds these from `Where` clauses. ``PredicateEvaluator`` defines what each node
 /// means; a backend that pushes a predicate down must return exactly the records the evaluator
 /// would keep.
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum RecordPredicate: Sendable, Hashable {
     /// Always true (`TRUEPREDICATE`) or always false (`FALSEPREDICATE`).
     case constant(Bool)
     /// True when the operand is false.
-    case not(Predicate)
+    case not(RecordPredicate)
     /// True when every operand is true (an empty `and` is true).
-    case and([Predicate])
+    case and([RecordPredicate])
     /// True when any operand is true (an empty `or` is false).
-    case or([Predicate])
+    case or([RecordPredicate])
     /// A comparison of a key path with a constant.
     case comparison(Comparison)
 
     /// `lhs && rhs`, flattening nested conjunctions.
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func && (lhs: RecordPredicate, rhs: RecordPredicate) -> RecordPredicate {
         switch (lhs, rhs) {
         case (.constant(true), _): return rhs
         case (_, .constant(true)): return lhs
@@ -28,7 +28,7 @@ public indirect enum Predicate: Sendable, Hashable {
     }
 
     /// `lhs || rhs`, flattening nested disjunctions.
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func || (lhs: RecordPredicate, rhs: RecordPredicate) -> RecordPredicate {
         switch (lhs, rhs) {
         case (.constant(false), _): return rhs
         case (_, .constant(false)): return lhs
@@ -40,7 +40,7 @@ public indirect enum Predicate: Sendable, Hashable {
     }
 
     /// `!operand`.
-    public static prefix func ! (operand: Predicate) -> Predicate {
+    public static prefix func ! (operand: RecordPredicate) -> RecordPredicate {
         if case .not(let inner) = operand { return inner }
         return .not(operand)
     }
@@ -124,7 +124,7 @@ public struct Comparison: Sendable, Hashable {
 }
 
 /// One sort key.
-public struct SortDescriptor: Sendable, Hashable {
+public struct RecordSortDescriptor: Sendable, Hashable {
     /// The attribute to sort by.
     public var key: String
     /// Ascending (nil first) or descending (nil last).

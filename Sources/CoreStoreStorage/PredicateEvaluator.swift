@@ -1,6 +1,6 @@
 import Foundation
 
-/// The reference semantics of ``Predicate``: every backend must keep exactly the records this
+/// The reference semantics of ``RecordPredicate``: every backend must keep exactly the records this
 /// evaluator keeps.
 ///
 /// ## Semantics
@@ -29,7 +29,7 @@ public struct PredicateEvaluator: Sendable {
     }
 
     /// Whether `record` satisfies `predicate`.
-    public func evaluate(_ predicate: Predicate, on record: Record) throws -> Bool {
+    public func evaluate(_ predicate: RecordPredicate, on record: Record) throws -> Bool {
         switch predicate {
         case .constant(let b):
             return b
@@ -116,7 +116,7 @@ public struct PredicateEvaluator: Sendable {
         }
     }
 
-    /// Predicate equality of two values (see the type's semantics).
+    /// RecordPredicate equality of two values (see the type's semantics).
     public static func equal(_ a: Value, _ b: Value, _ options: StringComparisonOptions = []) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
@@ -129,7 +129,7 @@ public struct PredicateEvaluator: Sendable {
         }
     }
 
-    /// Predicate ordering: `nil` when the values are unordered (nil, NaN, different kinds).
+    /// RecordPredicate ordering: `nil` when the values are unordered (nil, NaN, different kinds).
     public static func order(_ a: Value, _ b: Value, _ options: StringComparisonOptions = []) -> Int? {
         if a.isNull || b.isNull || a.kindRank != b.kindRank { return nil }
         if case .double(let d) = a, d.isNaN { return nil }

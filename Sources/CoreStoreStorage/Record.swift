@@ -3,7 +3,7 @@
 /// Values are positional: `attributes[i]` belongs to `entity.attributes[i]` and
 /// `relationships[i]` to `entity.relationships[i]` of the ``EntityDescription`` named by
 /// `id.entity`. A to-one relationship holds zero or one identifier; an ordered to-many keeps its
-/// order; an unordered to-many is kept sorted by key. Both sides of an inverse pair are stored.
+/// order; the order of an unordered to-many carries no meaning. Both sides of an inverse pair are stored.
 public struct Record: Sendable, Hashable {
     /// The record's identity.
     public var id: RecordID

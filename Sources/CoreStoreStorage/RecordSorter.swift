@@ -2,10 +2,10 @@
 /// per key (nil first when ascending), ties broken by record key.
 public struct RecordSorter: Sendable {
     private let schema: StoreSchema
-    private let sortDescriptors: [SortDescriptor]
+    private let sortDescriptors: [RecordSortDescriptor]
 
     /// Creates a sorter.
-    public init(schema: StoreSchema, sortDescriptors: [SortDescriptor]) {
+    public init(schema: StoreSchema, sortDescriptors: [RecordSortDescriptor]) {
         self.schema = schema
         self.sortDescriptors = sortDescriptors
     }

@@ -1,0 +1,95 @@
+import CoreStoreStorage
+
+/// A filter for fetches, queries and `deleteAll`.
+///
+/// Build it from field key paths and operators, combine with `&&`, `||` and `!`:
+/// ```swift
+/// try dataStack.fetchAll(From<Person>().where(\.$age > 30 && \.$name != "John"))
+/// try dataStack.fetchAll(From<Person>().where(\.$nickname == nil))
+/// try dataStack.fetchAll(From<Person>().where(\.$age ~= [20, 30, 40]))
+/// Where<Person>(true)   // everything;  Where<Person>(false): nothing
+/// ```
+public struct Where<O: CoreStoreObject>: FetchClause {
+    /// The predicate tree handed to the stores.
+    public let predicate: RecordPredicate
+
+    /// A constant filter: `true` keeps every object, `false` none.
+    public init(_ value: Bool) {
+        self.predicate = .constant(value)
+    }
+
+    /// A filter from a predicate tree (for engine-level code and advanced uses).
+    public init(_ predicate: RecordPredicate) {
+        self.predicate = predicate
+    }
+
+    /// Adds this filter to the request, in conjunction with any earlier one.
+    public func applyToFetchRequest(_ request: inout CoreStoreFetchRequest) {
+        if let existing = request.specification.predicate {
+            request.specification.predicate = existing && predicate
+        } else {
+            request.specification.predicate = predicate
+        }
+    }
+
+    /// Both filters.
+    public static func && (lhs: Where, rhs: Where) -> Where {
+        Where(lhs.predicate && rhs.predicate)
+    }
+
+    /// Either filter.
+    public static func || (lhs: Where, rhs: Where) -> Where {
+        Where(lhs.predicate || rhs.predicate)
+    }
+
+    /// The opposite filter.
+    public static prefix func ! (operand: Where) -> Where {
+        Where(!operand.predicate)
+    }
+}
+
+extension Where {
+    static func comparison<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ op: ComparisonOperator, _ value: V) -> Where {
+        Where(.comparison(Comparison(FieldKeys.key(keyPath, on: O.self), op, value.cs_toStoredValue())))
+    }
+}
+
+/// Objects whose field equals `value` (`nil` matches only `nil`).
+public func == <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+    .comparison(keyPath, .equal, value)
+}
+
+/// Objects whose field differs from `value`.
+public func != <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+    .comparison(keyPath, .notEqual, value)
+}
+
+/// Objects whose field is less than `value` (never true for `nil`).
+public func < <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+    .comparison(keyPath, .less, value)
+}
+
+/// Objects whose field is at most `value` (never true for `nil`).
+public func <= <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+    .comparison(keyPath, .lessOrEqual, value)
+}
+
+/// Objects whose field is greater than `value` (never true for `nil`).
+public func > <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+    .comparison(keyPath, .greater, value)
+}
+
+/// Objects whose field is at least `value` (never true for `nil`).
+public func >= <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+    .comparison(keyPath, .greaterOrEqual, value)
+}
+
+/// Objects whose field is one of `values` (`IN`).
+public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ values: S) -> Where<O> where S.Element == V {
+    Where(.comparison(Comparison([FieldKeys.key(keyPath, on: O.self)], .in, .list(values.map { $0.cs_toStoredValue() }))))
+}
+
+/// Objects whose field is one of `values` (`IN`), with the list first.
+public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ values: S, _ keyPath: KeyPath<O, Field.Stored<V>>) -> Where<O> where S.Element == V {
+    keyPath ~= values
+}

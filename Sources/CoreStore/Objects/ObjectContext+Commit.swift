@@ -1,0 +1,173 @@
+import CoreStoreStorage
+
+/// What one commit changed in one store, with identifiers already permanent. The `DataStack`
+/// merges it into its read-only context and hands it to observers.
+struct StoreCommit: @unchecked Sendable {
+    let store: AttachedStore
+    let sequence: UInt64
+    var inserted: [Record]
+    var updated: [Record]
+    var changedKeys: [RecordID: Set<String>]
+    var deleted: [RecordID]
+}
+
+/// The change set for one store and the objects it came from.
+struct PreparedStoreChanges {
+    let store: AttachedStore
+    let changes: ChangeSet
+    let insertedStates: [ObjectState]
+    let updatedStates: [ObjectState]
+    let deletedStates: [ObjectState]
+}
+
+extension ObjectContext {
+    /// Applies delete rules, validates relationships and groups the pending changes by store.
+    /// Throws (changing nothing stored) on misuse reported earlier, `deny` rules and count
+    /// bounds.
+    func prepareCommit() throws(CoreStoreError) -> [PreparedStoreChanges] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let error = pendingErrors.first { throw error }
+        try applyDeleteRules()
+
+        var order: [ObjectIdentifier] = []
+        var stores: [ObjectIdentifier: AttachedStore] = [:]
+        var inserts: [ObjectIdentifier: [ObjectState]] = [:]
+        var updates: [ObjectIdentifier: [(ObjectState, Set<String>)]] = [:]
+        var deletes: [ObjectIdentifier: [ObjectState]] = [:]
+        func key(_ store: AttachedStore) -> ObjectIdentifier {
+            let k = ObjectIdentifier(store)
+            if stores[k] == nil { stores[k] = store; order.append(k) }
+            return k
+        }
+        for id in insertionOrder {
+            guard let state = inserted[id], !state.isDeleted else { continue }
+            try validateCounts(state)
+            inserts[key(state.store), default: []].append(state)
+        }
+        for state in changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
+            guard let committed = state.committed else { continue }
+            let keys = changedKeys(state, since: committed)
+            if keys.isEmpty { continue }
+            try validateCounts(state)
+            updates[key(state.store), default: []].append((state, keys))
+        }
+        for state in deleted.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.committed != nil {
+            deletes[key(state.store), default: []].append(state)
+        }
+        return order.compactMap { k in
+            guard let store = stores[k] else { return nil }
+            let ins = inserts[k] ?? [], ups = updates[k] ?? [], dels = deletes[k] ?? []
+            let changes = ChangeSet(
+                inserts: ins.map(\.record),
+                updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1) },
+                deletes: dels.map(\.recordID)
+            )
+            return PreparedStoreChanges(store: store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
+        }
+    }
+
+    /// Makes the context match what was written: permanent identifiers, new committed
+    /// versions, no pending changes. Returns what each store committed.
+    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo]) -> [StoreCommit] {
+        lock.lock()
+        defer { lock.unlock() }
+        var commits: [StoreCommit] = []
+        for (part, info) in zip(prepared, infos) {
+            let storeID = part.store.id
+            if !info.permanentIDs.isEmpty {
+                for state in part.insertedStates {
+                    guard let permanent = info.permanentIDs[state.recordID] else { continue }
+                    rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
+                }
+                for state in allStates() where state.store === part.store {
+                    for i in state.relationships.indices where state.relationships[i].contains(where: \.isTemporary) {
+                        state.relationships[i] = state.relationships[i].map { info.permanentIDs[$0] ?? $0 }
+                    }
+                }
+            }
+            var changedKeys: [RecordID: Set<String>] = [:]
+            for update in part.changes.updates { changedKeys[update.record.id] = update.changedKeys }
+            for state in part.insertedStates + part.updatedStates { state.committed = state.record }
+            for state in part.deletedStates { state.committed = nil }
+            commits.append(StoreCommit(
+                store: part.store, sequence: info.sequence,
+                inserted: part.insertedStates.map(\.record), updated: part.updatedStates.map(\.record),
+                changedKeys: changedKeys, deleted: part.deletedStates.map(\.recordID)
+            ))
+        }
+        clearPendingChanges()
+        return commits
+    }
+
+    /// Forgets pending changes after a commit (objects stay registered, deleted ones go).
+    func clearPendingChanges() {
+        for (id, _) in deleted { dropRegistration(id) }
+        for id in insertionOrder where inserted[id]?.isDeleted == true { dropRegistration(id) }
+        inserted.removeAll()
+        insertionOrder.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        pendingErrors.removeAll()
+    }
+
+    private func changedKeys(_ state: ObjectState, since committed: Record) -> Set<String> {
+        var keys = Set<String>()
+        let description = state.entity.description
+        for i in description.attributes.indices where state.attributes[i] != committed.attributes[i] {
+            keys.insert(description.attributes[i].name)
+        }
+        for i in description.relationships.indices where state.relationships[i] != committed.relationships[i] {
+            if description.relationships[i].kind == .toManyUnordered, Set(state.relationships[i]) == Set(committed.relationships[i]) { continue }
+            keys.insert(description.relationships[i].name)
+        }
+        return keys
+    }
+
+    private func validateCounts(_ state: ObjectState) throws(CoreStoreError) {
+        for (i, relationship) in state.entity.description.relationships.enumerated() where relationship.kind.isToMany {
+            let count = state.relationships[i].count
+            if count < relationship.minCount || (relationship.maxCount > 0 && count > relationship.maxCount) {
+                throw .relationshipCountViolation(entity: state.entity.name, relationship: relationship.name, count: count, minimum: relationship.minCount, maximum: relationship.maxCount)
+            }
+        }
+    }
+
+    /// Cascades deletes, enforces `deny`, and removes deleted objects from the inverse side of
+    /// every remaining object.
+    private func applyDeleteRules() throws(CoreStoreError) {
+        var queue = Array(deleted.values)
+        var index = 0
+        while index < queue.count {
+            let state = queue[index]
+            index += 1
+            for (i, relationship) in state.entity.description.relationships.enumerated() where relationship.deleteRule == .cascade {
+                for id in state.relationships[i] {
+                    if let destination = self.state(for: id, in: state.store), delete(destination) { queue.append(destination) }
+                }
+            }
+        }
+        for state in queue {
+            for (i, relationship) in state.entity.description.relationships.enumerated() where relationship.deleteRule == .deny {
+                for id in state.relationships[i] {
+                    if let destination = self.state(for: id, in: state.store), !destination.isDeleted {
+                        throw .deleteDenied(entity: state.entity.name, relationship: relationship.name)
+                    }
+                }
+            }
+        }
+        for state in queue {
+            for (i, _) in state.entity.description.relationships.enumerated() {
+                guard let inverse = state.entity.inverseOrdinals[i] else { continue }
+                for id in state.relationships[i] {
+                    guard let destination = self.state(for: id, in: state.store), !destination.isDeleted else { continue }
+                    let ids = destination.relationships[inverse]
+                    if ids.contains(state.recordID) {
+                        destination.relationships[inverse] = ids.filter { $0 != state.recordID }
+                        markChanged(destination)
+                    }
+                }
+            }
+        }
+    }
+}

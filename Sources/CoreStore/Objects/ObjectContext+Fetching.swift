@@ -1,0 +1,123 @@
+import CoreStoreStorage
+
+extension ObjectContext {
+    /// Runs a fetch: each store answers (natively or in part), pending changes of a transaction
+    /// are overlaid, and the combined result is ordered and windowed with the reference
+    /// semantics.
+    func fetchRecords(_ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
+        guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
+        let entity = try stack.entity(for: spec.entityType)
+        let stores = try stack.stores(holding: entity, configurations: spec.configurations, forInsert: false)
+        guard let schema = stores.first?.schema else { return [] }
+        try RequestValidator(schema: schema).validate(entity: entity.name, predicate: spec.predicate, sorts: spec.sortDescriptors)
+
+        return try lock.locked { () throws(CoreStoreError) -> [(AttachedStore, Record)] in
+            let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
+            let combine = overlay || stores.count > 1
+            let limit = spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil
+            var request = FetchRequest(
+                entity: entity.name, includesSubentities: spec.tweaks.includesSubentities,
+                predicate: spec.predicate, sortDescriptors: spec.sortDescriptors,
+                limit: combine ? nil : limit, offset: combine ? 0 : spec.tweaks.fetchOffset
+            )
+            var results: [(AttachedStore, Record)] = []
+            for store in stores {
+                do {
+                    let records = try store.storage.read { reader in
+                        try reader.fetch(request).completed(for: request, schema: store.schema)
+                    }
+                    for record in records {
+                        if overlay {
+                            let id = ObjectID(storeID: store.id, recordID: record.id)
+                            if changed[id] != nil || deleted[id] != nil { continue }
+                            if let state = registered(id)?.cs_state, state.isDeleted { continue }
+                        }
+                        results.append((store, record))
+                    }
+                } catch {
+                    throw CoreStoreError.wrap(error)
+                }
+            }
+            guard combine else { return results }
+            if overlay {
+                let candidates = insertionOrder.compactMap { inserted[$0] } + Array(changed.values)
+                let evaluator = PredicateEvaluator(schema: schema, resolver: pendingResolver())
+                for state in candidates where !state.isDeleted && stores.contains(where: { $0 === state.store }) {
+                    let matchesEntity = spec.tweaks.includesSubentities
+                        ? runtime.storeKind(state.entity.name, isKindOf: entity.name)
+                        : state.entity.name == entity.name
+                    guard matchesEntity else { continue }
+                    let record = state.record
+                    do {
+                        if let predicate = spec.predicate, try !evaluator.evaluate(predicate, on: record) { continue }
+                    } catch {
+                        throw CoreStoreError.wrap(error)
+                    }
+                    results.append((state.store, record))
+                }
+            }
+            var records = results.map(\.1)
+            var storeOf: [Int64: AttachedStore] = [:]
+            for (store, record) in results { storeOf[record.id.key] = store }
+            do {
+                try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&records)
+            } catch {
+                throw CoreStoreError.wrap(error)
+            }
+            request.limit = limit
+            records = RecordWindow.apply(records, offset: spec.tweaks.fetchOffset, limit: limit)
+            return records.compactMap { record in storeOf[record.id.key].map { ($0, record) } }
+        }
+    }
+
+    /// Fetches objects.
+    func fetchObjects(_ spec: FetchSpecification) throws(CoreStoreError) -> [CoreStoreObject] {
+        let records = try fetchRecords(spec)
+        return lock.withLock {
+            records.compactMap { store, record in
+                if let existing = registered(ObjectID(storeID: store.id, recordID: record.id)) { return existing }
+                return object(for: record, in: store)
+            }
+        }
+    }
+
+    /// Counts matches; asks the store directly when nothing needs combining.
+    func fetchCount(_ spec: FetchSpecification) throws(CoreStoreError) -> Int {
+        guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
+        let entity = try stack.entity(for: spec.entityType)
+        let stores = try stack.stores(holding: entity, configurations: spec.configurations, forInsert: false)
+        let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
+        if stores.count == 1, !overlay, let store = stores.first {
+            try RequestValidator(schema: store.schema).validate(entity: entity.name, predicate: spec.predicate, sorts: [])
+            let request = FetchRequest(
+                entity: entity.name, includesSubentities: spec.tweaks.includesSubentities, predicate: spec.predicate,
+                limit: spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil, offset: spec.tweaks.fetchOffset
+            )
+            do {
+                return try store.storage.read { try $0.count(request) }
+            } catch {
+                throw CoreStoreError.wrap(error)
+            }
+        }
+        return try fetchRecords(spec).count
+    }
+
+    /// Resolves related records for predicates on pending objects: this context's version
+    /// first, then the store's.
+    private func pendingResolver() -> PredicateEvaluator.Resolver {
+        let box = UncheckedBox(self)
+        return { id in
+            let context = box.value
+            return context.lock.withLock {
+                for state in context.allStates() where state.recordID == id && !state.isDeleted { return state.record }
+                return nil
+            }
+        }
+    }
+}
+
+/// Carries a non-`Sendable` value across a boundary the framework itself serializes.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

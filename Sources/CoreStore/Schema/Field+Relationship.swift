@@ -1,0 +1,100 @@
+import CoreStoreStorage
+
+extension Field {
+    /// A relationship to other objects: `T?` (to-one), `[T]` (ordered to-many) or `Set<T>`
+    /// (unordered to-many).
+    ///
+    /// ```swift
+    /// final class Person: CoreStoreObject {
+    ///     @Field.Relationship("pets", inverse: \Dog.$master, deleteRule: .cascade)
+    ///     var pets: Set<Dog>
+    /// }
+    /// final class Dog: CoreStoreObject {
+    ///     @Field.Relationship("master") var master: Person?
+    /// }
+    /// ```
+    /// Declare `inverse:` on one side only; the other side learns it from the schema. The inverse
+    /// side is kept in sync on every change: setting `dog.master = person` inserts the dog into
+    /// `person.pets` and removes it from its previous master's.
+    @propertyWrapper
+    public struct Relationship<V: FieldRelationshipType>: FieldDescribing {
+        /// The stored key.
+        public let keyPath: String
+        /// What deleting the owner does to the destinations.
+        public let deleteRule: DeleteRule
+        /// The fewest destinations allowed at commit (to-many only; 0: no minimum).
+        public let minCount: Int
+        /// The most destinations allowed at commit (to-many only; 0: no maximum).
+        public let maxCount: Int
+        /// The key this relationship had in the previous model version, for migrations.
+        public let previousVersionKeyPath: String?
+        let inverse: AnyKeyPath?
+
+        /// Declares a relationship without naming its inverse here.
+        public init(
+            _ keyPath: String, deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int = 0,
+            previousVersionKeyPath: String? = nil
+        ) {
+            self.keyPath = keyPath
+            self.deleteRule = deleteRule
+            self.minCount = minCount
+            self.maxCount = maxCount
+            self.previousVersionKeyPath = previousVersionKeyPath
+            self.inverse = nil
+        }
+
+        /// Declares a relationship and its inverse on the destination type.
+        public init<W>(
+            _ keyPath: String, inverse: KeyPath<V.DestinationObjectType, Field.Relationship<W>>,
+            deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int = 0,
+            previousVersionKeyPath: String? = nil
+        ) {
+            self.keyPath = keyPath
+            self.deleteRule = deleteRule
+            self.minCount = minCount
+            self.maxCount = maxCount
+            self.previousVersionKeyPath = previousVersionKeyPath
+            self.inverse = inverse
+        }
+
+        /// Unavailable: the destinations live in the object's context.
+        @available(*, unavailable)
+        public var wrappedValue: V {
+            get { V.cs_fromObjects([]) }
+            set { _ = newValue }
+        }
+
+        /// The field itself, so that `\Person.$pets` can be used in clauses.
+        public var projectedValue: Self { self }
+
+        /// Reads and writes the destinations through the object's context.
+        public static subscript<O: CoreStoreObject>(
+            _enclosingInstance instance: O,
+            wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
+            storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
+        ) -> V {
+            get {
+                let field = instance[keyPath: storageKeyPath]
+                guard let state = instance.cs_state else { return V.cs_fromObjects([]) }
+                let objects = state.relationshipObjects(forKey: field.keyPath)
+                return V.cs_fromObjects(objects.compactMap { $0 as? V.DestinationObjectType })
+            }
+            set {
+                let field = instance[keyPath: storageKeyPath]
+                guard let state = instance.cs_state else {
+                    Log.assert(false, "'\(field.keyPath)' was set on an object that belongs to no context; the value was ignored.")
+                    return
+                }
+                state.setRelationshipObjects(newValue.cs_toObjects(), forKey: field.keyPath)
+            }
+        }
+
+        var cs_fieldKind: FieldKind {
+            .relationship(RelationshipField(
+                name: keyPath, kind: V.cs_relationshipKind, destination: V.DestinationObjectType.self,
+                inverse: inverse, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+                renamingIdentifier: previousVersionKeyPath
+            ))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import CoreStoreStorage
+
+extension Field {
+    /// A stored attribute of a ``FieldStorableType``.
+    ///
+    /// ```swift
+    /// @Field.Stored("title") var title: String = "Mr."
+    /// @Field.Stored("created", dynamicInitialValue: { Date() }) var created: Date
+    /// @Field.Stored("nickname") var nickname: String?
+    /// ```
+    /// The initial value is computed for each inserted object. Reading the property of an object
+    /// fetched from a `DataStack` or a transaction returns its current value; setting it is only
+    /// allowed inside a transaction.
+    @propertyWrapper
+    public struct Stored<V: FieldStorableType>: FieldDescribing {
+        /// The stored key.
+        public let keyPath: String
+        /// The key this attribute had in the previous model version, for migrations.
+        public let previousVersionKeyPath: String?
+        let initialValue: () -> V
+        let isDynamic: Bool
+
+        /// Declares an attribute with a fixed initial value.
+        public init(wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: String, previousVersionKeyPath: String? = nil) {
+            self.keyPath = keyPath
+            self.previousVersionKeyPath = previousVersionKeyPath
+            self.initialValue = initialValue
+            self.isDynamic = false
+        }
+
+        /// Declares an attribute whose initial value is computed anew for every inserted object.
+        public init(_ keyPath: String, dynamicInitialValue: @escaping () -> V, previousVersionKeyPath: String? = nil) {
+            self.keyPath = keyPath
+            self.previousVersionKeyPath = previousVersionKeyPath
+            self.initialValue = dynamicInitialValue
+            self.isDynamic = true
+        }
+
+        /// Unavailable: the value lives in the object's context, reached through the enclosing
+        /// instance.
+        @available(*, unavailable)
+        public var wrappedValue: V {
+            get { initialValue() }
+            set { _ = newValue }
+        }
+
+        /// The field itself, so that `\Person.$name` can be used in clauses.
+        public var projectedValue: Self { self }
+
+        /// Reads and writes the value through the object's context.
+        public static subscript<O: CoreStoreObject>(
+            _enclosingInstance instance: O,
+            wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
+            storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
+        ) -> V {
+            get {
+                let field = instance[keyPath: storageKeyPath]
+                guard let state = instance.cs_state else { return field.initialValue() }
+                let stored = state.attributeValue(forKey: field.keyPath)
+                if let value = V.cs_fromStoredValue(stored) { return value }
+                Log.assert(false, "The stored value \(stored) of '\(state.entity.name).\(field.keyPath)' cannot be read as \(V.self); using the initial value.")
+                return field.initialValue()
+            }
+            set {
+                let field = instance[keyPath: storageKeyPath]
+                guard let state = instance.cs_state else {
+                    Log.assert(false, "'\(field.keyPath)' was set on an object that belongs to no context; the value was ignored.")
+                    return
+                }
+                state.setAttributeValue(newValue.cs_toStoredValue(), forKey: field.keyPath)
+            }
+        }
+
+        var cs_fieldKind: FieldKind {
+            let initial = initialValue
+            return .attribute(AttributeField(
+                name: keyPath, type: V.cs_attributeType, isOptional: V.cs_isOptional,
+                initialValue: { initial().cs_toStoredValue() }, isDynamic: isDynamic,
+                renamingIdentifier: previousVersionKeyPath
+            ))
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import CoreStoreStorage
+
+/// A Swift type that `@Field.Stored` can persist.
+///
+/// Built in: `Bool`, `Int`, `Int8`…`Int64`, `UInt`, `UInt8`…`UInt64`, `Double`, `Float`,
+/// `String`, `Data`, `Date`, `URL`, `UUID`, `Decimal`, their `Optional`s, and any
+/// `RawRepresentable` type whose raw value is one of these once it declares conformance:
+///
+/// ```swift
+/// enum Mood: String, FieldStorableType { case happy, grumpy }
+/// ```
+public protocol FieldStorableType {
+    /// How the value is stored.
+    static var cs_attributeType: AttributeType { get }
+    /// Whether `nil` is a valid value.
+    static var cs_isOptional: Bool { get }
+    /// The stored form of this value.
+    func cs_toStoredValue() -> Value
+    /// The value for a stored form, or `nil` when the stored form does not fit this type.
+    static func cs_fromStoredValue(_ value: Value) -> Self?
+}
+
+extension FieldStorableType {
+    /// Non-optional by default.
+    public static var cs_isOptional: Bool { false }
+}
+
+extension Bool: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .bool }
+    public func cs_toStoredValue() -> Value { .bool(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> Bool? {
+        switch value {
+        case .bool(let b): return b
+        case .int(let i): return i != 0
+        default: return nil
+        }
+    }
+}
+
+/// The shared stored form of every integer type.
+public protocol FieldStorableInteger: FieldStorableType, FixedWidthInteger {}
+
+extension FieldStorableInteger {
+    public static var cs_attributeType: AttributeType { .integer }
+    public func cs_toStoredValue() -> Value {
+        if let i = Int64(exactly: self) { return .int(i) }
+        return .decimal(Decimal(string: String(self)) ?? 0)
+    }
+    public static func cs_fromStoredValue(_ value: Value) -> Self? {
+        switch value {
+        case .int(let i): return Self(exactly: i)
+        case .bool(let b): return b ? 1 : 0
+        case .double(let d): return Self(exactly: d)
+        case .decimal(let d): return Self("\(d)")
+        default: return nil
+        }
+    }
+}
+
+extension Int: FieldStorableInteger {}
+extension Int8: FieldStorableInteger {}
+extension Int16: FieldStorableInteger {}
+extension Int32: FieldStorableInteger {}
+extension Int64: FieldStorableInteger {}
+extension UInt: FieldStorableInteger {}
+extension UInt8: FieldStorableInteger {}
+extension UInt16: FieldStorableInteger {}
+extension UInt32: FieldStorableInteger {}
+extension UInt64: FieldStorableInteger {}
+
+extension Double: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .double }
+    public func cs_toStoredValue() -> Value { .double(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> Double? {
+        switch value {
+        case .double(let d): return d
+        case .int(let i): return Double(i)
+        case .decimal(let d): return NSDecimalNumber(decimal: d).doubleValue
+        default: return nil
+        }
+    }
+}
+
+extension Float: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .double }
+    public func cs_toStoredValue() -> Value { .double(Double(self)) }
+    public static func cs_fromStoredValue(_ value: Value) -> Float? {
+        Double.cs_fromStoredValue(value).map(Float.init)
+    }
+}
+
+extension Decimal: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .decimal }
+    public func cs_toStoredValue() -> Value { .decimal(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> Decimal? {
+        switch value {
+        case .decimal(let d): return d
+        case .int(let i): return Decimal(i)
+        case .double(let d): return Decimal(d)
+        case .string(let s): return Decimal(string: s)
+        default: return nil
+        }
+    }
+}
+
+extension String: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .string }
+    public func cs_toStoredValue() -> Value { .string(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> String? {
+        if case .string(let s) = value { return s }
+        return nil
+    }
+}
+
+extension Data: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .bytes }
+    public func cs_toStoredValue() -> Value { .bytes(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> Data? {
+        if case .bytes(let d) = value { return d }
+        return nil
+    }
+}
+
+extension Date: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .date }
+    public func cs_toStoredValue() -> Value { .date(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> Date? {
+        if case .date(let d) = value { return d }
+        return nil
+    }
+}
+
+extension UUID: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .uuid }
+    public func cs_toStoredValue() -> Value { .uuid(self) }
+    public static func cs_fromStoredValue(_ value: Value) -> UUID? {
+        switch value {
+        case .uuid(let u): return u
+        case .string(let s): return UUID(uuidString: s)
+        default: return nil
+        }
+    }
+}
+
+extension URL: FieldStorableType {
+    public static var cs_attributeType: AttributeType { .url }
+    public func cs_toStoredValue() -> Value { .string(absoluteString) }
+    public static func cs_fromStoredValue(_ value: Value) -> URL? {
+        if case .string(let s) = value { return URL(string: s) }
+        return nil
+    }
+}
+
+extension Optional: FieldStorableType where Wrapped: FieldStorableType {
+    public static var cs_attributeType: AttributeType { Wrapped.cs_attributeType }
+    public static var cs_isOptional: Bool { true }
+    public func cs_toStoredValue() -> Value {
+        switch self {
+        case .some(let wrapped): return wrapped.cs_toStoredValue()
+        case .none: return .null
+        }
+    }
+    public static func cs_fromStoredValue(_ value: Value) -> Optional<Wrapped>? {
+        if value.isNull { return .some(.none) }
+        return Wrapped.cs_fromStoredValue(value).map { .some($0) }
+    }
+}
+
+extension FieldStorableType where Self: RawRepresentable, RawValue: FieldStorableType {
+    public static var cs_attributeType: AttributeType { RawValue.cs_attributeType }
+    public func cs_toStoredValue() -> Value { rawValue.cs_toStoredValue() }
+    public static func cs_fromStoredValue(_ value: Value) -> Self? {
+        RawValue.cs_fromStoredValue(value).flatMap(Self.init(rawValue:))
+    }
+}

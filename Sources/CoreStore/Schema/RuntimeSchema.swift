@@ -1,0 +1,91 @@
+import CoreStoreStorage
+
+/// One entity as the core uses it at run time: its class, its storage description, and
+/// constant-time lookups from keys to ordinals.
+final class EntityMetadata: @unchecked Sendable {
+    let name: String
+    let type: CoreStoreObject.Type
+    let entity: DynamicEntity
+    let description: EntityDescription
+    let attributeOrdinals: [String: Int]
+    let relationshipOrdinals: [String: Int]
+    /// Initial value of each attribute, by ordinal; evaluated for each insert.
+    let initialValues: [() -> Value]
+    /// The inverse relationship's ordinal in the destination entity, by relationship ordinal.
+    let inverseOrdinals: [Int?]
+    let virtualKeys: Set<String>
+    let canonicalDescription: String
+    /// Named configurations that list this entity.
+    let configurations: Set<String>
+
+    init(
+        type: CoreStoreObject.Type, entity: DynamicEntity, description: EntityDescription,
+        initialValues: [() -> Value], inverseOrdinals: [Int?], virtualKeys: Set<String>,
+        canonicalDescription: String, configurations: Set<String>
+    ) {
+        self.name = description.name
+        self.type = type
+        self.entity = entity
+        self.description = description
+        self.initialValues = initialValues
+        self.inverseOrdinals = inverseOrdinals
+        self.virtualKeys = virtualKeys
+        self.canonicalDescription = canonicalDescription
+        self.configurations = configurations
+        var a: [String: Int] = [:]
+        for (i, attribute) in description.attributes.enumerated() { a[attribute.name] = i }
+        var r: [String: Int] = [:]
+        for (i, relationship) in description.relationships.enumerated() { r[relationship.name] = i }
+        self.attributeOrdinals = a
+        self.relationshipOrdinals = r
+    }
+
+    /// A new record's values: every attribute at its initial value, no relationships.
+    func initialRecord(id: RecordID) -> Record {
+        Record(id: id, attributes: initialValues.map { $0() }, relationships: Array(repeating: [], count: description.relationships.count))
+    }
+}
+
+/// The validated form of a ``CoreStoreSchema``.
+final class RuntimeSchema: @unchecked Sendable {
+    let modelVersion: String
+    let entities: [EntityMetadata]
+    let entitiesByName: [String: EntityMetadata]
+    let entitiesByType: [ObjectIdentifier: EntityMetadata]
+    let versionLock: VersionLock
+    let descriptions: [EntityDescription]
+
+    init(modelVersion: String, entities: [EntityMetadata]) {
+        self.modelVersion = modelVersion
+        self.entities = entities
+        var byName: [String: EntityMetadata] = [:]
+        var byType: [ObjectIdentifier: EntityMetadata] = [:]
+        var hashes: [String: [UInt64]] = [:]
+        for entity in entities {
+            byName[entity.name] = entity
+            byType[ObjectIdentifier(entity.type)] = entity
+            hashes[entity.name] = SHA256.words(entity.canonicalDescription)
+        }
+        self.entitiesByName = byName
+        self.entitiesByType = byType
+        self.versionLock = VersionLock(hashes)
+        self.descriptions = entities.map(\.description)
+    }
+
+    /// The entity of a class, if the schema declares it.
+    func entity(for type: CoreStoreObject.Type) -> EntityMetadata? {
+        entitiesByType[ObjectIdentifier(type)]
+    }
+
+    /// The schema a store of `configuration` is opened with (`nil`: every entity).
+    func storeSchema(configuration: String?) -> StoreSchema {
+        let members = entities.filter { entity in configuration.map { entity.configurations.contains($0) } ?? true }
+        var text = "model:\(modelVersion)"
+        for entity in members.sorted(by: { $0.name < $1.name }) {
+            text += "\n" + entity.canonicalDescription
+            for index in entity.description.indexes { text += "\nindex:" + index.joined(separator: ",") }
+            for unique in entity.description.uniqueConstraints { text += "\nunique:" + unique.joined(separator: ",") }
+        }
+        return StoreSchema(modelVersion: modelVersion, schemaHash: SHA256.hex(text), entities: members.map(\.description))
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+extension DataStack {
+    /// Runs `task` in a new transaction on the stack's transaction queue and commits when it
+    /// returns; `completion` receives the closure's value or the error on the main queue.
+    ///
+    /// Throwing from `task` (including ``AsynchronousDataTransaction/cancel()``) saves nothing:
+    /// ``CoreStoreError/userCancelled`` arrives as is, other errors as
+    /// ``CoreStoreError/userError(error:)``. Objects returned by `task` belong to the finished
+    /// transaction; pass them to `fetchExisting(_:)` before use.
+    public func perform<T>(
+        asynchronous task: @escaping (AsynchronousDataTransaction) throws -> T,
+        completion: @escaping @MainActor (AsynchronousDataTransaction.Result<T>) -> Void
+    ) {
+        let box = UncheckedBox((self, task))
+        transactionQueue.async {
+            let (stack, task) = box.value
+            let result = UncheckedBox(stack.runTransaction(AsynchronousDataTransaction(dataStack: stack), task))
+            DispatchQueue.main.async { MainActor.assumeIsolated { completion(result.value) } }
+        }
+    }
+
+    /// Like ``perform(asynchronous:completion:)`` with separate success and failure handlers.
+    public func perform<T>(
+        asynchronous task: @escaping (AsynchronousDataTransaction) throws -> T,
+        success: @escaping @MainActor (T) -> Void,
+        failure: @escaping @MainActor (CoreStoreError) -> Void
+    ) {
+        perform(asynchronous: task) { result in
+            switch result {
+            case .success(let value): success(value)
+            case .failure(let error): failure(error)
+            }
+        }
+    }
+
+    /// Runs `task` in a new transaction on the stack's transaction queue while the caller
+    /// waits, commits, and returns the closure's value.
+    ///
+    /// The commit is merged into the stack's objects before this returns, whatever
+    /// `waitForAllObservers` says; with `true` (the default) observers have also been told.
+    /// Calling it from inside another transaction of the same stack would deadlock, so it throws
+    /// ``CoreStoreError/transactionMisuse(message:)`` instead.
+    @discardableResult
+    public func perform<T>(synchronous task: (SynchronousDataTransaction) throws -> T, waitForAllObservers: Bool = true) throws -> T {
+        if isOnTransactionQueue {
+            throw Log.error(.transactionMisuse(message: "perform(synchronous:) was called from inside a transaction of the same DataStack"), "Refusing to deadlock.")
+        }
+        return try withoutActuallyEscaping(task) { task in
+            let box = UncheckedBox((self, task))
+            var result: Result<T, CoreStoreError>?
+            transactionQueue.sync {
+                let (stack, task) = box.value
+                result = stack.runTransaction(SynchronousDataTransaction(dataStack: stack), task)
+            }
+            guard let result else { throw CoreStoreError.unknown(message: "the transaction did not run") }
+            return try result.get()
+        }
+    }
+
+    /// Begins a transaction not bound to a closure; commit it with
+    /// ``UnsafeDataTransaction/commit(_:)`` or ``UnsafeDataTransaction/commitAndWait()``.
+    public func beginUnsafe() -> UnsafeDataTransaction {
+        UnsafeDataTransaction(dataStack: self)
+    }
+
+    /// Runs a closure transaction and commits it; always ends the transaction.
+    func runTransaction<Transaction: BaseDataTransaction, T>(_ transaction: Transaction, _ task: (Transaction) throws -> T) -> Result<T, CoreStoreError> {
+        defer {
+            transaction.context.isActive = false
+            transaction.context.dropAllObjects()
+        }
+        do {
+            let value = try task(transaction)
+            try commit(transaction.context)
+            return .success(value)
+        } catch {
+            let wrapped = CoreStoreError.wrap(error)
+            if case .userCancelled = wrapped {
+                Log.log(.notice, "A transaction was cancelled; nothing was saved.")
+            } else {
+                Log.error(wrapped, "A transaction failed; nothing was saved.")
+            }
+            return .failure(wrapped)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import CoreStoreStorage
+
+/// What every transaction can do: create, edit, delete and fetch objects in its own context.
+///
+/// Objects returned by a transaction belong to it; use them only inside the transaction and pass
+/// ``ObjectID``s or `fetchExisting(_:)` to move them elsewhere. Misuse that cannot throw where it
+/// happens (an entity without a store in `create`, an object of another context assigned to a
+/// relationship) is logged as an assertion and makes the commit fail with that error.
+public class BaseDataTransaction: FetchableSource {
+    /// The stack this transaction changes.
+    public let dataStack: DataStack
+    let context: ObjectContext
+
+    init(dataStack: DataStack) {
+        self.dataStack = dataStack
+        self.context = ObjectContext(stack: dataStack, runtime: dataStack.mainContext.runtime, isReadOnly: false)
+    }
+
+    /// The transaction's context.
+    public func cs_fetchContext() throws -> FetchContext {
+        FetchContext(context: context)
+    }
+
+    // MARK: Creating
+
+    /// Inserts a new object of `O` with every field at its initial value.
+    ///
+    /// The entity must live in exactly one store, or `into` must name its configuration. If not,
+    /// the error is logged, the returned object is detached (its changes are ignored) and the
+    /// commit fails with that error.
+    public func create<O>(_ into: Into<O>) -> O {
+        do {
+            let entity = try dataStack.entity(for: O.self)
+            if entity.description.isAbstract {
+                throw CoreStoreError.invalidObject(message: "'\(entity.name)' is abstract; create one of its sub-entities instead")
+            }
+            let stores = try dataStack.stores(holding: entity, configurations: into.inAnyStore ? nil : [into.configuration], forInsert: true)
+            guard let store = stores.first else { throw CoreStoreError.persistentStoreNotFound(entity: entity.name, configuration: into.configuration) }
+            guard context.isActive else { throw CoreStoreError.transactionMisuse(message: "create(_:) was called after the transaction ended") }
+            if let object = context.insert(entity, into: store) as? O { return object }
+            throw CoreStoreError.unknownEntity(typeName: "\(O.self)")
+        } catch {
+            context.report(CoreStoreError.wrap(error))
+            return O(asMeta: ())
+        }
+    }
+
+    // MARK: Editing
+
+    /// This transaction's editable instance of `object`, or `nil` if the object does not exist
+    /// here (deleted, from another stack, or `nil`).
+    public func edit<O: CoreStoreObject>(_ object: O?) -> O? {
+        guard let object else { return nil }
+        guard let result = fetchExisting(object) else {
+            Log.assert(false, "edit(_:) was given an object that does not exist in this transaction's DataStack")
+            return nil
+        }
+        return result
+    }
+
+    /// This transaction's editable instance of the object with `objectID`, or `nil`.
+    public func edit<O: CoreStoreObject>(_ into: Into<O>, _ objectID: ObjectID) -> O? {
+        fetchExisting(objectID)
+    }
+
+    // MARK: Deleting
+
+    /// Deletes `object` (any context's instance of it). Deleting a deleted or unknown object does
+    /// nothing. Returns the number of objects newly deleted (0 or 1).
+    @discardableResult
+    public func delete<O: CoreStoreObject>(_ object: O?) -> Int {
+        guard let object, let local = fetchExisting(object), let state = local.cs_state else { return 0 }
+        return context.delete(state) ? 1 : 0
+    }
+
+    /// Deletes several objects; returns how many were newly deleted.
+    @discardableResult
+    public func delete<O: CoreStoreObject>(_ object: O?, _ object2: O?, _ otherObjects: O?...) -> Int {
+        delete(([object, object2] + otherObjects).compactMap { $0 })
+    }
+
+    /// Deletes a sequence of objects; returns how many were newly deleted.
+    @discardableResult
+    public func delete<S: Sequence>(_ objects: S) -> Int where S.Element: CoreStoreObject {
+        objects.reduce(0) { $0 + delete($1) }
+    }
+
+    /// Deletes every object matching the clauses; returns how many were deleted.
+    @discardableResult
+    public func deleteAll<O>(_ from: From<O>, _ deleteClauses: FetchClause...) throws -> Int {
+        delete(try fetchAll(from, deleteClauses))
+    }
+
+    /// Deletes every object matching a clause chain; returns how many were deleted.
+    @discardableResult
+    public func deleteAll<O>(_ clauseChain: FetchChainBuilder<O>) throws -> Int {
+        delete(try fetchAll(clauseChain))
+    }
+
+    // MARK: Inspecting
+
+    /// Whether the transaction has uncommitted inserts, updates or deletes.
+    public var hasChanges: Bool { context.hasChanges }
+
+    /// Objects inserted and not yet committed.
+    public func insertedObjects() -> Set<CoreStoreObject> {
+        context.lock.withLock { Set(context.inserted.values.filter { !$0.isDeleted }.compactMap(\.object)) }
+    }
+
+    /// Objects of `O` (and sub-entities) inserted and not yet committed.
+    public func insertedObjects<O: CoreStoreObject>(_ entity: O.Type) -> Set<O> {
+        Set(insertedObjects().compactMap { $0 as? O })
+    }
+
+    /// Objects changed and not yet committed (inserted ones excluded).
+    public func updatedObjects() -> Set<CoreStoreObject> {
+        context.lock.withLock { Set(context.changed.values.compactMap(\.object)) }
+    }
+
+    /// Objects of `O` changed and not yet committed.
+    public func updatedObjects<O: CoreStoreObject>(_ entity: O.Type) -> Set<O> {
+        Set(updatedObjects().compactMap { $0 as? O })
+    }
+
+    /// Objects deleted and not yet committed.
+    public func deletedObjects() -> Set<CoreStoreObject> {
+        context.lock.withLock { Set(context.deleted.values.compactMap(\.object)) }
+    }
+
+    /// Objects of `O` deleted and not yet committed.
+    public func deletedObjects<O: CoreStoreObject>(_ entity: O.Type) -> Set<O> {
+        Set(deletedObjects().compactMap { $0 as? O })
+    }
+
+    /// Identifiers of inserted objects (temporary until the commit).
+    public func insertedObjectIDs() -> Set<ObjectID> {
+        Set(insertedObjects().compactMap { $0.cs_id() })
+    }
+
+    /// Identifiers of inserted objects of `O`.
+    public func insertedObjectIDs<O: CoreStoreObject>(_ entity: O.Type) -> Set<ObjectID> {
+        Set(insertedObjects(entity).compactMap { $0.cs_id() })
+    }
+
+    /// Identifiers of updated objects.
+    public func updatedObjectIDs() -> Set<ObjectID> {
+        Set(updatedObjects().compactMap { $0.cs_id() })
+    }
+
+    /// Identifiers of updated objects of `O`.
+    public func updatedObjectIDs<O: CoreStoreObject>(_ entity: O.Type) -> Set<ObjectID> {
+        Set(updatedObjects(entity).compactMap { $0.cs_id() })
+    }
+
+    /// Identifiers of deleted objects.
+    public func deletedObjectIDs() -> Set<ObjectID> {
+        Set(deletedObjects().compactMap { $0.cs_id() })
+    }
+
+    /// Identifiers of deleted objects of `O`.
+    public func deletedObjectIDs<O: CoreStoreObject>(_ entity: O.Type) -> Set<ObjectID> {
+        Set(deletedObjects(entity).compactMap { $0.cs_id() })
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A transaction not bound to a closure or a queue, from ``DataStack/beginUnsafe()``.
+///
+/// Use it from one thread at a time (the caller's responsibility). Commit as often as needed;
+/// after each commit its objects stay usable with their permanent identifiers.
+public final class UnsafeDataTransaction: BaseDataTransaction {
+    /// Commits on the stack's transaction queue and reports on the main queue.
+    public func commit(_ completion: @escaping @MainActor (CoreStoreError?) -> Void = { _ in }) {
+        let box = UncheckedBox(self)
+        dataStack.transactionQueue.async {
+            var failure: CoreStoreError?
+            do {
+                try box.value.dataStack.commit(box.value.context)
+            } catch {
+                failure = CoreStoreError.wrap(error)
+            }
+            let result = failure
+            DispatchQueue.main.async { MainActor.assumeIsolated { completion(result) } }
+        }
+    }
+
+    /// Commits and waits. Throws the commit's error, leaving the pending changes in place.
+    public func commitAndWait() throws {
+        if dataStack.isOnTransactionQueue {
+            try dataStack.commit(context)
+            return
+        }
+        var failure: CoreStoreError?
+        let box = UncheckedBox(self)
+        dataStack.transactionQueue.sync {
+            do {
+                try box.value.dataStack.commit(box.value.context)
+            } catch {
+                failure = CoreStoreError.wrap(error)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Discards every uncommitted change: inserted objects disappear, changed and deleted ones
+    /// return to their last committed values.
+    public func rollback() {
+        context.rollback()
+    }
+}
+
+extension ObjectContext {
+    func rollback() {
+        lock.withLock {
+            for state in changed.values { state.restoreCommitted() }
+            for state in deleted.values where state.committed != nil { state.restoreCommitted() }
+            for (id, state) in inserted {
+                state.isDeleted = true
+                dropRegistration(id)
+            }
+            inserted.removeAll()
+            insertionOrder.removeAll()
+            changed.removeAll()
+            deleted.removeAll()
+            pendingErrors.removeAll()
+            for state in allStates() { state.restoreCommitted() }
+        }
+    }
+}
+
+extension ObjectState {
+    func restoreCommitted() {
+        guard let committed else { return }
+        attributes = committed.attributes
+        relationships = committed.relationships
+        isDeleted = false
+    }
+}
