@@ -87,21 +87,28 @@ final class ObjectContext: @unchecked Sendable {
     /// records that no longer exist. Reads what is not yet registered in one snapshot.
     func objects(for ids: [RecordID], in store: AttachedStore) -> [CoreStoreObject] {
         lock.withLock {
+            var loaded: [Int64: CoreStoreObject] = [:]
             var missing: [RecordID] = []
-            for id in ids where registered(ObjectID(storeID: store.id, recordID: id)) == nil && !id.isTemporary {
-                missing.append(id)
+            for id in ids where !id.isTemporary {
+                if let existing = registered(ObjectID(storeID: store.id, recordID: id)) {
+                    loaded[id.key] = existing
+                } else {
+                    missing.append(id)
+                }
             }
             if !missing.isEmpty {
                 do {
                     let records = try store.storage.read { try $0.records(missing) }
-                    for record in records.compactMap({ $0 }) { _ = object(for: record, in: store) }
+                    for record in records.compactMap({ $0 }) {
+                        loaded[record.id.key] = object(for: record, in: store)
+                    }
                 } catch {
                     Log.error(CoreStoreError.wrap(error), "Reading related objects failed.")
                 }
             }
             return ids.compactMap { id in
-                guard let object = registered(ObjectID(storeID: store.id, recordID: id)),
-                      object.cs_state?.isDeleted == false else { return nil }
+                let object = id.isTemporary ? registered(ObjectID(storeID: store.id, recordID: id)) : loaded[id.key]
+                guard let object, object.cs_state?.isDeleted == false else { return nil }
                 return object
             }
         }

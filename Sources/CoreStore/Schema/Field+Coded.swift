@@ -131,3 +131,18 @@ public enum FieldCoders {
         }
     }
 }
+
+extension Field.Coded where V: Codable {
+    /// Declares a JSON-coded attribute: `@Field.Coded("tags", coder: FieldCoders.Json.self)`.
+    public init(
+        wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: String,
+        coder: FieldCoders.Json<V>.Type, previousVersionKeyPath: String? = nil
+    ) {
+        self.keyPath = keyPath
+        self.previousVersionKeyPath = previousVersionKeyPath
+        self.initialValue = initialValue
+        self.isDynamic = false
+        self.encode = { FieldCoders.Json<V>.cs_toFieldStoredData($0) }
+        self.decode = { FieldCoders.Json<V>.cs_fromFieldStoredData($0) }
+    }
+}

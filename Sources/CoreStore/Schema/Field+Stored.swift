@@ -81,3 +81,10 @@ extension Field {
         }
     }
 }
+
+extension Field.Stored where V: ExpressibleByNilLiteral {
+    /// Declares an optional attribute that starts as `nil`: `@Field.Stored("nickname") var nickname: String?`.
+    public init(_ keyPath: String, previousVersionKeyPath: String? = nil) {
+        self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath)
+    }
+}

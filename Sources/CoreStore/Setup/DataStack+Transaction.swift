@@ -46,16 +46,10 @@ extension DataStack {
         if isOnTransactionQueue {
             throw Log.error(.transactionMisuse(message: "perform(synchronous:) was called from inside a transaction of the same DataStack"), "Refusing to deadlock.")
         }
-        return try withoutActuallyEscaping(task) { task in
-            let box = UncheckedBox((self, task))
-            var result: Result<T, CoreStoreError>?
-            transactionQueue.sync {
-                let (stack, task) = box.value
-                result = stack.runTransaction(SynchronousDataTransaction(dataStack: stack), task)
-            }
-            guard let result else { throw CoreStoreError.unknown(message: "the transaction did not run") }
-            return try result.get()
+        let result = transactionQueue.sync {
+            runTransaction(SynchronousDataTransaction(dataStack: self), task)
         }
+        return try result.get()
     }
 
     /// Begins a transaction not bound to a closure; commit it with
