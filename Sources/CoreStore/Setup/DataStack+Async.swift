@@ -12,12 +12,12 @@ extension DataStack {
         /// Adds `storage` without blocking the caller.
         @discardableResult
         public func addStorage<T: StorageInterface>(_ storage: T) async throws -> T {
-            let box = UncheckedBox((dataStack, storage))
+            let stack = dataStack
+            let storage = UncheckedBox(storage)
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UncheckedBox<T>, any Error>) in
                 DispatchQueue.global(qos: .userInitiated).async {
-                    let (stack, storage) = box.value
                     do {
-                        continuation.resume(returning: UncheckedBox(try stack.addStorageAndWait(storage)))
+                        continuation.resume(returning: UncheckedBox(try stack.addStorageAndWait(storage.value)))
                     } catch {
                         continuation.resume(throwing: error)
                     }
@@ -30,11 +30,11 @@ extension DataStack {
         /// commit's error; nothing is saved then.
         @discardableResult
         public func perform<T: Sendable>(_ task: @escaping (AsynchronousDataTransaction) throws -> T) async throws -> T {
-            let box = UncheckedBox((dataStack, task))
+            let stack = dataStack
+            let task = UncheckedBox(task)
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                dataStack.transactionQueue.async {
-                    let (stack, task) = box.value
-                    continuation.resume(with: stack.runTransaction(AsynchronousDataTransaction(dataStack: stack), task).mapError { $0 as any Error })
+                stack.transactionQueue.async {
+                    continuation.resume(with: stack.runTransaction(AsynchronousDataTransaction(dataStack: stack), task.value).mapError { $0 as any Error })
                 }
             }
         }

@@ -50,12 +50,11 @@ extension DataStack {
 
     /// Adds `storage` on a background queue and calls `completion` on the main queue.
     public func addStorage<T: StorageInterface>(_ storage: T, completion: @escaping @MainActor (SetupResult<T>) -> Void) {
-        let box = UncheckedBox((self, storage))
-        DispatchQueue.global(qos: .userInitiated).async {
-            let (stack, storage) = box.value
+        let storage = UncheckedBox(storage)
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
             let result: SetupResult<T>
             do {
-                result = .success(try stack.addStorageAndWait(storage))
+                result = .success(try addStorageAndWait(storage.value))
             } catch {
                 result = .failure(CoreStoreError.wrap(error))
             }

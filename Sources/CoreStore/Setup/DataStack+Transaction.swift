@@ -12,10 +12,9 @@ extension DataStack {
         asynchronous task: @escaping (AsynchronousDataTransaction) throws -> T,
         completion: @escaping @MainActor (AsynchronousDataTransaction.Result<T>) -> Void
     ) {
-        let box = UncheckedBox((self, task))
-        transactionQueue.async {
-            let (stack, task) = box.value
-            let result = UncheckedBox(stack.runTransaction(AsynchronousDataTransaction(dataStack: stack), task))
+        let task = UncheckedBox(task)
+        transactionQueue.async { [self] in
+            let result = UncheckedBox(runTransaction(AsynchronousDataTransaction(dataStack: self), task.value))
             DispatchQueue.main.async { MainActor.assumeIsolated { completion(result.value) } }
         }
     }
