@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+@testable import CoreStore
+
+final class Owner: CoreStoreObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("guarded", inverse: \Vault.$guardian, deleteRule: .deny) var guarded: Vault?
+    @Field.Relationship("items", inverse: \Item.$owner, deleteRule: .cascade, maxCount: 3) var items: [Item]
+}
+
+final class Vault: CoreStoreObject {
+    @Field.Stored("label") var label: String = ""
+    @Field.Relationship("guardian") var guardian: Owner?
+}
+
+final class Item: CoreStoreObject {
+    @Field.Stored("title") var title: String = ""
+    @Field.Relationship("owner") var owner: Owner?
+    @Field.Relationship("tags", inverse: \Tag.$items) var tags: Set<Tag>
+}
+
+final class Tag: CoreStoreObject {
+    @Field.Stored("word") var word: String = ""
+    @Field.Relationship("items", minCount: 0) var items: Set<Item>
+}
+
+func makeRelationshipStack() throws -> DataStack {
+    let stack = DataStack(CoreStoreSchema(
+        modelVersion: "R1",
+        entities: [Entity<Owner>("Owner"), Entity<Vault>("Vault"), Entity<Item>("Item"), Entity<Tag>("Tag")],
+        versionLock: nil
+    ))
+    try stack.addStorageAndWait(InMemoryStore())
+    return stack
+}
+
+@Suite("Relationships and delete rules")
+struct RelationshipTests {
+    let stack: DataStack
+
+    init() throws {
+        stack = try makeRelationshipStack()
+    }
+
+    @Test func toOneSetsTheInverseToMany() throws {
+        try stack.perform(synchronous: { transaction in
+            let owner = transaction.create(Into<Owner>())
+            let item = transaction.create(Into<Item>())
+            item.owner = owner
+            #expect(owner.items == [item])
+        })
+        let owner = try #require(try stack.fetchOne(From<Owner>()))
+        #expect(owner.items.count == 1)
+        #expect(owner.items.first?.owner === owner)
+    }
+
+    @Test func orderedToManyKeepsOrderAndMovesItemsBetweenOwners() throws {
+        try stack.perform(synchronous: { transaction in
+            let a = transaction.create(Into<Owner>())
+            a.name = "A"
+            let b = transaction.create(Into<Owner>())
+            b.name = "B"
+            let items = (1...3).map { i -> Item in
+                let item = transaction.create(Into<Item>())
+                item.title = "i\(i)"
+                return item
+            }
+            a.items = [items[2], items[0], items[1]]
+            #expect(a.items.map(\.title) == ["i3", "i1", "i2"])
+            items[0].owner = b
+            #expect(a.items.map(\.title) == ["i3", "i2"])
+            #expect(b.items.map(\.title) == ["i1"])
+        })
+        let a = try #require(try stack.fetchOne(From<Owner>().where(\.$name == "A")))
+        #expect(a.items.map(\.title) == ["i3", "i2"])
+        let b = try #require(try stack.fetchOne(From<Owner>().where(\.$name == "B")))
+        #expect(b.items.map(\.title) == ["i1"])
+    }
+
+    @Test func oneToOneInverseReleasesThePreviousPartner() throws {
+        try stack.perform(synchronous: { transaction in
+            let x = transaction.create(Into<Owner>())
+            let z = transaction.create(Into<Owner>())
+            let vault = transaction.create(Into<Vault>())
+            x.guarded = vault
+            #expect(vault.guardian === x)
+            z.guarded = vault
+            #expect(vault.guardian === z)
+            #expect(x.guarded == nil)
+            vault.guardian = x
+            #expect(x.guarded === vault)
+            #expect(z.guarded == nil)
+        })
+    }
+
+    @Test func manyToManyIsKeptInSyncOnBothSides() throws {
+        try stack.perform(synchronous: { transaction in
+            let item1 = transaction.create(Into<Item>())
+            let item2 = transaction.create(Into<Item>())
+            let tag = transaction.create(Into<Tag>())
+            tag.word = "red"
+            item1.tags = [tag]
+            item2.tags.insert(tag)
+            #expect(tag.items == [item1, item2])
+            tag.items = [item2]
+            #expect(item1.tags.isEmpty)
+        })
+        let tag = try #require(try stack.fetchOne(From<Tag>()))
+        #expect(tag.items.count == 1)
+    }
+
+    @Test func cascadeDeletesDestinations() throws {
+        try stack.perform(synchronous: { transaction in
+            let owner = transaction.create(Into<Owner>())
+            owner.items = [transaction.create(Into<Item>()), transaction.create(Into<Item>())]
+        })
+        try stack.perform(synchronous: { transaction in
+            _ = try transaction.deleteAll(From<Owner>())
+        })
+        #expect(try stack.fetchCount(From<Item>()) == 0)
+    }
+
+    @Test func nullifyRemovesTheDeletedObjectFromInverses() throws {
+        try stack.perform(synchronous: { transaction in
+            let item = transaction.create(Into<Item>())
+            let tag = transaction.create(Into<Tag>())
+            item.tags = [tag]
+        })
+        let tag = try #require(try stack.fetchOne(From<Tag>()))
+        #expect(tag.items.count == 1)
+        try stack.perform(synchronous: { transaction in _ = try transaction.deleteAll(From<Item>()) })
+        #expect(tag.items.isEmpty, "the stack's object sees the nullified inverse")
+        #expect(try stack.fetchCount(From<Tag>()) == 1)
+    }
+
+    @Test func denyBlocksTheCommitWhileTheRelationshipIsNotEmpty() throws {
+        try stack.perform(synchronous: { transaction in
+            let owner = transaction.create(Into<Owner>())
+            owner.guarded = transaction.create(Into<Vault>())
+        })
+        #expect {
+            try stack.perform(synchronous: { transaction in _ = try transaction.deleteAll(From<Owner>()) })
+        } throws: { error in
+            guard case CoreStoreError.deleteDenied(let entity, let relationship) = error else { return false }
+            return entity == "Owner" && relationship == "guarded"
+        }
+        #expect(try stack.fetchCount(From<Owner>()) == 1)
+        try stack.perform(synchronous: { transaction in
+            _ = try transaction.deleteAll(From<Vault>())
+            _ = try transaction.deleteAll(From<Owner>())
+        })
+        #expect(try stack.fetchCount(From<Owner>()) == 0)
+    }
+
+    @Test func maxCountIsEnforcedAtCommit() throws {
+        #expect {
+            try stack.perform(synchronous: { transaction in
+                let owner = transaction.create(Into<Owner>())
+                owner.items = (0..<4).map { _ in transaction.create(Into<Item>()) }
+            })
+        } throws: { error in
+            guard case CoreStoreError.relationshipCountViolation(_, let relationship, let count, _, let maximum) = error else { return false }
+            return relationship == "items" && count == 4 && maximum == 3
+        }
+        #expect(try stack.fetchCount(From<Item>()) == 0)
+    }
+
+    @Test func relatingObjectsFromDifferentContextsFailsTheCommit() throws {
+        try stack.perform(synchronous: { $0.create(Into<Owner>()).name = "Outside" })
+        let outside = try #require(try stack.fetchOne(From<Owner>()))
+        #expect {
+            try stack.perform(synchronous: { transaction in
+                let item = transaction.create(Into<Item>())
+                item.owner = outside
+            })
+        } throws: { error in
+            guard case CoreStoreError.invalidObject(let message) = error else { return false }
+            return message.contains("another context")
+        }
+        #expect(try stack.fetchCount(From<Item>()) == 0)
+    }
+
+    @Test func relatingObjectsOfAnotherStackFailsTheCommit() throws {
+        let other = try makeRelationshipStack()
+        let foreign = try other.perform(synchronous: { transaction -> Owner in transaction.create(Into<Owner>()) })
+        #expect(throws: CoreStoreError.self) {
+            try stack.perform(synchronous: { transaction in
+                transaction.create(Into<Item>()).owner = foreign
+            })
+        }
+    }
+
+    @Test func relationshipsCanBeUsedInPredicatesAgainstNil() throws {
+        try stack.perform(synchronous: { transaction in
+            let owner = transaction.create(Into<Owner>())
+            let owned = transaction.create(Into<Item>())
+            owned.title = "owned"
+            owned.owner = owner
+            transaction.create(Into<Item>()).title = "loose"
+        })
+        let loose = try stack.fetchAll(From<Item>(), Where<Item>(.comparison(.init("owner", .equal, .null))))
+        #expect(loose.map(\.title) == ["loose"])
+    }
+}
