@@ -12,17 +12,25 @@ public struct RecordSorter: Sendable {
 
     /// Sorts `records` in place; throws when a sort key is not an attribute of a record's entity.
     public func sort(_ records: inout [Record]) throws {
+        try sort(&records) { $0 }
+    }
+
+    /// Sorts any elements that carry a record (for example records paired with their store).
+    public func sort<Element>(_ elements: inout [Element], by record: (Element) -> Record) throws {
         var ordinals: [String: [Int]] = [:]
-        for record in records where ordinals[record.id.entity] == nil {
-            ordinals[record.id.entity] = try sortDescriptors.map { descriptor in
-                guard let ordinal = schema.attributeOrdinal(descriptor.key, in: record.id.entity) else {
-                    throw StorageError.unknownKey(key: descriptor.key, entity: record.id.entity)
+        for element in elements {
+            let entity = record(element).id.entity
+            if ordinals[entity] != nil { continue }
+            ordinals[entity] = try sortDescriptors.map { descriptor in
+                guard let ordinal = schema.attributeOrdinal(descriptor.key, in: entity) else {
+                    throw StorageError.unknownKey(key: descriptor.key, entity: entity)
                 }
                 return ordinal
             }
         }
         let descriptors = sortDescriptors
-        records.sort { a, b in
+        elements.sort { x, y in
+            let a = record(x), b = record(y)
             if let ao = ordinals[a.id.entity], let bo = ordinals[b.id.entity] {
                 for (k, descriptor) in descriptors.enumerated() {
                     let c = Value.storageOrder(a.attributes[ao[k]], b.attributes[bo[k]])

@@ -15,7 +15,7 @@ extension ObjectContext {
             let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
             let combine = overlay || stores.count > 1
             let limit = spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil
-            var request = FetchRequest(
+            let request = FetchRequest(
                 entity: entity.name, includesSubentities: spec.tweaks.includesSubentities,
                 predicate: spec.predicate, sortDescriptors: spec.sortDescriptors,
                 limit: combine ? nil : limit, offset: combine ? 0 : spec.tweaks.fetchOffset
@@ -56,17 +56,12 @@ extension ObjectContext {
                     results.append((state.store, record))
                 }
             }
-            var records = results.map(\.1)
-            var storeOf: [Int64: AttachedStore] = [:]
-            for (store, record) in results { storeOf[record.id.key] = store }
             do {
-                try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&records)
+                try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&results) { $0.1 }
             } catch {
                 throw CoreStoreError.wrap(error)
             }
-            request.limit = limit
-            records = RecordWindow.apply(records, offset: spec.tweaks.fetchOffset, limit: limit)
-            return records.compactMap { record in storeOf[record.id.key].map { ($0, record) } }
+            return RecordWindow.apply(results, offset: spec.tweaks.fetchOffset, limit: limit)
         }
     }
 

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import CoreStore
+import CoreStoreStorage
+
+final class Note: CoreStoreObject {
+    @Field.Stored("text") var text: String = ""
+}
+
+final class Draft: CoreStoreObject {
+    @Field.Stored("text") var text: String = ""
+}
+
+func makeConfiguredSchema() -> CoreStoreSchema {
+    CoreStoreSchema(
+        modelVersion: "C1",
+        entitiesByConfiguration: [
+            "Local": [Entity<Note>("Note"), Entity<Draft>("Draft")],
+            "Cloud": [Entity<Note>("Note")],
+        ],
+        versionLock: nil
+    )
+}
+
+@Suite("DataStack setup and configurations")
+struct DataStackSetupTests {
+    @Test func addStorageAndWaitReturnsTheStore() throws {
+        let stack = DataStack(makeSchema())
+        let store = InMemoryStore()
+        let added = try stack.addStorageAndWait(store)
+        #expect(added === store)
+        #expect(stack.storages.count == 1)
+        #expect(stack.modelVersion == "V1")
+    }
+
+    @Test func addStorageCompletesOnTheMainQueue() async throws {
+        let stack = DataStack(makeSchema())
+        let result: SetupResult<InMemoryStore> = await withCheckedContinuation { continuation in
+            stack.addStorage(InMemoryStore()) { result in
+                dispatchPrecondition(condition: .onQueue(.main))
+                continuation.resume(returning: result)
+            }
+        }
+        #expect(throws: Never.self) { try result.get() }
+        #expect(try stack.fetchCount(From<Person>()) == 0)
+    }
+
+    @Test func asyncAddStorage() async throws {
+        let stack = DataStack(makeSchema())
+        let store = try await stack.async.addStorage(InMemoryStore())
+        #expect(store.configuration == nil)
+        #expect(stack.storages.count == 1)
+    }
+
+    @Test func theSameStoreCannotBeAddedTwice() throws {
+        let store = InMemoryStore()
+        let first = DataStack(makeSchema())
+        try first.addStorageAndWait(store)
+        #expect(throws: CoreStoreError.self) { try first.addStorageAndWait(store) }
+        let second = DataStack(makeSchema())
+        #expect(throws: CoreStoreError.self) { try second.addStorageAndWait(store) }
+    }
+
+    @Test func twoStoresOfTheSameConfigurationAreRejected() throws {
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(InMemoryStore())
+        #expect(throws: CoreStoreError.self) { try stack.addStorageAndWait(InMemoryStore()) }
+    }
+
+    @Test func storesHoldTheEntitiesOfTheirConfiguration() throws {
+        let stack = DataStack(makeConfiguredSchema())
+        try stack.addStorageAndWait(InMemoryStore(configuration: "Local"))
+        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        try stack.perform(synchronous: { transaction in
+            transaction.create(Into<Note>("Local")).text = "local"
+            transaction.create(Into<Note>("Cloud")).text = "cloud"
+            transaction.create(Into<Draft>()).text = "draft"
+        })
+        #expect(try stack.fetchAll(From<Note>().orderBy(.ascending(\.$text))).map(\.text) == ["cloud", "local"])
+        #expect(try stack.fetchAll(From<Note>("Cloud")).map(\.text) == ["cloud"])
+        #expect(try stack.fetchAll(From<Note>("Local")).map(\.text) == ["local"])
+        #expect(try stack.fetchCount(From<Note>("Local", "Cloud")) == 2)
+        #expect(try stack.fetchAll(From<Draft>()).map(\.text) == ["draft"])
+        let limited = try stack.fetchAll(From<Note>().orderBy(.descending(\.$text)).tweak { $0.fetchLimit = 1 })
+        #expect(limited.map(\.text) == ["local"])
+    }
+
+    @Test func creatingAnEntityThatLivesInSeveralStoresWithoutAConfigurationFails() throws {
+        let stack = DataStack(makeConfiguredSchema())
+        try stack.addStorageAndWait(InMemoryStore(configuration: "Local"))
+        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        #expect {
+            try stack.perform(synchronous: { $0.create(Into<Note>()).text = "where?" })
+        } throws: { error in
+            guard case CoreStoreError.ambiguousStore(let entity, let configurations) = error else { return false }
+            return entity == "Note" && configurations.count == 2
+        }
+        #expect(try stack.fetchCount(From<Note>()) == 0)
+    }
+
+    @Test func creatingAnEntityThatLivesInNoStoreFails() throws {
+        let stack = DataStack(makeConfiguredSchema())
+        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        #expect {
+            try stack.perform(synchronous: { $0.create(Into<Draft>()).text = "nowhere" })
+        } throws: { error in
+            guard case CoreStoreError.persistentStoreNotFound(let entity, _) = error else { return false }
+            return entity == "Draft"
+        }
+        #expect(throws: CoreStoreError.self) {
+            try stack.perform(synchronous: { $0.create(Into<Note>("Local")).text = "missing store" })
+        }
+    }
+
+    @Test func creatingAnAbstractEntityFails() throws {
+        let stack = try makeStack()
+        #expect(throws: CoreStoreError.self) {
+            try stack.perform(synchronous: { _ = $0.create(Into<Animal>()) })
+        }
+    }
+
+    @Test func aStoreForAnUnknownConfigurationIsRejected() throws {
+        let stack = DataStack(makeConfiguredSchema())
+        #expect(throws: CoreStoreError.self) { try stack.addStorageAndWait(InMemoryStore(configuration: "Nope")) }
+    }
+
+    @Test func storedDataOfAnotherModelIsRefusedAndLeftUntouched() throws {
+        let store = InMemoryStore()
+        let old = StoreSchema(modelVersion: "Old", schemaHash: "feedface", entities: [])
+        #expect(try store.open(schema: old) == nil)
+        let stack = DataStack(makeSchema())
+        #expect {
+            try stack.addStorageAndWait(store)
+        } throws: { error in
+            guard case CoreStoreError.schemaMismatch(_, let version, let hash, _, _) = error else { return false }
+            return version == "Old" && hash == "feedface"
+        }
+    }
+
+    @Test func defaultStackCanBeReplaced() throws {
+        let stack = try makeStack()
+        let previous = CoreStoreDefaults.dataStack
+        CoreStoreDefaults.dataStack = stack
+        defer { CoreStoreDefaults.dataStack = previous }
+        #expect(CoreStoreDefaults.dataStack === stack)
+    }
+
+    @Test func schemaHistoryPicksTheCurrentVersion() throws {
+        let v1 = CoreStoreSchema(modelVersion: "V1", entities: [Entity<Note>("Note")], versionLock: nil)
+        let v2 = CoreStoreSchema(modelVersion: "V2", entities: [Entity<Note>("Note"), Entity<Draft>("Draft")], versionLock: nil)
+        #expect(DataStack(schemaHistory: SchemaHistory(v1, v2)).modelVersion == "V2")
+        #expect(DataStack(v1, v2, migrationChain: ["V2", "V1"]).modelVersion == "V1")
+        let stack = DataStack(v1, v2, migrationChain: ["V1", "V2"])
+        try stack.addStorageAndWait(InMemoryStore())
+        try stack.perform(synchronous: { $0.create(Into<Draft>()).text = "v2 only" })
+        #expect(try stack.fetchCount(From<Draft>()) == 1)
+    }
+
+    @Test func debugDescriptionsAreReadable() throws {
+        let stack = try makeStack()
+        #expect(stack.debugDescription.contains("modelVersion: \"V1\""))
+        #expect(stack.debugDescription.contains("entity Dog"))
+        #expect(stack.debugDescription.contains("InMemoryStore"))
+        try insertPeople(stack, [("Ann", 3)])
+        let ann = try #require(try stack.fetchOne(From<Person>()))
+        #expect(ann.debugDescription.contains("name: \"Ann\""))
+        let error = CoreStoreError.persistentStoreNotFound(entity: "Person", configuration: "X")
+        #expect(error.debugDescription == "CoreStoreError.persistentStoreNotFound: No store in the DataStack holds entity 'Person' for configuration 'X'.")
+    }
+}
