@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import Testing
+@testable import CoreStore
+
+/// A swift-log handler that keeps every message.
+final class RecordingLogHandler: LogHandler, @unchecked Sendable {
+    final class Storage: @unchecked Sendable {
+        let lock = NSLock()
+        var entries: [(Logger.Level, String)] = []
+    }
+    let storage: Storage
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    init(storage: Storage) { self.storage = storage }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        storage.lock.withLock { storage.entries.append((event.level, event.message.description)) }
+    }
+}
+
+@Suite("Logging", .serialized)
+struct LoggingTests {
+    @Test func swiftLogBridgeMapsLevelsErrorsAndAssertions() {
+        let storage = RecordingLogHandler.Storage()
+        let bridge = SwiftLogCoreStoreLogger(Logger(label: "test") { _ in RecordingLogHandler(storage: storage) })
+        bridge.log(level: .notice, message: "hello", fileName: #fileID, lineNumber: #line, functionName: #function)
+        bridge.log(level: .fatal, message: "bad", fileName: #fileID, lineNumber: #line, functionName: #function)
+        bridge.log(error: .userCancelled, message: "oops", fileName: #fileID, lineNumber: #line, functionName: #function)
+        bridge.assert(true, message: "never", fileName: #fileID, lineNumber: #line, functionName: #function)
+        bridge.assert(false, message: "broken", fileName: #fileID, lineNumber: #line, functionName: #function)
+        let entries = storage.lock.withLock { storage.entries }
+        #expect(entries.map(\.0) == [.notice, .critical, .error, .critical])
+        #expect(entries.map(\.1) == ["hello", "bad", "oops", "Assertion failure: broken"])
+    }
+
+    @Test func aSchemaWithoutVersionLockLogsTheLiteralToPaste() throws {
+        let logger = CapturingLogger()
+        let previous = CoreStoreDefaults.logger
+        CoreStoreDefaults.logger = logger
+        defer { CoreStoreDefaults.logger = previous }
+        let schema = CoreStoreSchema(modelVersion: "Unlocked", entities: [Entity<Renamed>("Renamed")])
+        let lock = try schema.computedVersionLock()
+        let message = try #require(logger.messages.first { $0.contains("'Unlocked' has no VersionLock") })
+        #expect(message.contains(lock.description))
+    }
+
+    @Test func misuseIsReportedAsAnAssertion() throws {
+        let logger = CapturingLogger()
+        let previous = CoreStoreDefaults.logger
+        CoreStoreDefaults.logger = logger
+        defer { CoreStoreDefaults.logger = previous }
+        let stack = try makeStack()
+        try insertPeople(stack, [("Ann", 1)])
+        let ann = try #require(try stack.fetchOne(From<Person>()))
+        ann.age = 2
+        #expect(logger.messages.contains { $0.hasPrefix("[assert]") && $0.contains("read-only context") })
+    }
+
+    @Test func defaultLoggerFiltersByLevel() {
+        let logger = DefaultLogger(minimumLevel: .warning)
+        #expect(logger.minimumLevel == .warning)
+        #expect(LogLevel.trace < LogLevel.notice && LogLevel.warning < LogLevel.fatal)
+    }
+}
