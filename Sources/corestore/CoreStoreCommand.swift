@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `corestore` command-line tool.
+@main
+struct CoreStoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "corestore",
+        abstract: "CoreStore for Linux: typed models, transactions and queries over pluggable storage.",
+        subcommands: [DemoCommand.self],
+        defaultSubcommand: DemoCommand.self
+    )
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import CoreStore
+import Foundation
+
+/// `corestore demo`: a tour of models, transactions and fetches on an embedded store.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Tour models, transactions and fetches on an embedded store."
+    )
+
+    @Flag(name: .long, help: "Log everything the framework does (trace level).")
+    var verbose = false
+
+    func run() throws {
+        CoreStoreDefaults.logger = DefaultLogger(minimumLevel: verbose ? .trace : .warning)
+        let dataStack = DataStack(DemoModel.schema)
+        let store = try dataStack.addStorageAndWait(InMemoryStore())
+        print("CoreStore demo — model '\(dataStack.modelVersion)' on \(store.storeDescription)\n")
+
+        section("1. One synchronous transaction creates people and their pets")
+        let created = try dataStack.perform(synchronous: { transaction -> Int in
+            let people: [(String, Int, String?)] = [("Ada", 36, "London"), ("Grace", 45, "New York"), ("Linus", 28, nil), ("Margaret", 33, "Boston")]
+            for (name, age, city) in people {
+                let person = transaction.create(Into<DemoPerson>())
+                person.name = name
+                person.age = age
+                person.city = city
+            }
+            let ada = try transaction.fetchOne(From<DemoPerson>().where(\.$name == "Ada"))
+            for (name, breed) in [("Rex", "Collie"), ("Fido", nil)] as [(String, String?)] {
+                let dog = transaction.create(Into<DemoDog>())
+                dog.name = name
+                dog.breed = breed
+                dog.owner = ada
+            }
+            transaction.create(Into<DemoCat>()).name = "Tom"
+            return transaction.insertedObjects().count
+        })
+        print("   inserted \(created) objects")
+
+        section("2. Type-safe fetches")
+        let over30 = try dataStack.fetchAll(From<DemoPerson>().where(\.$age > 30).orderBy(.descending(\.$age)))
+        print("   age > 30, oldest first: \(over30.map { "\($0.name) (\($0.age))" }.joined(separator: ", "))")
+        let noCity = try dataStack.fetchAll(From<DemoPerson>().where(\.$city == nil))
+        print("   without a city: \(noCity.map(\.name).joined(separator: ", "))")
+        let some = try dataStack.fetchAll(From<DemoPerson>().where(\.$name ~= ["Ada", "Linus"]).orderBy(.ascending(\.$name)))
+        print("   name IN [Ada, Linus]: \(some.map(\.name).joined(separator: ", "))")
+        let page = try dataStack.fetchAll(From<DemoPerson>().orderBy(.ascending(\.$name)).tweak { $0.fetchLimit = 2; $0.fetchOffset = 1 })
+        print("   page 2 (size 2) by name: \(page.map(\.name).joined(separator: ", "))")
+        print("   people: \(try dataStack.fetchCount(From<DemoPerson>())), animals (abstract entity): \(try dataStack.fetchCount(From<DemoAnimal>()))")
+        let animals = try dataStack.fetchAll(From<DemoAnimal>().orderBy(.ascending(\.$name)))
+        print("   animals: \(animals.map { "\($0.name) [\(type(of: $0))]" }.joined(separator: ", "))")
+
+        section("3. Relationships keep both sides in step")
+        let ada = try dataStack.fetchOne(From<DemoPerson>().where(\.$name == "Ada"))
+        print("   Ada's dogs: \(ada?.dogs.map(\.name).joined(separator: ", ") ?? "-")")
+        try dataStack.perform(synchronous: { transaction in
+            let rex = try transaction.fetchOne(From<DemoDog>().where(\.$name == "Rex"))
+            rex?.owner = try transaction.fetchOne(From<DemoPerson>().where(\.$name == "Grace"))
+        })
+        print("   after giving Rex to Grace, Ada's dogs: \(ada?.dogs.map(\.name).joined(separator: ", ") ?? "-") (the same object, updated by the commit)")
+
+        section("4. Unsafe transaction: commit twice, then roll back")
+        let unsafe = dataStack.beginUnsafe()
+        let linus = try unsafe.fetchOne(From<DemoPerson>().where(\.$name == "Linus"))
+        linus?.age += 1
+        try unsafe.commitAndWait()
+        linus?.city = "Helsinki"
+        try unsafe.commitAndWait()
+        linus?.age = 99
+        unsafe.rollback()
+        let stored = try dataStack.fetchOne(From<DemoPerson>().where(\.$name == "Linus"))
+        print("   Linus is \(stored?.age ?? 0) in \(stored?.city ?? "-") (the rolled-back 99 was never saved)")
+
+        section("5. Cancelled and failing transactions save nothing")
+        do {
+            try dataStack.perform(synchronous: { transaction in
+                transaction.create(Into<DemoPerson>()).name = "Ghost"
+                try transaction.cancel()
+            })
+        } catch {
+            print("   cancel → \(error)")
+        }
+        print("   people named Ghost: \(try dataStack.fetchCount(From<DemoPerson>().where(\.$name == "Ghost")))")
+
+        section("6. Delete rules")
+        let deleted = try dataStack.perform(synchronous: { transaction in
+            try transaction.deleteAll(From<DemoPerson>().where(\.$name == "Grace"))
+        })
+        print("   deleted \(deleted) person; her dogs cascade: \(try dataStack.fetchCount(From<DemoDog>())) dog(s) left")
+
+        section("7. Bad input gets a clear error")
+        do {
+            _ = try dataStack.fetchAll(From<DemoPerson>(), OrderBy<DemoPerson>(.ascending("shoeSize")))
+        } catch {
+            print("   \(error)")
+        }
+        print("\nDone.")
+    }
+
+    private func section(_ title: String) {
+        print(title)
+    }
+}
