@@ -11,7 +11,7 @@ import Foundation
 /// ``Value/storageOrder(_:_:)``): `null` sorts first, then numbers (booleans, integers,
 /// doubles and decimals compared numerically with each other), then strings (binary UTF-8
 /// order), then bytes, dates and UUIDs. Predicates use the richer rules of ``PredicateEvaluator``.
-public enum Value: Sendable, Hashable {
+public enum Value: Sendable {
     /// The absence of a value (an optional field holding `nil`).
     case null
     /// A boolean.
@@ -109,6 +109,42 @@ public enum Value: Sendable, Hashable {
             i += 1; j += 1
         }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+}
+
+extension Value: Equatable, Hashable {
+    /// Exact identity of stored values: strings by their UTF-8 bytes (precomposed and
+    /// decomposed forms differ), doubles by bit pattern (NaN equals NaN, -0.0 differs from 0.0),
+    /// other cases by value. Used to decide whether a value changed; predicates use
+    /// ``PredicateEvaluator/equal(_:_:_:)`` instead.
+    public static func == (lhs: Value, rhs: Value) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.decimal(let a), .decimal(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.bytes(let a), .bytes(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.uuid(let a), .uuid(let b)): return a == b
+        default: return false
+        }
+    }
+
+    /// Hashes consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .int(let i): hasher.combine(2); hasher.combine(i)
+        case .double(let d): hasher.combine(3); hasher.combine(d.bitPattern)
+        case .decimal(let d): hasher.combine(4); hasher.combine(d)
+        case .string(let s): hasher.combine(5); for byte in s.utf8 { hasher.combine(byte) }
+        case .bytes(let d): hasher.combine(6); hasher.combine(d)
+        case .date(let d): hasher.combine(7); hasher.combine(d)
+        case .uuid(let u): hasher.combine(8); hasher.combine(u)
+        }
     }
 }
 
