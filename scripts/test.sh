@@ -14,4 +14,11 @@ swift test --skip-build 2>&1 | tee "$log"
 # Swift Testing prints its own summary; fail loudly if it did not run.
 grep -E 'Test run with [0-9]+ tests? .* passed|Executed [0-9]+ tests?, with 0 failures' "$log" >/dev/null
 "$(swift build --show-bin-path)/corestore" demo >/dev/null
-echo "All tests passed; the demo ran."
+
+# The same suite again under ThreadSanitizer: any data race fails the run.
+TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -E 'ThreadSanitizer|Test run with' || true
+if grep -q 'WARNING: ThreadSanitizer' "$log" || ! grep -qE 'Test run with [0-9]+ tests? .* passed' "$log"; then
+  echo "error: the suite failed or found a data race under ThreadSanitizer." >&2
+  exit 1
+fi
+echo "All tests passed (also under ThreadSanitizer); the demo ran."
