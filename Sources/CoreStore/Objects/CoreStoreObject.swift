@@ -57,6 +57,15 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         return state.debugDescription
     }
 
+    /// The state to write `key` into, or `nil` (with an assertion logged) for a meta instance.
+    func cs_writableState(forKey key: String) -> ObjectState? {
+        guard let state = cs_state else {
+            Log.assert(false, "'\(key)' was set on an object that belongs to no context; the value was ignored.")
+            return nil
+        }
+        return state
+    }
+
     /// An opaque handle the framework passes to ``init(rawObject:)``.
     public struct RawObject {
         let state: ObjectState

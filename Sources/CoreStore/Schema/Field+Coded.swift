@@ -86,10 +86,7 @@ extension Field {
             }
             set {
                 let field = instance[keyPath: storageKeyPath]
-                guard let state = instance.cs_state else {
-                    Log.assert(false, "'\(field.keyPath)' was set on an object that belongs to no context; the value was ignored.")
-                    return
-                }
+                guard let state = instance.cs_writableState(forKey: field.keyPath) else { return }
                 state.setAttributeValue(field.encode(newValue).map(Value.bytes) ?? .null, forKey: field.keyPath)
             }
         }

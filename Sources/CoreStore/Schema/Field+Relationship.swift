@@ -35,12 +35,7 @@ extension Field {
             _ keyPath: String, deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int = 0,
             previousVersionKeyPath: String? = nil
         ) {
-            self.keyPath = keyPath
-            self.deleteRule = deleteRule
-            self.minCount = minCount
-            self.maxCount = maxCount
-            self.previousVersionKeyPath = previousVersionKeyPath
-            self.inverse = nil
+            self.init(keyPath, inverse: nil as AnyKeyPath?, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, previousVersionKeyPath: previousVersionKeyPath)
         }
 
         /// Declares a relationship and its inverse on the destination type.
@@ -49,6 +44,10 @@ extension Field {
             deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int = 0,
             previousVersionKeyPath: String? = nil
         ) {
+            self.init(keyPath, inverse: inverse as AnyKeyPath, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, previousVersionKeyPath: previousVersionKeyPath)
+        }
+
+        private init(_ keyPath: String, inverse: AnyKeyPath?, deleteRule: DeleteRule, minCount: Int, maxCount: Int, previousVersionKeyPath: String?) {
             self.keyPath = keyPath
             self.deleteRule = deleteRule
             self.minCount = minCount
@@ -81,10 +80,7 @@ extension Field {
             }
             set {
                 let field = instance[keyPath: storageKeyPath]
-                guard let state = instance.cs_state else {
-                    Log.assert(false, "'\(field.keyPath)' was set on an object that belongs to no context; the value was ignored.")
-                    return
-                }
+                guard let state = instance.cs_writableState(forKey: field.keyPath) else { return }
                 state.setRelationshipObjects(newValue.cs_toObjects(), forKey: field.keyPath)
             }
         }
