@@ -66,10 +66,12 @@ extension ObjectContext {
     }
 
     /// Fetches objects.
+    ///
+    /// Reading and registering happen under one hold of the context's lock, so a commit's merge
+    /// can never fall between them and leave a new object with values older than the merge.
     func fetchObjects(_ spec: FetchSpecification) throws(CoreStoreError) -> [CoreStoreObject] {
-        let records = try fetchRecords(spec)
-        return lock.withLock {
-            records.compactMap { store, record in
+        try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
+            try fetchRecords(spec).compactMap { store, record in
                 if let existing = registered(ObjectID(storeID: store.id, recordID: record.id)) { return existing }
                 return object(for: record, in: store)
             }
