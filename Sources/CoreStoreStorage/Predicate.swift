@@ -98,7 +98,29 @@ public enum Operand: Sendable, Hashable {
     case records([RecordID])
 }
 
-/// `keyPath operator operand`, for example `age >= 30` or `name BEGINSWITH[c] "jo"`.
+/// How a comparison treats the several values a key path reaches through to-many relationships.
+///
+/// A key path reaches a *collection of leaves*: every to-many hop fans out to each destination
+/// (an empty to-many contributes no leaf), and a to-one hop with no destination contributes one
+/// `nil` leaf. A path without to-many hops always reaches exactly one leaf.
+public enum Quantifier: String, Sendable, Hashable {
+    /// True when at least one leaf satisfies the comparison (`ANY`, `SOME`, and the default).
+    case any = "ANY"
+    /// True when every leaf satisfies the comparison; true when there are no leaves (`ALL`).
+    case all = "ALL"
+    /// True when no leaf satisfies the comparison; true when there are no leaves (`NONE`).
+    case none = "NONE"
+}
+
+/// A function applied to what a key path reaches before comparing.
+public enum KeyPathFunction: String, Sendable, Hashable {
+    /// `@count`: the key path ends at a relationship, and each leaf is the number of its
+    /// destinations (an `int`; `0` for a missing to-one owner).
+    case count = "@count"
+}
+
+/// `keyPath operator operand`, for example `age >= 30`, `name BEGINSWITH[c] "jo"`,
+/// `ANY pets.name == "Rex"` or `pets.@count > 2`.
 public struct Comparison: Sendable, Hashable {
     /// The key path, one component per relationship hop, ending at an attribute or relationship.
     public var keyPath: [String]
@@ -108,13 +130,22 @@ public struct Comparison: Sendable, Hashable {
     public var operand: Operand
     /// String modifiers.
     public var options: StringComparisonOptions
+    /// How the leaves the key path reaches are combined.
+    public var quantifier: Quantifier
+    /// A function applied to the key path's last relationship, such as `@count`.
+    public var function: KeyPathFunction?
 
     /// Creates a comparison.
-    public init(_ keyPath: [String], _ op: ComparisonOperator, _ operand: Operand, options: StringComparisonOptions = []) {
+    public init(
+        _ keyPath: [String], _ op: ComparisonOperator, _ operand: Operand, options: StringComparisonOptions = [],
+        quantifier: Quantifier = .any, function: KeyPathFunction? = nil
+    ) {
         self.keyPath = keyPath
         self.op = op
         self.operand = operand
         self.options = options
+        self.quantifier = quantifier
+        self.function = function
     }
 
     /// Creates a comparison on a single key.

@@ -13,7 +13,11 @@ import Foundation
 ///   equality, `IN`, and every string operator. `LIKE` uses `*` and `?` over Unicode scalars;
 ///   `MATCHES` is a whole-string ICU regular expression.
 /// - Values of different kinds (a string and a number, say) are never equal and never ordered.
-/// - A key path through a to-many relationship is true when any destination satisfies it.
+/// - A key path through relationships reaches a collection of leaves, combined by the
+///   comparison's ``Quantifier`` (`ANY` by default): a to-many hop fans out to every destination,
+///   a to-one hop without destination yields one `nil` leaf.
+/// - A relationship compares with objects: `==` is true when the destinations contain the
+///   object, `IN` when they contain any of the objects, `== nil` when there are none.
 public struct PredicateEvaluator: Sendable {
     /// Looks up a record by identifier, for key paths through relationships.
     public typealias Resolver = @Sendable (RecordID) throws -> Record?
@@ -42,34 +46,91 @@ public struct PredicateEvaluator: Sendable {
             for p in ps where try evaluate(p, on: record) { return true }
             return false
         case .comparison(let c):
-            return try evaluate(c, on: record, from: 0)
+            return try evaluate(c, on: record)
         }
     }
 
-    private func evaluate(_ c: Comparison, on record: Record, from index: Int) throws -> Bool {
-        let key = c.keyPath[index]
-        let entity = record.id.entity
-        let isLast = index == c.keyPath.count - 1
-        if let ordinal = schema.attributeOrdinal(key, in: entity) {
-            guard isLast else {
-                throw StorageError.invalidRequest("'\(key)' is an attribute of '\(entity)' and cannot be followed by '.\(c.keyPath[index + 1])'")
+    /// Walks the key path to the records that own its last key (see ``Quantifier`` for how
+    /// to-many hops fan out and missing to-one destinations become `nil` owners), then combines
+    /// the comparison of each leaf with the quantifier.
+    private func evaluate(_ c: Comparison, on record: Record) throws -> Bool {
+        guard let last = c.keyPath.last else { throw StorageError.invalidRequest("a comparison has an empty key path") }
+        var owners: [Record?] = [record]
+        var entity = record.id.entity
+        for key in c.keyPath.dropLast() {
+            guard let ordinal = schema.relationshipOrdinal(key, in: entity), let description = schema.entity(named: entity) else {
+                if schema.attributeOrdinal(key, in: entity) != nil {
+                    throw StorageError.invalidRequest("'\(key)' is an attribute of '\(entity)' and cannot be followed by more keys in '\(c.keyPath.joined(separator: "."))'")
+                }
+                throw StorageError.unknownKey(key: key, entity: entity)
             }
-            return try compare(record.attributes[ordinal], c.op, c.operand, c.options)
+            guard let resolver else {
+                throw StorageError.invalidRequest("the key path '\(c.keyPath.joined(separator: "."))' needs relationship traversal")
+            }
+            let relationship = description.relationships[ordinal]
+            var next: [Record?] = []
+            for owner in owners {
+                guard let owner else {
+                    if !relationship.kind.isToMany { next.append(nil) }
+                    continue
+                }
+                let destinations = try relationshipDestinations(owner, key)
+                if relationship.kind.isToMany {
+                    for id in destinations { if let destination = try resolver(id) { next.append(destination) } }
+                } else {
+                    next.append(try destinations.first.flatMap(resolver))
+                }
+            }
+            owners = next
+            entity = relationship.destinationEntity
         }
-        guard let ordinal = schema.relationshipOrdinal(key, in: entity) else {
-            throw StorageError.unknownKey(key: key, entity: entity)
+
+        let test: (Record?) throws -> Bool
+        if schema.attributeOrdinal(last, in: entity) != nil {
+            if let function = c.function {
+                throw StorageError.invalidRequest("'\(function.rawValue)' needs a relationship, but '\(last)' is an attribute of '\(entity)'")
+            }
+            test = { owner in
+                let value = try owner.map { try self.attributeValue($0, last) } ?? .null
+                return try self.compare(value, c.op, c.operand, c.options)
+            }
+        } else if schema.relationshipOrdinal(last, in: entity) != nil {
+            test = { owner in
+                let destinations = try owner.map { try self.relationshipDestinations($0, last) } ?? []
+                if c.function == .count {
+                    return try self.compare(.int(Int64(destinations.count)), c.op, c.operand, c.options)
+                }
+                return try self.compareRelationship(destinations, c)
+            }
+        } else {
+            throw StorageError.unknownKey(key: last, entity: entity)
         }
-        let destinations = record.relationships[ordinal]
-        if isLast {
-            return try compareRelationship(destinations, c)
+
+        switch c.quantifier {
+        case .any:
+            for owner in owners where try test(owner) { return true }
+            return false
+        case .all:
+            for owner in owners where try !test(owner) { return false }
+            return true
+        case .none:
+            for owner in owners where try test(owner) { return false }
+            return true
         }
-        guard let resolver else {
-            throw StorageError.invalidRequest("the key path '\(c.keyPath.joined(separator: "."))' needs relationship traversal")
+    }
+
+    private func attributeValue(_ record: Record, _ key: String) throws -> Value {
+        guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity) else {
+            throw StorageError.unknownKey(key: key, entity: record.id.entity)
         }
-        for id in destinations {
-            if let next = try resolver(id), try evaluate(c, on: next, from: index + 1) { return true }
+        return record.attributes[ordinal]
+    }
+
+    private func relationshipDestinations(_ record: Record, _ key: String) throws -> [RecordID] {
+        guard let ordinal = schema.relationshipOrdinal(key, in: record.id.entity) else {
+            throw StorageError.unknownKey(key: key, entity: record.id.entity)
         }
-        return false
+        return record.relationships[ordinal]
     }
 
     private func compareRelationship(_ destinations: [RecordID], _ c: Comparison) throws -> Bool {

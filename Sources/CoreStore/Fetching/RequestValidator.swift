@@ -35,6 +35,9 @@ struct RequestValidator {
                 guard isLast else {
                     throw .invalidPredicate(message: "'\(key)' in '\(path)' is an attribute of '\(current)', so nothing can follow it")
                 }
+                if let function = comparison.function {
+                    throw .invalidPredicate(message: "'\(path).\(function.rawValue)' needs a relationship, but '\(key)' is an attribute of '\(current)'")
+                }
                 return
             }
             guard let ordinal = schema.relationshipOrdinal(key, in: current), let description = schema.entity(named: current) else {
