@@ -8,6 +8,8 @@ struct FetchSpecification {
     var predicate: RecordPredicate?
     var sortDescriptors: [RecordSortDescriptor] = []
     var tweaks = FetchTweaks()
+    /// The first error a clause reported while the request was built; the request throws it.
+    var error: CoreStoreError?
 }
 
 /// Fetch settings that a ``Tweak`` clause can change.

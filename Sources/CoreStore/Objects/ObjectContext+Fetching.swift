@@ -5,6 +5,7 @@ extension ObjectContext {
     /// are overlaid, and the combined result is ordered and windowed with the reference
     /// semantics.
     func fetchRecords(_ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
+        if let error = spec.error { throw error }
         guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
         let entity = try stack.entity(for: spec.entityType)
         let stores = try stack.stores(holding: entity, configurations: spec.configurations, forInsert: false)
@@ -41,8 +42,10 @@ extension ObjectContext {
             guard combine else { return results }
             if overlay {
                 let candidates = insertionOrder.compactMap { inserted[$0] } + Array(changed.values)
-                let evaluator = PredicateEvaluator(schema: schema, resolver: pendingResolver())
+                var evaluators: [ObjectIdentifier: PredicateEvaluator] = [:]
                 for state in candidates where !state.isDeleted && stores.contains(where: { $0 === state.store }) {
+                    let evaluator = evaluators[ObjectIdentifier(state.store)] ?? PredicateEvaluator(schema: schema, resolver: pendingResolver(for: state.store))
+                    evaluators[ObjectIdentifier(state.store)] = evaluator
                     let matchesEntity = spec.tweaks.includesSubentities
                         ? runtime.storeKind(state.entity.name, isKindOf: entity.name)
                         : state.entity.name == entity.name
@@ -80,6 +83,7 @@ extension ObjectContext {
 
     /// Counts matches; asks the store directly when nothing needs combining.
     func fetchCount(_ spec: FetchSpecification) throws(CoreStoreError) -> Int {
+        if let error = spec.error { throw error }
         guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
         let entity = try stack.entity(for: spec.entityType)
         let stores = try stack.stores(holding: entity, configurations: spec.configurations, forInsert: false)
@@ -100,15 +104,18 @@ extension ObjectContext {
     }
 
     /// Resolves related records for predicates on pending objects: this context's version
-    /// first, then the store's.
-    private func pendingResolver() -> PredicateEvaluator.Resolver {
+    /// first (pending edits included, deleted objects gone), then the store's committed record.
+    private func pendingResolver(for store: AttachedStore) -> PredicateEvaluator.Resolver {
         let box = UncheckedBox(self)
         return { id in
             let context = box.value
-            return context.lock.withLock {
-                for state in context.allStates() where state.recordID == id && !state.isDeleted { return state.record }
-                return nil
+            let local: ObjectState?? = context.lock.withLock {
+                guard let state = context.registered(ObjectID(storeID: store.id, recordID: id))?.cs_state else { return .none }
+                return .some(state.isDeleted ? nil : state)
             }
+            if let local { return local?.record }
+            if id.isTemporary { return nil }
+            return try store.storage.read { try $0.records([id]) }.first ?? nil
         }
     }
 }
