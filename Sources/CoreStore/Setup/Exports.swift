@@ -7,3 +7,9 @@ public typealias InMemoryStore = CoreStoreInMemory.InMemoryStore
 public typealias StorageInterface = CoreStoreStorage.StorageInterface
 /// Relationship delete rules, available with `import CoreStore` alone.
 public typealias DeleteRule = CoreStoreStorage.DeleteRule
+/// String comparison options (`.caseInsensitive`, `.diacriticInsensitive`), available with
+/// `import CoreStore` alone.
+public typealias StringComparisonOptions = CoreStoreStorage.StringComparisonOptions
+/// How a key path through to-many relationships combines its values, available with
+/// `import CoreStore` alone.
+public typealias Quantifier = CoreStoreStorage.Quantifier
