@@ -18,7 +18,7 @@ extension Where {
     /// From<Dog>().where((\.$master ~ \.$name) == "Ann")
     /// From<Person>().where((\.$pets ~ \.$name).any() == "Rex")
     /// From<Person>().where((\.$pets ~ \.$name).all() != "Rex")
-    /// From<Person>().where(\Person.$pets.count() > 2)
+    /// From<Person>().where((\Person.$pets).count() > 2)
     /// ```
     /// `Target` is ``WhereTarget/Single`` while the path reaches one value and
     /// ``WhereTarget/Collection`` once it crosses a to-many relationship; a collection is
@@ -85,7 +85,7 @@ extension Where.Expression where V: ToManyRelationshipType {
 
 extension KeyPath where Root: CoreStoreObject, Value: FieldRelationshipKeyPathValue, Value.RelationshipValue: ToManyRelationshipType {
     /// The number of destinations of this to-many relationship (`@count`):
-    /// `From<Person>().where(\Person.$pets.count() >= 2)`.
+    /// `From<Person>().where((\Person.$pets).count() >= 2)` (the parentheses end the key path).
     public func count() -> Where<Root>.Expression<WhereTarget.Single, Int> {
         .init([FieldKeys.key(self, on: Root.self)], function: .count)
     }
