@@ -1,7 +1,7 @@
 import Foundation
 
 /// The reference semantics of ``RecordPredicate``: every backend must keep exactly the records this
-/// evaluator keeps.
+/// evaluator keeps. `docs/SEMANTICS.md` states the same rules in prose, with examples.
 ///
 /// ## Semantics
 /// - `nil` equals only `nil`; an ordering comparison (`<`, `BETWEEN`, …) with `nil` on either side
