@@ -19,12 +19,24 @@ extension DataStack {
                 throw CoreStoreError.persistentStoreNotFound(entity: "<any>", configuration: configuration)
             }
             try StorageClaims.claim(storage)
-            let metadata: StoredMetadata?
+            var metadata: StoredMetadata?
             do {
                 metadata = try storage.open(schema: schema)
             } catch {
                 StorageClaims.release(storage)
                 throw error
+            }
+            if let stored = metadata, stored.schemaHash != schema.schemaHash,
+               let local = storage as? any LocalStorage, local.localStorageOptions.contains(.recreateStoreOnModelMismatch) {
+                Log.log(.warning, "\(storage.storeDescription) holds model '\(stored.modelVersion)' (hash \(stored.schemaHash)); erasing it because of .recreateStoreOnModelMismatch.")
+                do {
+                    try storage.erase()
+                    metadata = try storage.open(schema: schema)
+                } catch {
+                    storage.close()
+                    StorageClaims.release(storage)
+                    throw error
+                }
             }
             if let metadata, metadata.schemaHash != schema.schemaHash {
                 storage.close()
@@ -74,17 +86,28 @@ enum StorageClaims {
         init(_ storage: any StorageInterface) { self.storage = storage }
     }
 
+    /// Local stores are also claimed by file, so that two instances for one file cannot both
+    /// be written by this process.
+    nonisolated(unsafe) private static var claimedPaths: [String: WeakStorage] = [:]
+
     static func claim(_ storage: any StorageInterface) throws(CoreStoreError) {
+        let path = (storage as? any LocalStorage)?.canonicalPath
         let ok = lock.run { () -> Bool in
             let key = ObjectIdentifier(storage)
             if let existing = claimed[key], existing.storage != nil { return false }
+            if let path, let existing = claimedPaths[path], existing.storage != nil { return false }
             claimed[key] = WeakStorage(storage)
+            if let path { claimedPaths[path] = WeakStorage(storage) }
             return true
         }
         if !ok { throw .storageAlreadyAdded(store: storage.storeDescription) }
     }
 
     static func release(_ storage: any StorageInterface) {
-        lock.run { claimed[ObjectIdentifier(storage)] = nil }
+        let path = (storage as? any LocalStorage)?.canonicalPath
+        lock.run {
+            claimed[ObjectIdentifier(storage)] = nil
+            if let path, claimedPaths[path]?.storage === storage { claimedPaths[path] = nil }
+        }
     }
 }

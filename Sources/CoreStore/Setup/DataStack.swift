@@ -19,7 +19,7 @@ import CoreStoreStorage
 /// any thread. Change data only inside transactions (``perform(asynchronous:completion:)``,
 /// ``perform(synchronous:waitForAllObservers:)``, ``beginUnsafe()``). Transactions run one at
 /// a time.
-public final class DataStack: @unchecked Sendable, FetchableSource, CustomDebugStringConvertible {
+public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosting, CustomDebugStringConvertible {
     /// The model versions the stack knows.
     public let schemaHistory: SchemaHistory
 
@@ -59,6 +59,14 @@ public final class DataStack: @unchecked Sendable, FetchableSource, CustomDebugS
         self.mainContext = ObjectContext(runtime: runtime, isReadOnly: true)
         self.mainContext.stack = self
         transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// Closes the stack's stores, so that their files can be opened again by another stack.
+    deinit {
+        for store in attachedStores {
+            store.storage.close()
+            StorageClaims.release(store.storage)
+        }
     }
 
     /// The current model version.

@@ -13,3 +13,7 @@ public typealias StringComparisonOptions = CoreStoreStorage.StringComparisonOpti
 /// How a key path through to-many relationships combines its values, available with
 /// `import CoreStore` alone.
 public typealias Quantifier = CoreStoreStorage.Quantifier
+/// Local store options (`.recreateStoreOnModelMismatch`, …), available with `import CoreStore` alone.
+public typealias LocalStorageOptions = CoreStoreStorage.LocalStorageOptions
+/// The protocol of stores kept in local files, available with `import CoreStore` alone.
+public typealias LocalStorage = CoreStoreStorage.LocalStorage

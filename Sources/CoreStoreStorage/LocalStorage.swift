@@ -1,0 +1,56 @@
+import Foundation
+
+/// A store kept in a file or directory on the local file system (`SQLiteStore`, `LMDBStore`,
+/// `LevelDBStore`).
+///
+/// ## Implementation requirements
+/// In addition to those of ``StorageInterface``:
+/// 1. `fileURL` names the file (or directory) the store owns. Two stores with the same
+///    `fileURL` are the same store: a `DataStack` refuses to add the second one while the
+///    first is in use in the process.
+/// 2. ``StorageInterface/open(schema:)`` creates the missing parent directories and the file.
+///    An existing file that is not a store of this kind, or is damaged, throws
+///    ``StorageError/incompatibleStore(path:reason:)`` and is left byte-for-byte as it was.
+/// 3. ``StorageInterface/erase()`` deletes the file (and the engine's side files) so that the
+///    next `open` starts afresh.
+public protocol LocalStorage: StorageInterface {
+    /// The file or directory holding the store.
+    var fileURL: URL { get }
+
+    /// What the `DataStack` may do when the store does not match the model.
+    var localStorageOptions: LocalStorageOptions { get }
+}
+
+/// What a `DataStack` may do to a local store that does not match the current model.
+public struct LocalStorageOptions: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+    /// Creates options from raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Never delete data: a store of another model makes adding it fail (the default).
+    public static let none: LocalStorageOptions = []
+    /// When the stored model differs from the current one and cannot be migrated, erase the
+    /// store and start a new one. Meant for caches whose data can be downloaded again.
+    public static let recreateStoreOnModelMismatch = LocalStorageOptions(rawValue: 1 << 0)
+    /// Never migrate through intermediate model versions, only directly.
+    public static let preventProgressiveMigration = LocalStorageOptions(rawValue: 1 << 1)
+    /// Allow a migration to run while the store is added synchronously.
+    public static let allowSynchronousLightweightMigration = LocalStorageOptions(rawValue: 1 << 2)
+}
+
+extension LocalStorage {
+    /// The canonical path of ``fileURL``: absolute, standardized, symbolic links resolved.
+    public var canonicalPath: String {
+        fileURL.standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}
+
+/// Whatever stores can be added to. The framework's `DataStack` is one; backends extend this
+/// protocol (for example with a no-argument `addStorageAndWait()` that adds their default
+/// store) without depending on the user API.
+public protocol StorageHosting: AnyObject {
+    /// Opens `storage` with the host's model and adds it, blocking until done.
+    @discardableResult
+    func addStorageAndWait<T: StorageInterface>(_ storage: T) throws -> T
+}
