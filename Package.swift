@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CoreStore", targets: ["CoreStore"]),
         .library(name: "CoreStoreStorage", targets: ["CoreStoreStorage"]),
         .library(name: "CoreStoreInMemory", targets: ["CoreStoreInMemory"]),
+        .library(name: "CoreStoreSQLite", targets: ["CoreStoreSQLite"]),
         .executable(name: "corestore", targets: ["corestore"]),
     ],
     dependencies: [
@@ -27,6 +28,19 @@ let package = Package(
             ],
             path: "Backends/InMemory"
         ),
+        // SQLite from the system (libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Backends/SQLite/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The embedded default engine: SQLite with the query language pushed down to SQL.
+        .target(
+            name: "CoreStoreSQLite",
+            dependencies: ["CoreStoreStorage", "CSQLite"],
+            path: "Backends/SQLite/CoreStoreSQLite"
+        ),
         // The user API.
         .target(
             name: "CoreStore",
@@ -41,6 +55,7 @@ let package = Package(
             name: "corestore",
             dependencies: [
                 "CoreStore",
+                "CoreStoreSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/corestore"
@@ -51,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreTests",
-            dependencies: ["CoreStore"]
+            dependencies: ["CoreStore", "CoreStoreSQLite"]
         ),
     ],
     swiftLanguageModes: [.v6]

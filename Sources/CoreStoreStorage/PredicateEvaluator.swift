@@ -119,6 +119,13 @@ public struct PredicateEvaluator: Sendable {
         }
     }
 
+    /// Whether one attribute value satisfies `comparison`'s operator, operand and options,
+    /// ignoring its key path: the leaf test a backend can call for the parts of a predicate it
+    /// does not translate itself.
+    public func evaluateLeaf(_ value: Value, _ comparison: Comparison) throws -> Bool {
+        try compare(value, comparison.op, comparison.operand, comparison.options)
+    }
+
     private func attributeValue(_ record: Record, _ key: String) throws -> Value {
         guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity) else {
             throw StorageError.unknownKey(key: key, entity: record.id.entity)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import CoreStore
+import CoreStoreSQLite
 
 class Animal: CoreStoreObject {
     @Field.Stored("species") var species: String = ""
@@ -47,6 +48,11 @@ func makeSchema(versionLock: VersionLock? = nil) -> CoreStoreSchema {
 
 func makeStack() throws -> DataStack {
     let stack = DataStack(makeSchema())
-    try stack.addStorageAndWait(InMemoryStore())
+    if ProcessInfo.processInfo.environment["CORESTORE_TEST_STORE"] == "sqlite" {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-tests-\(UUID().uuidString).sqlite")
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+    } else {
+        try stack.addStorageAndWait(InMemoryStore())
+    }
     return stack
 }

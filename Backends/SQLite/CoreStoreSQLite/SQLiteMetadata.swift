@@ -1,0 +1,105 @@
+import Foundation
+import CSQLite
+import CoreStoreStorage
+
+/// The `corestore_metadata` table (key → value): the file format, the model version and schema
+/// hash the data was written with, the application's user info (JSON), the next record key and
+/// the commit sequence. Both counters change in the same transaction as the data.
+enum SQLiteMetadata {
+    static let table = "corestore_metadata"
+    static let formatVersion: Int64 = 1
+
+    /// Reads an existing file without changing it: `nil` when there is no file or it is an
+    /// empty database; the stored metadata otherwise. Throws `incompatibleStore` for a file that
+    /// is not a SQLite database, is damaged or truncated, or was not made by CoreStore.
+    static func inspect(path: String, schema: StoreSchema) throws -> StoredMetadata? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StorageError.incompatibleStore(path: path, reason: "the file cannot be read")
+        }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.close()
+        if size == 0 { return nil }
+        guard header.count == 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+            throw StorageError.incompatibleStore(path: path, reason: "the file is not a SQLite database")
+        }
+        let rawPageSize = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
+        let pageCount = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        if walSize == 0, pageCount > 0, UInt64(pageCount * pageSize) > size {
+            throw StorageError.incompatibleStore(path: path, reason: "the database is truncated (\(size) bytes instead of \(pageCount * pageSize))")
+        }
+
+        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, schema: schema)
+        var tables: [String] = []
+        try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'").query { tables.append($0.text(0) ?? "") }
+        if tables.isEmpty { return nil }
+        guard tables.contains(table) else {
+            throw StorageError.incompatibleStore(path: path, reason: "it is a SQLite database that CoreStore did not create")
+        }
+        return try read(connection)
+    }
+
+    /// The metadata stored in the database of `connection`.
+    static func read(_ connection: SQLiteConnection) throws -> StoredMetadata {
+        var values: [String: SQLiteValue] = [:]
+        try connection.statement("SELECT key, value FROM \(table.sqlIdentifier)").query { row in
+            if let key = row.text(0) { values[key] = row.column(1) }
+        }
+        guard case .integer(let format)? = values["format"], format <= formatVersion,
+              case .text(let version)? = values["model_version"], case .text(let hash)? = values["schema_hash"] else {
+            throw StorageError.incompatibleStore(path: connection.path, reason: "its CoreStore metadata is missing or from a newer version of CoreStore")
+        }
+        var userInfo: [String: String] = [:]
+        if case .text(let json)? = values["user_info"], let decoded = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) {
+            userInfo = decoded
+        }
+        return StoredMetadata(modelVersion: version, schemaHash: hash, userInfo: userInfo)
+    }
+
+    /// Creates the table for a new store.
+    static func create(_ connection: SQLiteConnection, metadata: StoredMetadata) throws {
+        try connection.execute("CREATE TABLE \(table.sqlIdentifier) (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+        let insert = try connection.statement("INSERT INTO \(table.sqlIdentifier) (key, value) VALUES (?1, ?2)")
+        try insert.execute([.text("format"), .integer(formatVersion)])
+        try insert.execute([.text("next_key"), .integer(1)])
+        try insert.execute([.text("sequence"), .integer(0)])
+        try write(connection, metadata)
+    }
+
+    /// The next record key and the last commit sequence, read inside the write transaction.
+    static func counters(_ connection: SQLiteConnection) throws -> (nextKey: Int64, sequence: UInt64) {
+        guard case .integer(let nextKey) = try connection.scalar("SELECT value FROM \(table.sqlIdentifier) WHERE key = 'next_key'"),
+              case .integer(let sequence) = try connection.scalar("SELECT value FROM \(table.sqlIdentifier) WHERE key = 'sequence'") else {
+            throw StorageError.incompatibleStore(path: connection.path, reason: "its CoreStore counters are missing")
+        }
+        return (nextKey, UInt64(max(sequence, 0)))
+    }
+
+    /// Stores the counters (and new metadata) of a commit.
+    static func update(_ connection: SQLiteConnection, nextKey: Int64, sequence: UInt64, metadata: StoredMetadata?) throws {
+        let statement = try connection.statement("UPDATE \(table.sqlIdentifier) SET value = ?2 WHERE key = ?1")
+        try statement.execute([.text("next_key"), .integer(nextKey)])
+        try statement.execute([.text("sequence"), .integer(Int64(sequence))])
+        if let metadata { try write(connection, metadata) }
+    }
+
+    private static func write(_ connection: SQLiteConnection, _ metadata: StoredMetadata) throws {
+        let json = (try? JSONEncoder().encode(metadata.userInfo)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let upsert = try connection.statement("INSERT OR REPLACE INTO \(table.sqlIdentifier) (key, value) VALUES (?1, ?2)")
+        try upsert.execute([.text("model_version"), .text(metadata.modelVersion)])
+        try upsert.execute([.text("schema_hash"), .text(metadata.schemaHash)])
+        try upsert.execute([.text("user_info"), .text(json)])
+    }
+
+    /// Checks that every table of the mapping exists.
+    static func verifyTables(_ connection: SQLiteConnection, mapping: SQLiteSchemaMapping) throws {
+        var tables = Set<String>()
+        try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'").query { tables.insert($0.text(0) ?? "") }
+        for name in mapping.tableOrder where !tables.contains(name) {
+            throw StorageError.incompatibleStore(path: connection.path, reason: "its table '\(name)' is missing")
+        }
+    }
+}

@@ -1,0 +1,333 @@
+import Foundation
+import CoreStoreStorage
+
+/// Translates requests into SQL with numbered parameters (`?1`, `?2`, …): no value is ever
+/// written into the SQL text.
+///
+/// Every condition it produces evaluates to exactly 0 or 1 (never NULL), so `NOT`, `ALL` and
+/// `NONE` keep the reference semantics of `PredicateEvaluator`. Comparisons SQLite answers
+/// identically are translated natively (and can use indexes); the rest call `corestore_test`
+/// (see ``SQLiteFunctions``).
+struct SQLiteQueryBuilder {
+    let mapping: SQLiteSchemaMapping
+    private(set) var parameters: [SQLiteValue] = []
+    private(set) var leaves: [SQLiteFunctions.Leaf] = []
+    private var aliasCount = 0
+
+    init(mapping: SQLiteSchemaMapping) {
+        self.mapping = mapping
+    }
+
+    mutating func bind(_ value: SQLiteValue) -> String {
+        parameters.append(value)
+        return "?\(parameters.count)"
+    }
+
+    private mutating func newAlias() -> String {
+        aliasCount += 1
+        return "t\(aliasCount)"
+    }
+
+    // MARK: Requests
+
+    /// `SELECT <columns> FROM … WHERE … ORDER BY … LIMIT … OFFSET …` for a fetch request; the
+    /// main table's alias is `t0`.
+    mutating func select(_ columns: String, _ request: FetchRequest, sorted: Bool = true, windowed: Bool = true) throws -> String {
+        let entity = try mapping.entity(request.entity)
+        var conditions: [String] = []
+        if let filter = mapping.kindFilter(entity, alias: "t0", includesSubentities: request.includesSubentities) {
+            conditions.append(filter)
+        }
+        if let predicate = request.predicate {
+            conditions.append(try condition(predicate, entity: entity.name, alias: "t0"))
+        }
+        var sql = "SELECT \(columns) FROM \(entity.table.sqlIdentifier) t0"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if sorted {
+            var terms: [String] = []
+            for descriptor in request.sortDescriptors {
+                guard let ordinal = mapping.schema.attributeOrdinal(descriptor.key, in: entity.name) else {
+                    throw StorageError.unknownKey(key: descriptor.key, entity: entity.name)
+                }
+                terms += Self.orderTerms("t0.\(entity.attributeColumns[ordinal].sqlIdentifier)", type: entity.attributeTypes[ordinal], ascending: descriptor.ascending)
+            }
+            terms.append("t0.\"_key\"")
+            sql += " ORDER BY " + terms.joined(separator: ", ")
+        }
+        if windowed, request.limit != nil || request.offset > 0 {
+            sql += " LIMIT \(bind(.integer(Int64(request.limit ?? -1)))) OFFSET \(bind(.integer(Int64(max(request.offset, 0)))))"
+        }
+        return sql
+    }
+
+    /// The ORDER BY terms of one sort key: `nil` first when ascending, and for doubles NaN
+    /// (stored as text) before every number.
+    static func orderTerms(_ column: String, type: AttributeType, ascending: Bool) -> [String] {
+        let direction = ascending ? "ASC" : "DESC"
+        if type == .double {
+            return ["(\(column) IS NOT NULL) \(direction)", "(typeof(\(column)) <> 'text') \(direction)", "\(column) \(direction)"]
+        }
+        return ["\(column) \(direction)"]
+    }
+
+    // MARK: Predicates
+
+    /// A 0/1 SQL condition for `predicate` on the rows of `entity` under `alias`.
+    mutating func condition(_ predicate: RecordPredicate, entity: String, alias: String) throws -> String {
+        switch predicate {
+        case .constant(let value):
+            return value ? "1" : "0"
+        case .not(let inner):
+            return "(NOT \(try condition(inner, entity: entity, alias: alias)))"
+        case .and(let parts):
+            if parts.isEmpty { return "1" }
+            return "(" + (try parts.map { try condition($0, entity: entity, alias: alias) }).joined(separator: " AND ") + ")"
+        case .or(let parts):
+            if parts.isEmpty { return "0" }
+            return "(" + (try parts.map { try condition($0, entity: entity, alias: alias) }).joined(separator: " OR ") + ")"
+        case .comparison(let comparison):
+            return try self.comparison(comparison, entity: entity, alias: alias)
+        }
+    }
+
+    private mutating func comparison(_ c: Comparison, entity: String, alias: String) throws -> String {
+        guard let last = c.keyPath.last else { throw StorageError.invalidRequest("a comparison has an empty key path") }
+        let schema = mapping.schema
+        var current = try mapping.entity(entity)
+        var owner = alias
+        var joins: [String] = []
+        var crossesToMany = false
+        for key in c.keyPath.dropLast() {
+            guard let ordinal = schema.relationshipOrdinal(key, in: current.name) else {
+                if schema.attributeOrdinal(key, in: current.name) != nil {
+                    throw StorageError.invalidRequest("'\(key)' is an attribute of '\(current.name)' and cannot be followed by more keys in '\(c.keyPath.joined(separator: "."))'")
+                }
+                throw StorageError.unknownKey(key: key, entity: current.name)
+            }
+            let relationship = current.relationships[ordinal]
+            let next = newAlias()
+            let destination = relationship.destinationTable.sqlIdentifier
+            switch relationship.storage {
+            case .foreignKey(let column):
+                joins.append("LEFT JOIN \(destination) \(next) ON \(next).\"_key\" = \(owner).\(column.sqlIdentifier)")
+            case .inverseForeignKey(let column, _):
+                joins.append("JOIN \(destination) \(next) ON \(next).\(column.sqlIdentifier) = \(owner).\"_key\"")
+                crossesToMany = true
+            case .joinTable(let table):
+                let link = newAlias()
+                joins.append("JOIN \(table.sqlIdentifier) \(link) ON \(link).\"source\" = \(owner).\"_key\" JOIN \(destination) \(next) ON \(next).\"_key\" = \(link).\"destination\"")
+                crossesToMany = true
+            }
+            owner = next
+            current = try mapping.entity(relationship.destination)
+        }
+
+        let test: String
+        if let ordinal = schema.attributeOrdinal(last, in: current.name) {
+            if let function = c.function {
+                throw StorageError.invalidRequest("'\(function.rawValue)' needs a relationship, but '\(last)' is an attribute of '\(current.name)'")
+            }
+            test = try valueTest("\(owner).\(current.attributeColumns[ordinal].sqlIdentifier)", type: current.attributeTypes[ordinal], c)
+        } else if let ordinal = schema.relationshipOrdinal(last, in: current.name) {
+            let relationship = current.relationships[ordinal]
+            if c.function == .count {
+                test = try valueTest(countExpression(relationship, owner: owner), type: .integer, c)
+            } else {
+                test = try relationshipTest(relationship, owner: owner, c)
+            }
+        } else {
+            throw StorageError.unknownKey(key: last, entity: current.name)
+        }
+
+        if joins.isEmpty {
+            return c.quantifier == .none ? "(NOT \(test))" : test
+        }
+        let from = "FROM (SELECT 1) " + joins.joined(separator: " ")
+        if !crossesToMany {
+            let single = "(SELECT \(test) \(from))"
+            return c.quantifier == .none ? "(NOT \(single))" : single
+        }
+        switch c.quantifier {
+        case .any: return "EXISTS (SELECT 1 \(from) WHERE \(test))"
+        case .all: return "(NOT EXISTS (SELECT 1 \(from) WHERE NOT \(test)))"
+        case .none: return "(NOT EXISTS (SELECT 1 \(from) WHERE \(test)))"
+        }
+    }
+
+    // MARK: Leaves
+
+    /// A 0/1 test of one value expression of `type`.
+    private mutating func valueTest(_ value: String, type: AttributeType, _ c: Comparison) throws -> String {
+        if c.options.isEmpty, let native = nativeTest(value, type: type, c) { return native }
+        leaves.append(SQLiteFunctions.Leaf(comparison: c, type: type))
+        return "corestore_test(\(value), \(leaves.count - 1))"
+    }
+
+    private enum Parameter {
+        case sql(SQLiteValue)
+        /// The comparison can never hold (another kind of value, NaN).
+        case never
+        /// SQLite cannot compare it exactly; `corestore_test` must.
+        case fallback
+    }
+
+    /// The parameter that compares natively with a column of `type`.
+    private func parameter(_ value: Value, for type: AttributeType) -> Parameter {
+        switch (type, value) {
+        case (.bool, .bool(let b)), (.integer, .bool(let b)), (.double, .bool(let b)):
+            return .sql(.integer(b ? 1 : 0))
+        case (.bool, .int(let i)), (.integer, .int(let i)), (.double, .int(let i)):
+            return .sql(.integer(i))
+        case (.bool, .double(let d)), (.double, .double(let d)):
+            return d.isNaN ? .never : .sql(.real(d))
+        case (.integer, .double(let d)):
+            if d.isNaN { return .never }
+            // Integer columns may hold UInt64 values above Int64.max as text; only doubles
+            // inside the Int64 range order correctly against them.
+            return abs(d) < 9.2e18 ? .sql(.real(d)) : .fallback
+        case (.integer, .decimal(let d)):
+            if let i = Self.exactInt64(d) { return .sql(.integer(i)) }
+            if d > Decimal(Int64.max), d <= Decimal(UInt64.max), Self.isIntegral(d) { return .sql(SQLiteValueCodec.encodeBigInteger(d)) }
+            return .fallback
+        case (.bool, .decimal), (.double, .decimal), (.decimal, .double):
+            return .fallback
+        case (.decimal, .int(let i)):
+            return .sql(.text(SQLiteValueCodec.decimalText(Decimal(i))))
+        case (.decimal, .bool(let b)):
+            return .sql(.text(b ? "1" : "0"))
+        case (.decimal, .decimal(let d)):
+            return .sql(.text(SQLiteValueCodec.decimalText(d)))
+        case (.string, .string(let s)), (.url, .string(let s)):
+            return .sql(.text(s))
+        case (.bytes, .bytes), (.date, .date), (.uuid, .uuid):
+            return .sql(SQLiteValueCodec.encode(value, as: type))
+        default:
+            return .never
+        }
+    }
+
+    private static func exactInt64(_ d: Decimal) -> Int64? {
+        guard isIntegral(d), d >= Decimal(Int64.min), d <= Decimal(Int64.max) else { return nil }
+        return Int64(SQLiteValueCodec.decimalText(d))
+    }
+
+    private static func isIntegral(_ d: Decimal) -> Bool {
+        var value = d, rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .down)
+        return rounded == d
+    }
+
+    /// The native translation, or `nil` when `corestore_test` must decide.
+    private mutating func nativeTest(_ value: String, type: AttributeType, _ c: Comparison) -> String? {
+        let lhs = type == .decimal ? "(\(value) COLLATE CORESTORE_DECIMAL)" : value
+        let guardNaN = type == .double ? " AND typeof(\(value)) <> 'text'" : ""
+        switch c.op {
+        case .equal, .notEqual:
+            guard case .value(let operand) = c.operand else { return nil }
+            let equal: String
+            if operand.isNull {
+                equal = "(\(value) IS NULL)"
+            } else {
+                switch parameter(operand, for: type) {
+                case .never: equal = "0"
+                case .fallback: return nil
+                case .sql(let p): equal = "coalesce(\(lhs) = \(bind(p)), 0)"
+                }
+            }
+            return c.op == .equal ? equal : "(NOT \(equal))"
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard case .value(let operand) = c.operand else { return nil }
+            if operand.isNull { return "0" }
+            switch parameter(operand, for: type) {
+            case .never: return "0"
+            case .fallback: return nil
+            case .sql(let p):
+                let op = c.op == .less ? "<" : c.op == .lessOrEqual ? "<=" : c.op == .greater ? ">" : ">="
+                return "coalesce(\(lhs) \(op) \(bind(p))\(guardNaN), 0)"
+            }
+        case .in:
+            guard case .list(let values) = c.operand else { return nil }
+            var members: [SQLiteValue] = []
+            var includesNil = false
+            for member in values {
+                if member.isNull { includesNil = true; continue }
+                switch parameter(member, for: type) {
+                case .never: continue
+                case .fallback: return nil
+                case .sql(let p): members.append(p)
+                }
+            }
+            var parts: [String] = []
+            if !members.isEmpty { parts.append("coalesce(\(lhs) IN (\(members.map { bind($0) }.joined(separator: ", "))), 0)") }
+            if includesNil { parts.append("(\(value) IS NULL)") }
+            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+        case .between:
+            guard case .list(let bounds) = c.operand, bounds.count == 2 else { return nil }
+            if bounds[0].isNull || bounds[1].isNull { return "0" }
+            switch (parameter(bounds[0], for: type), parameter(bounds[1], for: type)) {
+            case (.fallback, _), (_, .fallback): return nil
+            case (.sql(let low), .sql(let high)):
+                return "coalesce(\(lhs) >= \(bind(low)) AND \(lhs) <= \(bind(high))\(guardNaN), 0)"
+            default: return "0"
+            }
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            return nil
+        }
+    }
+
+    /// The number of destinations of `relationship` on the row `owner` (0 for a missing owner).
+    private mutating func countExpression(_ relationship: SQLiteSchemaMapping.RelationshipMapping, owner: String) -> String {
+        let x = newAlias()
+        switch relationship.storage {
+        case .foreignKey(let column):
+            return "(\(owner).\(column.sqlIdentifier) IS NOT NULL)"
+        case .inverseForeignKey(let column, _):
+            return "(SELECT count(*) FROM \(relationship.destinationTable.sqlIdentifier) \(x) WHERE \(x).\(column.sqlIdentifier) = \(owner).\"_key\")"
+        case .joinTable(let table):
+            return "(SELECT count(*) FROM \(table.sqlIdentifier) \(x) WHERE \(x).\"source\" = \(owner).\"_key\")"
+        }
+    }
+
+    /// A 0/1 test of a relationship against nil or objects (see `PredicateEvaluator`).
+    private mutating func relationshipTest(_ relationship: SQLiteSchemaMapping.RelationshipMapping, owner: String, _ c: Comparison) throws -> String {
+        let x = newAlias()
+        let destinationKey: String
+        let exists: String
+        switch relationship.storage {
+        case .foreignKey(let column):
+            let key = "\(owner).\(column.sqlIdentifier)"
+            switch (c.op, c.operand) {
+            case (.equal, .value(.null)): return "(\(key) IS NULL)"
+            case (.notEqual, .value(.null)): return "(\(key) IS NOT NULL)"
+            case (.equal, .records(let ids)): return ids.count == 1 ? "(\(key) IS \(bind(.integer(ids[0].key))))" : "0"
+            case (.notEqual, .records(let ids)): return ids.count == 1 ? "(\(key) IS NOT \(bind(.integer(ids[0].key))))" : "1"
+            case (.in, .records(let ids)):
+                return ids.isEmpty ? "0" : "coalesce(\(key) IN (\(ids.map { bind(.integer($0.key)) }.joined(separator: ", "))), 0)"
+            default:
+                throw Self.relationshipOperatorError(c)
+            }
+        case .inverseForeignKey(let column, _):
+            destinationKey = "\(x).\"_key\""
+            exists = "SELECT 1 FROM \(relationship.destinationTable.sqlIdentifier) \(x) WHERE \(x).\(column.sqlIdentifier) = \(owner).\"_key\""
+        case .joinTable(let table):
+            destinationKey = "\(x).\"destination\""
+            exists = "SELECT 1 FROM \(table.sqlIdentifier) \(x) WHERE \(x).\"source\" = \(owner).\"_key\""
+        }
+        switch (c.op, c.operand) {
+        case (.equal, .value(.null)): return "(NOT EXISTS (\(exists)))"
+        case (.notEqual, .value(.null)): return "EXISTS (\(exists))"
+        case (.equal, .records(let ids)):
+            return ids.count == 1 ? "EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key))))" : "0"
+        case (.notEqual, .records(let ids)):
+            return ids.count == 1 ? "(NOT EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key)))))" : "1"
+        case (.in, .records(let ids)):
+            return ids.isEmpty ? "0" : "EXISTS (\(exists) AND \(destinationKey) IN (\(ids.map { bind(.integer($0.key)) }.joined(separator: ", "))))"
+        default:
+            throw Self.relationshipOperatorError(c)
+        }
+    }
+
+    private static func relationshipOperatorError(_ c: Comparison) -> StorageError {
+        .invalidRequest("relationship '\(c.keyPath.joined(separator: "."))' can only be compared with objects or nil using ==, != or IN")
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import CoreStoreStorage
+
+/// Answers reads on one connection inside one read transaction (one snapshot).
+struct SQLiteReader: StorageReader {
+    let connection: SQLiteConnection
+    let mapping: SQLiteSchemaMapping
+
+    private var loader: SQLiteRecordLoader { SQLiteRecordLoader(connection: connection, mapping: mapping) }
+
+    func records(_ ids: [RecordID]) throws -> [Record?] {
+        // Group by table: an identifier's entity may be a parent of the record's own entity.
+        var byTable: [String: [Int64]] = [:]
+        for id in ids {
+            guard mapping.schema.entity(named: id.entity) != nil else { continue }
+            byTable[mapping.schema.rootEntity(of: id.entity), default: []].append(id.key)
+        }
+        var found: [Int64: Record] = [:]
+        for (table, keys) in byTable {
+            guard let description = mapping.tables[table] else { continue }
+            let columns = SQLiteRecordLoader.columns(of: description, alias: "t0")
+            var rows: [SQLiteRecordLoader.Row] = []
+            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+                let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
+                try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE t0.\"_key\" IN (\(placeholders))")
+                    .query(chunk.map { .integer($0) }) { rows.append(SQLiteRecordLoader.row($0, columnCount: description.columns.count)) }
+            }
+            for record in try loader.records(rows, table: table) { found[record.id.key] = record }
+        }
+        return ids.map { id in
+            guard let record = found[id.key], mapping.schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
+            return record
+        }
+    }
+
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
+        let entity = try mapping.entity(request.entity)
+        guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
+        var builder = SQLiteQueryBuilder(mapping: mapping)
+        let sql = try builder.select(SQLiteRecordLoader.columns(of: table, alias: "t0"), request)
+        var rows: [SQLiteRecordLoader.Row] = []
+        try run(sql, builder) { rows.append(SQLiteRecordLoader.row($0, columnCount: table.columns.count)) }
+        return FetchResult(records: try loader.records(rows, table: entity.table))
+    }
+
+    func count(_ request: FetchRequest) throws -> Int {
+        var builder = SQLiteQueryBuilder(mapping: mapping)
+        let inner = try builder.select("1", request, sorted: false)
+        var count = 0
+        try run("SELECT count(*) FROM (\(inner))", builder) { count = Int($0.int64(0)) }
+        return count
+    }
+
+    /// Runs a built statement, with its `corestore_test` leaves installed.
+    func run(_ sql: String, _ builder: SQLiteQueryBuilder, _ row: (SQLiteStatement) throws -> Void) throws {
+        connection.functions.leaves = builder.leaves
+        connection.functions.pendingError = nil
+        defer { connection.functions.leaves = [] }
+        do {
+            try connection.statement(sql).query(builder.parameters, row)
+        } catch {
+            if let pending = connection.functions.pendingError { throw pending }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import CoreStoreStorage
+
+/// Where each entity, attribute and relationship of a ``StoreSchema`` lives in the database.
+///
+/// - Every entity hierarchy (a root entity and all its descendants) shares one table, named
+///   after the root entity, with the columns `_key` (the record key, `INTEGER PRIMARY KEY`) and
+///   `_entity` (the record's concrete entity), then one column per attribute of every entity of
+///   the hierarchy. A column is named after its attribute; when two entities of a hierarchy
+///   declare the same name, the later one's column is named `Entity.name`.
+/// - A to-one relationship is a foreign-key column holding the destination's key.
+/// - A to-many relationship whose inverse is to-one is not stored on its own side: it is read
+///   from the inverse's foreign-key column. If it is ordered, the destination table has a
+///   position column (`relationship.position`).
+/// - Any other to-many relationship has a join table `Entity.relationship` with the columns
+///   `source`, `position` and `destination`.
+/// - Indexes, compound indexes and unique constraints of the schema become SQLite indexes; a
+///   unique constraint is a partial unique index over the rows of its entity and sub-entities.
+struct SQLiteSchemaMapping: Sendable {
+    /// How one relationship is stored.
+    enum RelationshipStorage: Sendable {
+        /// A to-one: the foreign-key column in the owner's table.
+        case foreignKey(column: String)
+        /// A to-many read from the to-one inverse's foreign key in the destination table.
+        case inverseForeignKey(column: String, positionColumn: String?)
+        /// A to-many in a join table.
+        case joinTable(table: String)
+    }
+
+    struct RelationshipMapping: Sendable {
+        let name: String
+        let storage: RelationshipStorage
+        let destination: String
+        let destinationTable: String
+        /// Whether the destination entity has sub-entities, so a key alone does not name the
+        /// destination's entity.
+        let destinationIsPolymorphic: Bool
+        let isToMany: Bool
+    }
+
+    struct EntityMapping: Sendable {
+        let name: String
+        let table: String
+        /// The entity and its descendants: the `_entity` values of its records.
+        let kinds: [String]
+        /// Whether `kinds` covers every row of the table.
+        let coversTable: Bool
+        let attributeColumns: [String]
+        let attributeTypes: [AttributeType]
+        let relationships: [RelationshipMapping]
+    }
+
+    struct Table: Sendable {
+        let name: String
+        /// Columns after `_key` and `_entity`, with their declared types.
+        var columns: [(name: String, definition: String)] = []
+    }
+
+    let schema: StoreSchema
+    private(set) var tables: [String: Table] = [:]
+    private(set) var tableOrder: [String] = []
+    private(set) var entities: [String: EntityMapping] = [:]
+    /// The DDL that creates every table and index.
+    private(set) var creationSQL: [String] = []
+
+    init(schema: StoreSchema) throws {
+        self.schema = schema
+        var taken: [String: Set<String>] = [:]
+        func column(_ table: String, _ candidate: String, _ entity: String) -> String {
+            var name = candidate
+            if taken[table, default: ["_key", "_entity"]].contains(name) { name = "\(entity).\(candidate)" }
+            var n = 2
+            while taken[table, default: ["_key", "_entity"]].contains(name) { name = "\(entity).\(candidate)\(n)"; n += 1 }
+            taken[table, default: ["_key", "_entity"]].insert(name)
+            return name
+        }
+
+        // Attributes and to-one foreign keys, parents before children.
+        var attributeColumns: [String: [String]] = [:]
+        var toOneColumns: [String: [String: String]] = [:]
+        for entity in schema.entities {
+            let root = schema.rootEntity(of: entity.name)
+            if tables[root] == nil { tables[root] = Table(name: root); tableOrder.append(root) }
+            let parent = entity.parentName.flatMap { schema.entity(named: $0) }
+            var columns = parent.flatMap { attributeColumns[$0.name] } ?? []
+            for attribute in entity.attributes.dropFirst(columns.count) {
+                let name = column(root, attribute.name, entity.name)
+                tables[root]?.columns.append((name, SQLiteValueCodec.columnDefinition(attribute.type)))
+                columns.append(name)
+            }
+            attributeColumns[entity.name] = columns
+            var foreignKeys = parent.flatMap { toOneColumns[$0.name] } ?? [:]
+            for relationship in entity.relationships.dropFirst(parent?.relationships.count ?? 0) where !relationship.kind.isToMany {
+                let name = column(root, relationship.name, entity.name)
+                tables[root]?.columns.append((name, "INTEGER"))
+                foreignKeys[relationship.name] = name
+            }
+            toOneColumns[entity.name] = foreignKeys
+        }
+
+        // To-many relationships, now that every foreign key has its column.
+        var relationshipMappings: [String: [RelationshipMapping]] = [:]
+        for entity in schema.entities {
+            let root = schema.rootEntity(of: entity.name)
+            let parent = entity.parentName.flatMap { schema.entity(named: $0) }
+            var mappings = parent.flatMap { relationshipMappings[$0.name] } ?? []
+            for relationship in entity.relationships.dropFirst(mappings.count) {
+                guard let destination = schema.entity(named: relationship.destinationEntity) else {
+                    throw StorageError.invalidRequest("relationship '\(entity.name).\(relationship.name)' points to '\(relationship.destinationEntity)', which is not in this store")
+                }
+                let destinationTable = schema.rootEntity(of: destination.name)
+                let storage: RelationshipStorage
+                if !relationship.kind.isToMany {
+                    storage = .foreignKey(column: toOneColumns[entity.name]?[relationship.name] ?? relationship.name)
+                } else if let inverseName = relationship.inverseName,
+                          let inverseOrdinal = destination.relationshipOrdinal(inverseName),
+                          !destination.relationships[inverseOrdinal].kind.isToMany,
+                          let inverseColumn = toOneColumns[destination.name]?[inverseName] {
+                    var position: String?
+                    if relationship.kind == .toManyOrdered {
+                        let name = column(destinationTable, "\(relationship.name).position", entity.name)
+                        tables[destinationTable]?.columns.append((name, "INTEGER"))
+                        position = name
+                    }
+                    storage = .inverseForeignKey(column: inverseColumn, positionColumn: position)
+                } else {
+                    let table = "\(entity.name).\(relationship.name)"
+                    storage = .joinTable(table: table)
+                }
+                mappings.append(RelationshipMapping(
+                    name: relationship.name, storage: storage, destination: destination.name,
+                    destinationTable: destinationTable,
+                    destinationIsPolymorphic: schema.entityAndDescendants(destination.name).count > 1,
+                    isToMany: relationship.kind.isToMany
+                ))
+            }
+            relationshipMappings[entity.name] = mappings
+            let kinds = schema.entityAndDescendants(entity.name)
+            entities[entity.name] = EntityMapping(
+                name: entity.name, table: root, kinds: kinds,
+                coversTable: kinds.count == schema.entityAndDescendants(root).count,
+                attributeColumns: attributeColumns[entity.name] ?? [],
+                attributeTypes: entity.attributes.map(\.type),
+                relationships: mappings
+            )
+        }
+        creationSQL = makeCreationSQL()
+    }
+
+    func entity(_ name: String) throws -> EntityMapping {
+        guard let mapping = entities[name] else { throw StorageError.unknownEntity(name) }
+        return mapping
+    }
+
+    /// `_entity IN (…)` for the rows of `mapping` (and descendants), or `nil` when that is the
+    /// whole table.
+    func kindFilter(_ mapping: EntityMapping, alias: String, includesSubentities: Bool) -> String? {
+        let kinds = includesSubentities ? mapping.kinds : [mapping.name]
+        if includesSubentities && mapping.coversTable { return nil }
+        return "\(alias).\"_entity\" IN (\(kinds.map(\.sqlLiteral).joined(separator: ", ")))"
+    }
+
+    private func makeCreationSQL() -> [String] {
+        var sql: [String] = []
+        for name in tableOrder {
+            guard let table = tables[name] else { continue }
+            let columns = ["\"_key\" INTEGER PRIMARY KEY", "\"_entity\" TEXT NOT NULL"]
+                + table.columns.map { "\($0.name.sqlIdentifier) \($0.definition)".trimmingCharacters(in: .whitespaces) }
+            sql.append("CREATE TABLE \(name.sqlIdentifier) (\(columns.joined(separator: ", ")))")
+            if schema.entityAndDescendants(name).count > 1 {
+                sql.append("CREATE INDEX \("\(name)._entity".sqlIdentifier) ON \(name.sqlIdentifier) (\"_entity\")")
+            }
+        }
+        for entity in schema.entities {
+            guard let mapping = entities[entity.name] else { continue }
+            let table = mapping.table
+            let parentRelationships = entity.parentName.flatMap { schema.entity(named: $0) }?.relationships.count ?? 0
+            for relationship in mapping.relationships.dropFirst(parentRelationships) {
+                switch relationship.storage {
+                case .foreignKey(let column):
+                    sql.append("CREATE INDEX \("\(table).\(column)".sqlIdentifier) ON \(table.sqlIdentifier) (\(column.sqlIdentifier))")
+                case .inverseForeignKey(let column, let position?):
+                    sql.append("CREATE INDEX \("\(relationship.destinationTable).\(position)".sqlIdentifier) ON \(relationship.destinationTable.sqlIdentifier) (\(column.sqlIdentifier), \(position.sqlIdentifier))")
+                case .inverseForeignKey:
+                    break
+                case .joinTable(let joinTable):
+                    sql.append("CREATE TABLE \(joinTable.sqlIdentifier) (\"source\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL, \"destination\" INTEGER NOT NULL, PRIMARY KEY (\"source\", \"position\")) WITHOUT ROWID")
+                    sql.append("CREATE INDEX \("\(joinTable).destination".sqlIdentifier) ON \(joinTable.sqlIdentifier) (\"destination\")")
+                }
+            }
+            let parentAttributes = entity.parentName.flatMap { schema.entity(named: $0) }?.attributes.count ?? 0
+            for (ordinal, attribute) in entity.attributes.enumerated().dropFirst(parentAttributes) where attribute.isIndexed {
+                let column = mapping.attributeColumns[ordinal]
+                sql.append("CREATE INDEX \("\(table).\(column)".sqlIdentifier) ON \(table.sqlIdentifier) (\(column.sqlIdentifier))")
+            }
+            for attributes in entity.indexes {
+                let columns = attributes.compactMap { entity.attributeOrdinal($0).map { mapping.attributeColumns[$0] } }
+                guard columns.count == attributes.count, !columns.isEmpty else { continue }
+                let name = "\(entity.name)(\(attributes.joined(separator: ",")))"
+                sql.append("CREATE INDEX \(name.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", ")))")
+            }
+            for attributes in entity.uniqueConstraints {
+                let columns = attributes.compactMap { entity.attributeOrdinal($0).map { mapping.attributeColumns[$0] } }
+                guard columns.count == attributes.count, !columns.isEmpty else { continue }
+                let name = "unique \(entity.name)(\(attributes.joined(separator: ",")))"
+                let filter = kindFilter(mapping, alias: table.sqlIdentifier, includesSubentities: true)
+                    .map { " WHERE " + $0.replacingOccurrences(of: "\(table.sqlIdentifier).", with: "") } ?? ""
+                sql.append("CREATE UNIQUE INDEX \(name.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", ")))\(filter)")
+            }
+        }
+        return sql
+    }
+}
+
+extension String {
+    /// The string as an SQL string literal (for entity names in DDL and filters).
+    var sqlLiteral: String {
+        "'" + replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import CSQLite
+import CoreStoreStorage
+
+/// A prepared statement of one ``SQLiteConnection``, reused through the connection's cache.
+///
+/// Not thread-safe: used only by the thread that holds its connection.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    let sql: String
+    private unowned let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw connection.error(rc, context: "preparing \(sql)")
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds `values` to the parameters `?1…?n`, after clearing the previous run.
+    func bind(_ values: [SQLiteValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null:
+                rc = sqlite3_bind_null(handle, index)
+            case .integer(let v):
+                rc = sqlite3_bind_int64(handle, index, v)
+            case .real(let v):
+                rc = sqlite3_bind_double(handle, index, v)
+            case .text(let s):
+                // Bound with an explicit byte count, so NUL characters are kept.
+                var s = s
+                rc = s.withUTF8 { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        // An empty buffer may have no address; SQLite needs one for an empty text.
+                        chars.baseAddress.map { sqlite3_bind_text64(handle, index, $0, UInt64(chars.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8)) }
+                            ?? sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
+                    }
+                }
+            case .blob(let data):
+                if data.isEmpty {
+                    rc = sqlite3_bind_zeroblob(handle, index, 0)
+                } else {
+                    rc = data.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, UInt64($0.count), SQLiteStatement.transient) }
+                }
+            }
+            guard rc == SQLITE_OK else { throw connection.error(rc, context: "binding parameter \(index) of \(sql)") }
+        }
+    }
+
+    /// Advances to the next row; `false` when the statement is done.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(rc, context: "running \(sql)")
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs the statement to completion with `values`, ignoring any rows.
+    func execute(_ values: [SQLiteValue] = []) throws {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Runs the statement with `values` and calls `row` for each result row.
+    func query(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> Void) throws {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() { try row(self) }
+    }
+
+    /// The value of column `index` of the current row.
+    func column(_ index: Int32) -> SQLiteValue {
+        SQLiteStatement.value(type: sqlite3_column_type(handle, index),
+                              integer: { sqlite3_column_int64(handle, index) },
+                              real: { sqlite3_column_double(handle, index) },
+                              bytes: { (sqlite3_column_blob(handle, index), Int(sqlite3_column_bytes(handle, index))) },
+                              text: { (sqlite3_column_text(handle, index).map(UnsafeRawPointer.init), Int(sqlite3_column_bytes(handle, index))) })
+    }
+
+    /// The integer in column `index` of the current row.
+    func int64(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// The text in column `index` of the current row, or `nil` for NULL.
+    func text(_ index: Int32) -> String? {
+        if case .text(let s) = column(index) { return s }
+        return nil
+    }
+
+    /// Decodes an SQLite value given accessors, shared by result columns and function arguments.
+    static func value(
+        type: Int32, integer: () -> Int64, real: () -> Double,
+        bytes: () -> (UnsafeRawPointer?, Int), text: () -> (UnsafeRawPointer?, Int)
+    ) -> SQLiteValue {
+        switch type {
+        case SQLITE_INTEGER: return .integer(integer())
+        case SQLITE_FLOAT: return .real(real())
+        case SQLITE_TEXT:
+            // Text first, then its byte count, as SQLite documents.
+            let (pointer, count) = text()
+            guard let pointer, count > 0 else { return .text("") }
+            return .text(String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let (pointer, count) = bytes()
+            guard let pointer, count > 0 else { return .blob(Data()) }
+            return .blob(Data(bytes: pointer, count: count))
+        default:
+            return .null
+        }
+    }
+
+    /// SQLite's `SQLITE_TRANSIENT`: it copies bound bytes at once.
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

@@ -1,0 +1,230 @@
+import Foundation
+import CSQLite
+import CoreStoreStorage
+
+/// A store in a SQLite database file: durable, concurrent readers, and the whole query
+/// language translated to SQL.
+///
+/// ```swift
+/// try dataStack.addStorageAndWait(SQLiteStore())                                  // default file
+/// try dataStack.addStorageAndWait(SQLiteStore(fileName: "Cache.sqlite", localStorageOptions: .recreateStoreOnModelMismatch))
+/// try dataStack.addStorageAndWait(SQLiteStore(fileURL: URL(fileURLWithPath: "/var/lib/app/app.sqlite")))
+/// ```
+///
+/// ## Files and location
+/// Without a URL the store lives in ``defaultDirectory``: `$XDG_DATA_HOME/<process name>/`, or
+/// `~/.local/share/<process name>/` when `XDG_DATA_HOME` is not set, in a file named
+/// `<process name>.sqlite`. SQLite keeps two side files next to it (`-wal`, `-shm`).
+///
+/// ## Concurrency and durability
+/// The database runs in WAL mode: one writer (the `DataStack`'s transactions) and up to four
+/// readers at once, each on its own snapshot, never blocking the writer. Another process that
+/// holds a lock is waited for up to five seconds. With ``Durability/full`` (the default) a
+/// commit is on disk before it returns, even across a power loss; ``Durability/normal`` is
+/// faster and survives a crash of the program but may lose the last commits on a power loss.
+///
+/// ## Opening
+/// An existing file is first checked read-only: a file that is not a SQLite database, a
+/// damaged or truncated database, or a SQLite database not made by CoreStore throws
+/// `StorageError.incompatibleStore` and is never modified. A store of another model is not
+/// touched either (the `DataStack` reports a schema mismatch, or erases it when the options
+/// contain `.recreateStoreOnModelMismatch`). Within one process a file can be added to one
+/// `DataStack` at a time; adding it to a second stack fails with `storageAlreadyAdded` until
+/// the first stack is gone.
+///
+/// The table layout is described in `SQLiteSchemaMapping` and the column encodings in
+/// `SQLiteValueCodec`.
+public final class SQLiteStore: LocalStorage, @unchecked Sendable {
+    /// How hard a commit works to be on disk before it returns.
+    public enum Durability: Sendable, Hashable {
+        /// `synchronous = FULL`: a returned commit survives a power loss. The default.
+        case full
+        /// `synchronous = NORMAL`: a returned commit survives a crash of the program, but the
+        /// most recent commits may be lost on a power loss.
+        case normal
+    }
+
+    /// The database file.
+    public let fileURL: URL
+    /// The configuration whose entities this store holds; `nil` holds every entity.
+    public let configuration: String?
+    /// What the `DataStack` may do when the file holds another model.
+    public let localStorageOptions: LocalStorageOptions
+    /// How durable commits are.
+    public let durability: Durability
+
+    /// Persistent, concurrent readers, native filtering and sorting; durable with `.full`.
+    public var capabilities: StorageCapabilities {
+        var capabilities: StorageCapabilities = [.persistent, .concurrentReaders, .nativePredicates, .nativeSorting]
+        if durability == .full { capabilities.insert(.durableCommits) }
+        return capabilities
+    }
+
+    /// `SQLiteStore(<path>)`.
+    public var storeDescription: String { "SQLiteStore(\(fileURL.path))" }
+
+    private struct OpenState {
+        let writer: SQLiteConnection
+        let readers: SQLiteConnectionPool
+        let mapping: SQLiteSchemaMapping
+    }
+
+    private let stateLock = NSLock()
+    private let writeLock = NSLock()
+    private var state: OpenState?
+
+    /// A store in the file at `fileURL`.
+    public init(fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full) {
+        self.fileURL = fileURL
+        self.configuration = configuration
+        self.localStorageOptions = localStorageOptions
+        self.durability = durability
+    }
+
+    /// A store in the file `fileName` inside ``defaultDirectory``.
+    public convenience init(fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full) {
+        self.init(fileURL: SQLiteStore.defaultDirectory.appendingPathComponent(fileName, isDirectory: false),
+                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability)
+    }
+
+    /// A store in ``defaultFileURL``.
+    public convenience init() {
+        self.init(fileURL: SQLiteStore.defaultFileURL)
+    }
+
+    /// `$XDG_DATA_HOME/<process name>` (or `~/.local/share/<process name>`).
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return base.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
+    }
+
+    /// `<defaultDirectory>/<process name>.sqlite`.
+    public static var defaultFileURL: URL {
+        defaultDirectory.appendingPathComponent("\(ProcessInfo.processInfo.processName).sqlite", isDirectory: false)
+    }
+
+    // MARK: StorageInterface
+
+    /// Opens (or creates) the database; see the type's documentation for what is checked.
+    public func open(schema: StoreSchema) throws -> StoredMetadata? {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        if let state = stateLock.withLock({ state }) {
+            return try SQLiteMetadata.read(state.writer)
+        }
+        let mapping = try SQLiteSchemaMapping(schema: schema)
+        let path = fileURL.path
+        if let existing = try SQLiteMetadata.inspect(path: path, schema: schema) {
+            guard existing.schemaHash == schema.schemaHash else { return existing }
+            let writer = try openWriter(schema: schema)
+            try SQLiteMetadata.verifyTables(writer, mapping: mapping)
+            install(writer, mapping: mapping, schema: schema)
+            return existing
+        }
+        do {
+            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "cannot create the directory for \(path): \(error.localizedDescription)")
+        }
+        let writer = try openWriter(schema: schema)
+        try writer.transaction {
+            for statement in mapping.creationSQL { try writer.execute(statement) }
+            try SQLiteMetadata.create(writer, metadata: StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash))
+        }
+        install(writer, mapping: mapping, schema: schema)
+        return nil
+    }
+
+    /// Runs `body` inside one read transaction on a pooled connection.
+    public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        let state = try openState()
+        return try state.readers.withConnection { connection in
+            try connection.transaction("DEFERRED") {
+                try body(SQLiteReader(connection: connection, mapping: state.mapping))
+            }
+        }
+    }
+
+    /// Applies `changes` in one transaction: all of it, or nothing.
+    public func write(_ changes: ChangeSet) throws -> CommitInfo {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        let state = try openState()
+        return try state.writer.transaction("IMMEDIATE") {
+            let counters = try SQLiteMetadata.counters(state.writer)
+            let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: counters.nextKey)
+            try SQLiteWriter(connection: state.writer, mapping: state.mapping).apply(resolved)
+            let sequence = counters.sequence + 1
+            try SQLiteMetadata.update(state.writer, nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: sequence, metadata: changes.metadata)
+            return CommitInfo(sequence: sequence, permanentIDs: permanentIDs)
+        }
+    }
+
+    /// Closes the store and deletes the database file and its side files.
+    public func erase() throws {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        closeState()
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let url = URL(fileURLWithPath: fileURL.path + suffix)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch {
+                throw StorageError.engine(code: Int(SQLITE_IOERR), message: "cannot delete \(url.path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Closes every connection; later calls throw `notOpen` until the store is opened again.
+    public func close() {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        closeState()
+    }
+
+    // MARK: Connections
+
+    private func openState() throws -> OpenState {
+        guard let state = stateLock.withLock({ state }) else { throw StorageError.notOpen(store: storeDescription) }
+        return state
+    }
+
+    private func closeState() {
+        let old = stateLock.withLock { () -> OpenState? in
+            defer { state = nil }
+            return state
+        }
+        old?.readers.close()
+    }
+
+    private func install(_ writer: SQLiteConnection, mapping: SQLiteSchemaMapping, schema: StoreSchema) {
+        let path = fileURL.path
+        let readers = SQLiteConnectionPool(maximum: 4) {
+            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE, schema: schema)
+            sqlite3_busy_timeout(connection.handle, 5000)
+            try connection.execute("PRAGMA query_only = 1")
+            return connection
+        }
+        stateLock.withLock { state = OpenState(writer: writer, readers: readers, mapping: mapping) }
+    }
+
+    private func openWriter(schema: StoreSchema) throws -> SQLiteConnection {
+        let writer = try SQLiteConnection(path: fileURL.path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, schema: schema)
+        sqlite3_busy_timeout(writer.handle, 5000)
+        try writer.execute("PRAGMA encoding = 'UTF-8'")
+        let mode = try writer.scalar("PRAGMA journal_mode = WAL")
+        guard mode == .text("wal") else {
+            throw StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "cannot switch \(fileURL.path) to WAL mode (journal mode is \(mode))")
+        }
+        try writer.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        try writer.execute("PRAGMA foreign_keys = OFF")
+        return writer
+    }
+}
