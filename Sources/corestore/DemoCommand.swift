@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoreStore
+import CoreStoreSQLite
 import Foundation
 
 /// `corestore demo`: a tour of models, transactions and fetches on an embedded store.
@@ -12,11 +13,30 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Log everything the framework does (trace level).")
     var verbose = false
 
+    @Option(name: .long, help: "The SQLite file to use (default: the default SQLiteStore location, under $XDG_DATA_HOME or ~/.local/share).")
+    var path: String?
+
+    @Flag(name: .long, help: "Use an InMemoryStore instead of a SQLite file.")
+    var inMemory = false
+
     func run() throws {
         CoreStoreDefaults.logger = DefaultLogger(minimumLevel: verbose ? .trace : .warning)
         let dataStack = DataStack(DemoModel.schema)
-        let store = try dataStack.addStorageAndWait(InMemoryStore())
+        let store: any StorageInterface
+        if inMemory {
+            store = try dataStack.addStorageAndWait(InMemoryStore())
+        } else {
+            let fileURL = path.map { URL(fileURLWithPath: $0) } ?? SQLiteStore.defaultFileURL
+            store = try dataStack.addStorageAndWait(SQLiteStore(fileURL: fileURL, localStorageOptions: .recreateStoreOnModelMismatch))
+        }
         print("CoreStore demo — model '\(dataStack.modelVersion)' on \(store.storeDescription)\n")
+
+        section("0. The store keeps what earlier runs saved")
+        let earlier = try dataStack.fetchCount(From<DemoPerson>()) + dataStack.fetchCount(From<DemoAnimal>())
+        let cleared = try dataStack.perform(synchronous: { transaction in
+            try transaction.deleteAll(From<DemoPerson>()) + transaction.deleteAll(From<DemoAnimal>())
+        })
+        print("   found \(earlier) objects from earlier runs; deleted \(cleared) to start afresh\n")
 
         section("1. One synchronous transaction creates people and their pets")
         let created = try dataStack.perform(synchronous: { transaction -> Int in
@@ -90,7 +110,15 @@ struct DemoCommand: ParsableCommand {
         })
         print("   deleted \(deleted) person; her dogs cascade: \(try dataStack.fetchCount(From<DemoDog>())) dog(s) left")
 
-        section("7. Bad input gets a clear error")
+        section("7. Queries through relationships")
+        let ownersOfDogs = try dataStack.fetchAll(From<DemoPerson>().where((\.$dogs ~ \.$name).any() == "Fido"))
+        print("   people with a dog named Fido: \(ownersOfDogs.map(\.name).joined(separator: ", "))")
+        let dogsOfAdults = try dataStack.fetchAll(From<DemoDog>().where((\.$owner ~ \.$age) >= 30).orderBy(.ascending(\.$name)))
+        print("   dogs whose owner is 30 or older: \(dogsOfAdults.map(\.name).joined(separator: ", "))")
+        let nameMatch = try dataStack.fetchAll(From<DemoPerson>().where(Where(\.$name, hasPrefix: "m", options: .caseInsensitive)))
+        print("   names starting with m/M: \(nameMatch.map(\.name).joined(separator: ", "))")
+
+        section("8. Bad input gets a clear error")
         do {
             _ = try dataStack.fetchAll(From<DemoPerson>(), OrderBy<DemoPerson>(.ascending("shoeSize")))
         } catch {
