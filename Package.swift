@@ -68,6 +68,10 @@ let package = Package(
             name: "CoreStoreTests",
             dependencies: ["CoreStore", "CoreStoreSQLite"]
         ),
+        .testTarget(
+            name: "CoreStoreSQLiteTests",
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CSQLite"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
