@@ -1,7 +1,8 @@
 import CoreStoreStorage
 
-/// Reads one ``InMemoryState``: filters with the reference evaluator and sorts with the
-/// reference sorter, so its answers define the expected results for every other backend.
+/// Reads one ``InMemoryState``: filters with the reference evaluator, sorts with the reference
+/// sorter and aggregates with the reference aggregate evaluator, so its answers define the
+/// expected results for every other backend.
 struct InMemoryReader: StorageReader {
     let state: InMemoryState
 
@@ -23,6 +24,15 @@ struct InMemoryReader: StorageReader {
         let n = try matching(request).count
         let afterOffset = max(0, n - max(request.offset, 0))
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// Aggregates natively with the reference evaluator over the matching records; the
+    /// snapshot's own schema is used.
+    func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
+        let evaluator = AggregateEvaluator(schema: state.schema)
+        try evaluator.validate(request)
+        let records = try matching(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        return try evaluator.rows(request, records: records)
     }
 
     private func matching(_ request: FetchRequest) throws -> [Record] {

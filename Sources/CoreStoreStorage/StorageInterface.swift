@@ -34,7 +34,10 @@
 ///    reports the rest in ``FetchResult/pending``; what it does apply must match
 ///    ``PredicateEvaluator`` and ``RecordSorter`` exactly (ties and unsorted fetches are in record
 ///    key order).
-/// 6. **Errors, not crashes.** Every failure is a thrown ``StorageError``; using a closed store
+/// 6. **Aggregating.** ``StorageReader/aggregate(_:schema:)`` returns the rows
+///    ``AggregateEvaluator`` returns. Its default implementation fetches the selected records and
+///    runs the evaluator, so a backend only implements it to push aggregates down.
+/// 7. **Errors, not crashes.** Every failure is a thrown ``StorageError``; using a closed store
 ///    throws ``StorageError/notOpen(store:)``.
 ///
 /// The `CoreStoreConformance` suite is the executable form of these requirements.
@@ -75,4 +78,22 @@ public protocol StorageReader {
 
     /// The number of records a request selects, ignoring its sort keys.
     func count(_ request: FetchRequest) throws -> Int
+
+    /// The rows of an aggregate request, one column per term, exactly as ``AggregateEvaluator``
+    /// computes them (see requirement 6 of ``StorageInterface``). `schema` is the schema the
+    /// store was opened with.
+    func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]]
+}
+
+extension StorageReader {
+    /// Answers with the reference semantics: fetches the records the request selects (filtered
+    /// by the backend as far as it can, completed by the core's evaluator), then runs
+    /// ``AggregateEvaluator``. A backend overrides this only to compute aggregates natively.
+    public func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
+        let evaluator = AggregateEvaluator(schema: schema)
+        try evaluator.validate(request)
+        let fetchRequest = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
+        let records = try fetch(fetchRequest).completed(for: fetchRequest, schema: schema)
+        return try evaluator.rows(request, records: records)
+    }
 }

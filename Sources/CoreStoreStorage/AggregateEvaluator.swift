@@ -1,0 +1,313 @@
+import Foundation
+
+/// The reference semantics of ``AggregateRequest``: every backend must return exactly the rows
+/// this evaluator returns.
+///
+/// The evaluator works on records that are already selected (entity, sub-entities and
+/// predicate applied). `InMemoryStore` answers with it, the core uses it for results it combines
+/// itself (pending changes, several stores), and ``StorageReader/aggregate(_:schema:)``'s default
+/// implementation uses it for backends that do not push aggregates down.
+///
+/// ## Grouped and ungrouped requests
+/// - A request is **grouped** when it has `groupBy` keys or any aggregate of an *attribute*
+///   (``AggregateFunction/count``, `sum`, `average`, `minimum`, `maximum`).
+/// - A grouped request yields one row per group of records with equal `groupBy` values (equal in
+///   ``Value/storageOrder(_:_:)``, so `0.0` and `-0.0`, or `1` and `1.0`, share a group whose value
+///   is the one of its record with the lowest key). Without `groupBy` keys all records form one
+///   group, so there is exactly one row, even over zero records.
+/// - In a grouped request every ``AggregateFunction/value`` term must name a `groupBy` key, every
+///   sort key must be a `groupBy` key, and a relationship cannot be counted; otherwise the request
+///   throws ``StorageError/invalidRequest(_:)``.
+/// - Groups are ordered by the sort descriptors, then by the remaining `groupBy` keys ascending
+///   (in their listed order), all in ``Value/storageOrder(_:_:)`` with `nil` first when ascending.
+/// - An ungrouped request yields one row per record in fetch order: by the sort descriptors, ties
+///   and unsorted requests by record key (see ``RecordSorter``). Its terms are attribute values
+///   and ``AggregateFunction/count`` of a relationship, the number of each record's destinations.
+/// - `limit` and `offset` apply to the output rows.
+///
+/// ## Aggregates
+/// - Every aggregate ignores `nil` values. `count` of no values is `0`; `sum`, `average`,
+///   `minimum` and `maximum` of no values are ``Value/null``.
+/// - `sum` of an integer or boolean attribute is an exact 64-bit integer (booleans count as 0 and
+///   1); a sum outside the 64-bit range throws ``StorageError/invalidRequest(_:)`` ("sum
+///   overflows"). The sum of a double attribute is a double, of a decimal attribute a decimal.
+/// - `average` is a double, except for a decimal attribute, whose average is a decimal.
+/// - `minimum` and `maximum` compare with ``Value/storageOrder(_:_:)`` and skip NaN.
+/// - Values are combined in record key order, so floating-point sums are reproducible.
+/// - `sum` or `average` of a string, URL, date, bytes or UUID attribute throws
+///   ``StorageError/invalidRequest(_:)`` naming the attribute, whatever the records.
+///
+/// Unknown entities and keys throw ``StorageError/unknownEntity(_:)`` and
+/// ``StorageError/unknownKey(key:entity:)``; every check that does not depend on the records'
+/// values happens before any record is read (see ``validate(_:)``).
+public struct AggregateEvaluator: Sendable {
+    private let schema: StoreSchema
+
+    /// Creates an evaluator for records of `schema`.
+    public init(schema: StoreSchema) {
+        self.schema = schema
+    }
+
+    /// Throws what ``rows(_:records:)`` would throw for any records (except a sum overflow).
+    public func validate(_ request: AggregateRequest) throws {
+        _ = try plan(request)
+    }
+
+    /// Whether the request is grouped (see the type's semantics).
+    public func isGrouped(_ request: AggregateRequest) throws -> Bool {
+        try plan(request).isGrouped
+    }
+
+    /// The rows of `request` over `records`: exactly the records the request selects, in any order.
+    public func rows(_ request: AggregateRequest, records: [Record]) throws -> [[Value]] {
+        let plan = try plan(request)
+        if plan.isGrouped {
+            return RecordWindow.apply(try groupedRows(plan, records), offset: request.offset, limit: request.limit)
+        }
+        var ordered = records
+        try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&ordered)
+        return try project(plan, RecordWindow.apply(ordered, offset: request.offset, limit: request.limit))
+    }
+
+    /// The rows of an ungrouped request over records that are already ordered and windowed: one
+    /// row per record, in the given order. Throws for a grouped request.
+    ///
+    /// For callers that order and window records themselves, such as the core combining the
+    /// results of several stores.
+    public func projectedRows(_ request: AggregateRequest, orderedRecords records: [Record]) throws -> [[Value]] {
+        let plan = try plan(request)
+        guard !plan.isGrouped else {
+            throw StorageError.invalidRequest("a grouped request cannot be answered one row per record")
+        }
+        return try project(plan, records)
+    }
+
+    // MARK: Planning
+
+    private enum Column {
+        /// An attribute's value, per record (ungrouped).
+        case attribute(String)
+        /// The group's value of the order key at this index (grouped).
+        case groupKey(Int)
+        /// The number of destinations of a relationship, per record (ungrouped).
+        case relationshipCount(String)
+        /// An aggregate of an attribute over a group.
+        case aggregate(AggregateFunction, key: String, type: AttributeType)
+    }
+
+    private struct Plan {
+        var isGrouped: Bool
+        var columns: [Column]
+        /// Grouped only: the sort descriptors, then the other group keys ascending.
+        var orderKeys: [RecordSortDescriptor]
+    }
+
+    private func plan(_ request: AggregateRequest) throws -> Plan {
+        let entity = request.entity
+        guard let description = schema.entity(named: entity) else { throw StorageError.unknownEntity(entity) }
+        func attributeType(_ key: String) -> AttributeType? {
+            schema.attributeOrdinal(key, in: entity).map { description.attributes[$0].type }
+        }
+        func isRelationship(_ key: String) -> Bool {
+            schema.relationshipOrdinal(key, in: entity) != nil
+        }
+        for term in request.terms where attributeType(term.key) == nil && !isRelationship(term.key) {
+            throw StorageError.unknownKey(key: term.key, entity: entity)
+        }
+        for key in request.groupBy + request.sortDescriptors.map(\.key) where attributeType(key) == nil {
+            if isRelationship(key) {
+                throw StorageError.invalidRequest("'\(key)' is a relationship of '\(entity)'; only attributes can group or sort rows")
+            }
+            throw StorageError.unknownKey(key: key, entity: entity)
+        }
+        let isGrouped = !request.groupBy.isEmpty
+            || request.terms.contains { $0.function != .value && attributeType($0.key) != nil }
+
+        var orderKeys: [RecordSortDescriptor] = []
+        if isGrouped {
+            for sort in request.sortDescriptors where !orderKeys.contains(where: { $0.key == sort.key }) {
+                guard request.groupBy.contains(sort.key) else {
+                    throw StorageError.invalidRequest("a grouped request can only be sorted by its groupBy keys, and '\(sort.key)' is not one")
+                }
+                orderKeys.append(sort)
+            }
+            for key in request.groupBy where !orderKeys.contains(where: { $0.key == key }) {
+                orderKeys.append(RecordSortDescriptor(key: key, ascending: true))
+            }
+        }
+
+        let columns = try request.terms.map { term throws -> Column in
+            let key = term.key
+            guard let type = attributeType(key) else {
+                guard term.function == .count else {
+                    throw StorageError.invalidRequest("'\(key)' is a relationship of '\(entity)'; of a relationship only the count can be selected, not \(term.function.rawValue)")
+                }
+                guard !isGrouped else {
+                    throw StorageError.invalidRequest("count of the relationship '\(key)' is one number per record, so it cannot be combined with groupBy keys or aggregates of attributes")
+                }
+                return .relationshipCount(key)
+            }
+            switch term.function {
+            case .value:
+                guard isGrouped else { return .attribute(key) }
+                guard let index = orderKeys.firstIndex(where: { $0.key == key }) else {
+                    throw StorageError.invalidRequest("'\(key)' is selected without an aggregate in a grouped request, so it must be one of the groupBy keys")
+                }
+                return .groupKey(index)
+            case .sum, .average:
+                guard Self.isNumeric(type) else {
+                    throw StorageError.invalidRequest("cannot compute the \(term.function.rawValue) of '\(key)' of '\(entity)': it is a \(type.rawValue) attribute, not a number")
+                }
+                return .aggregate(term.function, key: key, type: type)
+            case .count, .minimum, .maximum:
+                return .aggregate(term.function, key: key, type: type)
+            }
+        }
+        return Plan(isGrouped: isGrouped, columns: columns, orderKeys: orderKeys)
+    }
+
+    private static func isNumeric(_ type: AttributeType) -> Bool {
+        switch type {
+        case .bool, .integer, .double, .decimal: return true
+        case .string, .bytes, .date, .uuid, .url: return false
+        }
+    }
+
+    // MARK: Rows
+
+    private func project(_ plan: Plan, _ records: [Record]) throws -> [[Value]] {
+        try records.map { record in
+            try plan.columns.map { column in
+                switch column {
+                case .attribute(let key):
+                    return try value(record, key)
+                case .relationshipCount(let key):
+                    guard let ordinal = schema.relationshipOrdinal(key, in: record.id.entity), ordinal < record.relationships.count else {
+                        throw StorageError.unknownKey(key: key, entity: record.id.entity)
+                    }
+                    return .int(Int64(record.relationships[ordinal].count))
+                case .groupKey, .aggregate:
+                    throw StorageError.invalidRequest("an ungrouped request has an aggregate column")
+                }
+            }
+        }
+    }
+
+    private func groupedRows(_ plan: Plan, _ records: [Record]) throws -> [[Value]] {
+        let orderKeys = plan.orderKeys
+        var entries = try records.map { record in (record: record, keys: try orderKeys.map { try value(record, $0.key) }) }
+        entries.sort { a, b in
+            for (i, key) in orderKeys.enumerated() {
+                let c = Value.storageOrder(a.keys[i], b.keys[i])
+                if c != 0 { return key.ascending ? c < 0 : c > 0 }
+            }
+            return a.record.id.key < b.record.id.key
+        }
+        var groups: [ArraySlice<(record: Record, keys: [Value])>] = []
+        if orderKeys.isEmpty {
+            groups = [entries[...]]
+        } else {
+            var start = 0
+            for i in entries.indices.dropFirst() where !Self.sameGroup(entries[i - 1].keys, entries[i].keys) {
+                groups.append(entries[start..<i])
+                start = i
+            }
+            if start < entries.count { groups.append(entries[start...]) }
+        }
+        return try groups.map { group in
+            try plan.columns.map { column in
+                switch column {
+                case .groupKey(let index):
+                    guard let first = group.first else { return .null }
+                    return first.keys[index]
+                case .aggregate(let function, let key, let type):
+                    return try aggregate(function, key, type, group.map { try value($0.record, key) })
+                case .attribute, .relationshipCount:
+                    throw StorageError.invalidRequest("a grouped request has a per-record column")
+                }
+            }
+        }
+    }
+
+    private static func sameGroup(_ a: [Value], _ b: [Value]) -> Bool {
+        zip(a, b).allSatisfy { Value.storageOrder($0, $1) == 0 }
+    }
+
+    private func value(_ record: Record, _ key: String) throws -> Value {
+        guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity), ordinal < record.attributes.count else {
+            throw StorageError.unknownKey(key: key, entity: record.id.entity)
+        }
+        return record.attributes[ordinal]
+    }
+
+    // MARK: Aggregates
+
+    private func aggregate(_ function: AggregateFunction, _ key: String, _ type: AttributeType, _ values: [Value]) throws -> Value {
+        let present = values.filter { !$0.isNull }
+        switch function {
+        case .count:
+            return .int(Int64(present.count))
+        case .minimum, .maximum:
+            var best: Value?
+            for value in present {
+                if case .double(let d) = value, d.isNaN { continue }
+                guard let current = best else { best = value; continue }
+                let c = Value.storageOrder(value, current)
+                if function == .minimum ? c < 0 : c > 0 { best = value }
+            }
+            return best ?? .null
+        case .sum:
+            guard !present.isEmpty else { return .null }
+            switch type {
+            case .double: return .double(Self.doubleSum(present))
+            case .decimal: return .decimal(Self.decimalSum(present))
+            default:
+                guard let total = Self.integerSum(present) else {
+                    throw StorageError.invalidRequest("sum overflows: the sum of '\(key)' does not fit in a 64-bit integer")
+                }
+                return .int(total)
+            }
+        case .average:
+            guard !present.isEmpty else { return .null }
+            let count = present.count
+            switch type {
+            case .double:
+                return .double(Self.doubleSum(present) / Double(count))
+            case .decimal:
+                return .decimal(Self.decimalSum(present) / Decimal(count))
+            default:
+                if let total = Self.integerSum(present) { return .double(Double(total) / Double(count)) }
+                return .double(NumericValue.decimal(Self.decimalSum(present) / Decimal(count)).doubleValue)
+            }
+        case .value:
+            throw StorageError.invalidRequest("'\(key)' is not an aggregate")
+        }
+    }
+
+    /// The exact sum of integer (or boolean) values; `nil` when it leaves the 64-bit range.
+    private static func integerSum(_ values: [Value]) -> Int64? {
+        var total: Int64 = 0
+        for value in values {
+            guard case .int(let i)? = value.numericValue else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(i)
+            if overflow { return nil }
+            total = sum
+        }
+        return total
+    }
+
+    private static func doubleSum(_ values: [Value]) -> Double {
+        values.reduce(0.0) { $0 + ($1.numericValue?.doubleValue ?? 0) }
+    }
+
+    private static func decimalSum(_ values: [Value]) -> Decimal {
+        values.reduce(Decimal(0)) { total, value in
+            switch value.numericValue {
+            case .int(let i)?: return total + Decimal(i)
+            case .decimal(let d)?: return total + d
+            case .double(let d)?: return total + Decimal(d)
+            case nil: return total
+            }
+        }
+    }
+}
