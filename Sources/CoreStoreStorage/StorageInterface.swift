@@ -90,6 +90,12 @@ extension StorageReader {
     /// by the backend as far as it can, completed by the core's evaluator), then runs
     /// ``AggregateEvaluator``. A backend overrides this only to compute aggregates natively.
     public func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
+        try aggregateByFetching(request, schema: schema)
+    }
+
+    /// The default answer to ``aggregate(_:schema:)``, for backends that push down only some
+    /// requests and fall back to this for the others.
+    public func aggregateByFetching(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: schema)
         try evaluator.validate(request)
         let fetchRequest = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)

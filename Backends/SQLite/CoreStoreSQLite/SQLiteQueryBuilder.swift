@@ -60,6 +60,14 @@ struct SQLiteQueryBuilder {
         return sql
     }
 
+    /// The conditions (`WHERE …`, or an empty string) selecting the rows of a request's entity.
+    mutating func whereClause(entity: SQLiteSchemaMapping.EntityMapping, predicate: RecordPredicate?, includesSubentities: Bool) throws -> String {
+        var conditions: [String] = []
+        if let filter = mapping.kindFilter(entity, alias: "t0", includesSubentities: includesSubentities) { conditions.append(filter) }
+        if let predicate { conditions.append(try condition(predicate, entity: entity.name, alias: "t0")) }
+        return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+
     /// The ORDER BY terms of one sort key: `nil` first when ascending, and for doubles NaN
     /// (stored as text) before every number.
     static func orderTerms(_ column: String, type: AttributeType, ascending: Bool) -> [String] {
@@ -276,7 +284,7 @@ struct SQLiteQueryBuilder {
     }
 
     /// The number of destinations of `relationship` on the row `owner` (0 for a missing owner).
-    private mutating func countExpression(_ relationship: SQLiteSchemaMapping.RelationshipMapping, owner: String) -> String {
+    mutating func countExpression(_ relationship: SQLiteSchemaMapping.RelationshipMapping, owner: String) -> String {
         let x = newAlias()
         switch relationship.storage {
         case .foreignKey(let column):

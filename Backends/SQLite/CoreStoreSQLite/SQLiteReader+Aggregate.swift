@@ -1,0 +1,158 @@
+import Foundation
+import CoreStoreStorage
+
+/// Aggregates in SQL where SQLite's answer is exactly the reference one (`AggregateEvaluator`):
+///
+/// - ungrouped requests (attribute values and relationship counts per record), always;
+/// - grouped requests whose group keys are booleans, integers, strings, URLs, bytes, UUIDs or
+///   dates, with `count` of any attribute, `minimum`/`maximum` of those same types, and
+///   `sum`/`average` of booleans and integers.
+///
+/// Everything else — double and decimal group keys or sums (whose rounding and `-0.0`/NaN rules
+/// SQL does not share), integer columns holding values above `Int64.max`, integer sums that
+/// overflow — is answered by fetching the records and running the reference evaluator.
+extension SQLiteReader {
+    func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
+        let evaluator = AggregateEvaluator(schema: schema)
+        try evaluator.validate(request)
+        if let rows = try nativeAggregate(request, grouped: evaluator.isGrouped(request)) { return rows }
+        return try aggregateByFetching(request, schema: schema)
+    }
+
+    /// What one output column reads, and how to decode it.
+    private enum Column {
+        case value(AttributeType)
+        case integer
+        /// `average` of integers: a sum and a count, divided in Swift.
+        case average
+    }
+
+    private func nativeAggregate(_ request: AggregateRequest, grouped: Bool) throws -> [[Value]]? {
+        let entity = try mapping.entity(request.entity)
+        var builder = SQLiteQueryBuilder(mapping: mapping)
+        func attribute(_ key: String) throws -> (column: String, type: AttributeType) {
+            guard let ordinal = mapping.schema.attributeOrdinal(key, in: entity.name) else {
+                throw StorageError.unknownKey(key: key, entity: entity.name)
+            }
+            return ("t0.\(entity.attributeColumns[ordinal].sqlIdentifier)", entity.attributeTypes[ordinal])
+        }
+
+        if !grouped {
+            var expressions: [String] = []
+            var columns: [Column] = []
+            for term in request.terms {
+                if term.function == .count, let ordinal = mapping.schema.relationshipOrdinal(term.key, in: entity.name) {
+                    expressions.append(builder.countExpression(entity.relationships[ordinal], owner: "t0"))
+                    columns.append(.integer)
+                } else {
+                    let (column, type) = try attribute(term.key)
+                    expressions.append(column)
+                    columns.append(.value(type))
+                }
+            }
+            let fetch = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                                     sortDescriptors: request.sortDescriptors, limit: request.limit, offset: request.offset)
+            let sql = try builder.select(expressions.joined(separator: ", "), fetch)
+            return try rows(sql, builder, columns)
+        }
+
+        let exactTypes: Set<AttributeType> = [.bool, .integer, .string, .url, .bytes, .uuid, .date]
+        var groupColumns: [String] = []
+        for key in request.groupBy {
+            let (column, type) = try attribute(key)
+            guard exactTypes.contains(type) else { return nil }
+            groupColumns.append(column)
+        }
+        var expressions: [String] = []
+        var columns: [Column] = []
+        var integerChecks: [String] = []
+        for term in request.terms {
+            let (column, type) = try attribute(term.key)
+            switch term.function {
+            case .value:
+                expressions.append(column)
+                columns.append(.value(type))
+            case .count:
+                expressions.append("count(\(column))")
+                columns.append(.integer)
+            case .minimum, .maximum:
+                guard exactTypes.contains(type) else { return nil }
+                expressions.append("\(term.function == .minimum ? "min" : "max")(\(column))")
+                columns.append(.value(type))
+            case .sum, .average:
+                guard type == .integer || type == .bool else { return nil }
+                integerChecks.append("max(typeof(\(column)) = 'text')")
+                if term.function == .sum {
+                    expressions.append("sum(\(column))")
+                    columns.append(.integer)
+                } else {
+                    expressions.append("sum(\(column)), count(\(column))")
+                    columns.append(.average)
+                }
+            }
+        }
+        var sql = "SELECT \((expressions + integerChecks).joined(separator: ", ")) FROM \(entity.table.sqlIdentifier) t0"
+        sql += try builder.whereClause(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities)
+        if !groupColumns.isEmpty {
+            sql += " GROUP BY " + groupColumns.joined(separator: ", ")
+            var order: [String] = []
+            var ordered = Set<String>()
+            for descriptor in request.sortDescriptors {
+                let (column, type) = try attribute(descriptor.key)
+                order += SQLiteQueryBuilder.orderTerms(column, type: type, ascending: descriptor.ascending)
+                ordered.insert(descriptor.key)
+            }
+            for key in request.groupBy where !ordered.contains(key) {
+                order.append("\(try attribute(key).column) ASC")
+            }
+            sql += " ORDER BY " + order.joined(separator: ", ")
+        }
+        if request.limit != nil || request.offset > 0 {
+            sql += " LIMIT \(builder.bind(.integer(Int64(request.limit ?? -1)))) OFFSET \(builder.bind(.integer(Int64(max(request.offset, 0)))))"
+        }
+        do {
+            return try rows(sql, builder, columns, integerChecks: integerChecks.count)
+        } catch NativeAggregateFallback.needed {
+            return nil
+        } catch let error as StorageError {
+            // SQLite's sum() stops on overflow; the evaluator reports it (or averages exactly).
+            if case .engine(_, let message) = error, message.contains("integer overflow") { return nil }
+            throw error
+        }
+    }
+
+    private enum NativeAggregateFallback: Error { case needed }
+
+    private func rows(_ sql: String, _ builder: SQLiteQueryBuilder, _ columns: [Column], integerChecks: Int = 0) throws -> [[Value]] {
+        var result: [[Value]] = []
+        var fallback = false
+        try run(sql, builder) { statement in
+            var row: [Value] = []
+            row.reserveCapacity(columns.count)
+            var index: Int32 = 0
+            for column in columns {
+                switch column {
+                case .value(let type):
+                    row.append(try SQLiteValueCodec.decode(statement.column(index), as: type))
+                    index += 1
+                case .integer:
+                    row.append(try SQLiteValueCodec.decode(statement.column(index), as: .integer))
+                    index += 1
+                case .average:
+                    if case .integer(let sum) = statement.column(index), case .integer(let count) = statement.column(index + 1), count > 0 {
+                        row.append(.double(Double(sum) / Double(count)))
+                    } else {
+                        row.append(.null)
+                    }
+                    index += 2
+                }
+            }
+            for check in 0..<integerChecks where statement.column(index + Int32(check)) == .integer(1) {
+                fallback = true
+            }
+            result.append(row)
+        }
+        if fallback { throw NativeAggregateFallback.needed }
+        return result
+    }
+}
