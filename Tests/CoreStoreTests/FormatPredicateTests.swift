@@ -240,6 +240,20 @@ struct FormatPredicateTests {
         #expect(try people("NOT pets CONTAINS %@ AND pets != nil", [rex]) == ["Bob", "Cid"])
     }
 
+    @Test func objectArgumentsWorkForUncommittedObjectsInsideATransaction() throws {
+        let matched = try stack.perform(synchronous: { transaction -> [String] in
+            let zoe = transaction.create(Into<Person>())
+            zoe.name = "Zoe"
+            let pup = transaction.create(Into<Dog>())
+            pup.name = "Pup"
+            pup.master = zoe
+            let byMaster = try transaction.fetchAll(From<Dog>(), Where<Dog>("master == %@", zoe)).map(\.name)
+            let byPet = try transaction.fetchAll(From<Person>().where(format: "pets CONTAINS %@ OR name == %@", pup, "Ann")).map(\.name)
+            return byMaster + byPet.sorted()
+        })
+        #expect(matched == ["Pup", "Ann", "Zoe"])
+    }
+
     @Test func readingsShowEveryStoredKind() throws {
         #expect(try readings("flag == true") == ["one", "three"])
         #expect(try readings("flag == YES") == ["one", "three"])
