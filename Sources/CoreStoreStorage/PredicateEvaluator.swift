@@ -17,7 +17,8 @@ import Foundation
 ///   comparison's ``Quantifier`` (`ANY` by default): a to-many hop fans out to every destination,
 ///   a to-one hop without destination yields one `nil` leaf.
 /// - A relationship compares with objects: `==` is true when the destinations contain the
-///   object, `IN` when they contain any of the objects, `== nil` when there are none.
+///   object, `IN` when they contain any of the objects (never for an empty list, whichever
+///   operand it is written as), `== nil` when there are none.
 public struct PredicateEvaluator: Sendable {
     /// Looks up a record by identifier, for key paths through relationships.
     public typealias Resolver = @Sendable (RecordID) throws -> Record?
@@ -147,6 +148,7 @@ public struct PredicateEvaluator: Sendable {
         case (.equal, .records(let ids)): return ids.count == 1 && destinations.contains(ids[0])
         case (.notEqual, .records(let ids)): return !(ids.count == 1 && destinations.contains(ids[0]))
         case (.in, .records(let ids)): return destinations.contains { ids.contains($0) }
+        case (.in, .list(let values)) where values.isEmpty: return false
         default:
             throw StorageError.invalidRequest("relationship '\(c.keyPath.joined(separator: "."))' can only be compared with objects or nil using ==, != or IN")
         }

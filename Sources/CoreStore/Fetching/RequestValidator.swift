@@ -38,12 +38,31 @@ struct RequestValidator {
                 if let function = comparison.function {
                     throw .invalidPredicate(message: "'\(path).\(function.rawValue)' needs a relationship, but '\(key)' is an attribute of '\(current)'")
                 }
+                if case .records = comparison.operand {
+                    throw .invalidPredicate(message: "'\(path)' ends at the attribute '\(key)' of '\(current)', so it cannot be compared with objects; compare it with a value")
+                }
                 return
             }
             guard let ordinal = schema.relationshipOrdinal(key, in: current), let description = schema.entity(named: current) else {
                 throw .invalidPredicate(message: "'\(current)' has no attribute or relationship named '\(key)' (in key path '\(path)')")
             }
+            if isLast, comparison.function == nil, !Self.comparesWithObjects(comparison) {
+                throw .invalidPredicate(message: "'\(path)' ends at the relationship '\(key)' of '\(current)', so it can only be compared with objects, ObjectIDs or nil using ==, != or IN (use '\(path).@count' to compare its size)")
+            }
             current = description.relationships[ordinal].destinationEntity
+        }
+    }
+
+    /// Whether a comparison that ends at a relationship has a form the evaluator accepts:
+    /// `==`/`!=` with objects or nil, `IN` with objects (or an empty list).
+    private static func comparesWithObjects(_ comparison: Comparison) -> Bool {
+        switch (comparison.op, comparison.operand) {
+        case (.equal, .records), (.notEqual, .records), (.in, .records), (.equal, .value(.null)), (.notEqual, .value(.null)):
+            return true
+        case (.in, .list(let values)):
+            return values.isEmpty
+        default:
+            return false
         }
     }
 }
