@@ -65,7 +65,7 @@ func makeFormatFixtureStack() throws -> DataStack {
         ],
         versionLock: nil
     ))
-    try stack.addStorageAndWait(InMemoryStore())
+    try stack.addStorageAndWait(makeTestStore())
     try stack.perform(synchronous: { transaction in
         for entry in formatFixturePeople {
             let person = transaction.create(Into<Person>())

@@ -23,7 +23,7 @@ enum Samples {
     /// A stack with two samples: "s1" with every field set, "s2" with only label and count.
     static func makeStack() throws -> DataStack {
         let stack = DataStack(CoreStoreSchema(modelVersion: "Q1", entities: [Entity<Sample>("Sample")], versionLock: nil))
-        try stack.addStorageAndWait(InMemoryStore())
+        try stack.addStorageAndWait(makeTestStore())
         try stack.perform(synchronous: { transaction in
             let full = transaction.create(Into<Sample>())
             full.label = "s1"

@@ -48,11 +48,14 @@ func makeSchema(versionLock: VersionLock? = nil) -> CoreStoreSchema {
 
 func makeStack() throws -> DataStack {
     let stack = DataStack(makeSchema())
+    try stack.addStorageAndWait(makeTestStore())
+    return stack
+}
+
+func makeTestStore() -> any StorageInterface {
     if ProcessInfo.processInfo.environment["CORESTORE_TEST_STORE"] == "sqlite" {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-tests-\(UUID().uuidString).sqlite")
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
-    } else {
-        try stack.addStorageAndWait(InMemoryStore())
+        return SQLiteStore(fileURL: url)
     }
-    return stack
+    return InMemoryStore()
 }

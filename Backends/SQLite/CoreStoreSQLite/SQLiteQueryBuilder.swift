@@ -311,6 +311,8 @@ struct SQLiteQueryBuilder {
             case (.notEqual, .records(let ids)): return ids.count == 1 ? "(\(key) IS NOT \(bind(.integer(ids[0].key))))" : "1"
             case (.in, .records(let ids)):
                 return ids.isEmpty ? "0" : "coalesce(\(key) IN (\(ids.map { bind(.integer($0.key)) }.joined(separator: ", "))), 0)"
+            case (.in, .list(let values)) where values.isEmpty:
+                return "0"
             default:
                 throw Self.relationshipOperatorError(c)
             }
@@ -330,6 +332,8 @@ struct SQLiteQueryBuilder {
             return ids.count == 1 ? "(NOT EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key)))))" : "1"
         case (.in, .records(let ids)):
             return ids.isEmpty ? "0" : "EXISTS (\(exists) AND \(destinationKey) IN (\(ids.map { bind(.integer($0.key)) }.joined(separator: ", "))))"
+        case (.in, .list(let values)) where values.isEmpty:
+            return "0"
         default:
             throw Self.relationshipOperatorError(c)
         }
