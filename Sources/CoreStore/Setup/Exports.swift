@@ -17,3 +17,8 @@ public typealias Quantifier = CoreStoreStorage.Quantifier
 public typealias LocalStorageOptions = CoreStoreStorage.LocalStorageOptions
 /// The protocol of stores kept in local files, available with `import CoreStore` alone.
 public typealias LocalStorage = CoreStoreStorage.LocalStorage
+/// The failures storage engines report (inside `CoreStoreError.storageFailure`), available with
+/// `import CoreStore` alone.
+public typealias StorageError = CoreStoreStorage.StorageError
+/// A stored value, available with `import CoreStore` alone.
+public typealias Value = CoreStoreStorage.Value
