@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "CoreStoreStorage", targets: ["CoreStoreStorage"]),
         .library(name: "CoreStoreInMemory", targets: ["CoreStoreInMemory"]),
         .library(name: "CoreStoreSQLite", targets: ["CoreStoreSQLite"]),
+        .library(name: "CoreStoreKeyValue", targets: ["CoreStoreKeyValue"]),
         .executable(name: "corestore", targets: ["corestore"]),
     ],
     dependencies: [
@@ -27,6 +28,12 @@ let package = Package(
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             path: "Backends/InMemory"
+        ),
+        // The ordered key-value tier: one record engine over any sorted byte map.
+        .target(
+            name: "CoreStoreKeyValue",
+            dependencies: ["CoreStoreStorage"],
+            path: "Sources/CoreStoreKeyValue"
         ),
         // SQLite from the system (libsqlite3-dev).
         .systemLibrary(

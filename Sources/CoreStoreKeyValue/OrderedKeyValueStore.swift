@@ -1,0 +1,71 @@
+import CoreStoreStorage
+
+/// A sorted map of byte strings: the whole contract a key-value engine (LMDB, LevelDB, RocksDB,
+/// FoundationDB, …) implements to become a complete CoreStore store through
+/// ``KeyValueStorage``.
+///
+/// Keys compare as unsigned bytes, lexicographically (`memcmp`, shorter first on a tie), which is
+/// the default order of every engine named above. ``KeyValueStorage`` lays records and indexes
+/// out in that order; the engine knows nothing about records.
+///
+/// ## Implementation requirements
+/// 1. **Opening.** ``open()`` creates the store when it does not exist and opens it otherwise. A
+///    file or directory that is not this engine's store, or is damaged, throws
+///    ``StorageError/incompatibleStore(path:reason:)`` and is left as it was. A store locked by
+///    another process or open handle throws a ``StorageError`` that says so.
+/// 2. **Snapshots.** Everything inside one ``read(_:)`` sees the same committed state, whatever
+///    commits meanwhile, and reads may run on any thread, concurrently with each other and with
+///    a write.
+/// 3. **Atomic writes.** ``write(_:)`` applies every `put` and `delete` of its body at once, or —
+///    when the body or the engine throws — none of them. Inside the body, reads see the body's
+///    own writes. Only one write runs at a time (``KeyValueStorage`` never overlaps them).
+/// 4. **Durability.** When the engine promises durable commits, a returned ``write(_:)`` survives
+///    a crash.
+/// 5. **Errors.** Every failure is a thrown ``StorageError`` (`.engine` with the engine's own
+///    message and code, `.incompatibleStore`, `.notOpen` after ``close()``); never a crash.
+///
+/// The `CoreStoreConformance` suite, run on a ``KeyValueStorage`` over the engine, is the
+/// executable form of these requirements.
+public protocol OrderedKeyValueStore: AnyObject, Sendable {
+    /// A short name for logs and errors, such as the engine and its path.
+    var storeDescription: String { get }
+
+    /// Whether a returned write survives a crash of the process or the machine.
+    var isDurable: Bool { get }
+
+    /// Opens (creating if needed) the store.
+    func open() throws
+
+    /// Runs `body` on one consistent snapshot of the committed data.
+    func read<T>(_ body: (any KeyValueReader) throws -> T) throws -> T
+
+    /// Runs `body` in one atomic write; nothing is applied when it throws.
+    func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T
+
+    /// Releases the store; later calls throw ``StorageError/notOpen(store:)``.
+    func close()
+
+    /// Closes the store and deletes its files, so that the next ``open()`` creates it afresh.
+    func destroy() throws
+}
+
+/// Read access to one snapshot, valid only inside ``OrderedKeyValueStore/read(_:)`` or
+/// ``OrderedKeyValueStore/write(_:)``.
+public protocol KeyValueReader {
+    /// The value stored under `key`, or `nil`.
+    func get(_ key: [UInt8]) throws -> [UInt8]?
+
+    /// Visits every pair with `lowerBound <= key < upperBound` in ascending key order (descending
+    /// when `reverse`), until `visit` returns `false`. An empty `upperBound` means no upper
+    /// bound.
+    func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws
+}
+
+/// Write access inside ``OrderedKeyValueStore/write(_:)``; reads see the writes made so far.
+public protocol KeyValueWriter: KeyValueReader {
+    /// Stores `value` under `key`, replacing any previous value.
+    func put(_ key: [UInt8], _ value: [UInt8]) throws
+
+    /// Removes `key`; removing a missing key does nothing.
+    func delete(_ key: [UInt8]) throws
+}
