@@ -19,15 +19,11 @@ struct InMemoryState: Sendable {
         var constraints: [String: [UniqueConstraint]] = [:]
         for entity in schema.entities {
             // A constraint declared on an entity covers it and every descendant.
-            var current: String? = entity.name
-            while let name = current, let owner = schema.entity(named: name) {
-                for attributes in owner.uniqueConstraints {
-                    let ordinals = attributes.compactMap { schema.attributeOrdinal($0, in: entity.name) }
-                    constraints[entity.name, default: []].append(
-                        UniqueConstraint(id: "\(owner.name)|\(attributes.joined(separator: ","))", entity: owner.name, attributes: attributes, ordinals: ordinals)
-                    )
-                }
-                current = owner.parentName
+            for (owner, attributes) in schema.uniqueConstraints(applyingTo: entity.name) {
+                let ordinals = attributes.compactMap { schema.attributeOrdinal($0, in: entity.name) }
+                constraints[entity.name, default: []].append(
+                    UniqueConstraint(id: "\(owner)|\(attributes.joined(separator: ","))", entity: owner, attributes: attributes, ordinals: ordinals)
+                )
             }
         }
         self.constraints = constraints

@@ -213,6 +213,19 @@ public struct StoreSchema: Sendable, Hashable {
         return false
     }
 
+    /// The unique constraints a record of the concrete `entity` must keep: those declared on the
+    /// entity and on each of its ancestors, each with the entity that declared it (the scope of
+    /// the constraint is that entity and all its descendants).
+    public func uniqueConstraints(applyingTo entity: String) -> [(owner: String, attributes: [String])] {
+        var result: [(owner: String, attributes: [String])] = []
+        var current: String? = entity
+        while let name = current, let description = self.entity(named: name) {
+            for attributes in description.uniqueConstraints { result.append((name, attributes)) }
+            current = description.parentName
+        }
+        return result
+    }
+
     /// The topmost ancestor of `entity` (the entity itself when it has no parent).
     public func rootEntity(of entity: String) -> String {
         var name = entity

@@ -20,7 +20,7 @@ struct SQLiteReader: StorageReader {
             guard let description = mapping.tables[table] else { continue }
             let columns = SQLiteRecordLoader.columns(of: description, alias: "t0")
             var rows: [SQLiteRecordLoader.Row] = []
-            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+            for chunk in keys.chunked(500) {
                 let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
                 try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE t0.\"_key\" IN (\(placeholders))")
                     .query(chunk.map { .integer($0) }) { rows.append(SQLiteRecordLoader.row($0, columnCount: description.columns.count)) }

@@ -92,7 +92,7 @@ struct SQLiteRecordLoader {
         for group in groups.values {
             let relationship = group.relationship
             let keys = Array(group.slots.keys)
-            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+            for chunk in keys.chunked(500) {
                 let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
                 let sql: String
                 switch relationship.storage {
@@ -117,7 +117,7 @@ struct SQLiteRecordLoader {
 
     /// The concrete entity of each key of `table`.
     func lookUpEntities(_ keys: [Int64], table: String, into entities: inout [Int64: String]) throws {
-        for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+        for chunk in keys.chunked(500) {
             let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
             try connection.statement("SELECT \"_key\", \"_entity\" FROM \(table.sqlIdentifier) WHERE \"_key\" IN (\(placeholders))")
                 .query(chunk.map { .integer($0) }) { row in

@@ -120,23 +120,12 @@ struct SQLiteWriter {
 
     // MARK: Uniqueness
 
-    /// The unique constraints that apply to a concrete entity: its own and its ancestors'.
-    private func uniqueConstraints(of entityName: String) -> [(owner: String, attributes: [String])] {
-        var result: [(String, [String])] = []
-        var current: String? = entityName
-        while let name = current, let entity = mapping.schema.entity(named: name) {
-            for attributes in entity.uniqueConstraints { result.append((name, attributes)) }
-            current = entity.parentName
-        }
-        return result
-    }
-
     /// Clears the constrained columns of updated rows first, so that values can move between
     /// records of one commit (a swap) without a false violation.
     private func releaseUniqueValues(of updates: [RecordUpdate]) throws {
         for update in updates {
             let entity = try mapping.entity(update.record.id.entity)
-            let constrained = Set(uniqueConstraints(of: entity.name).flatMap(\.attributes)).intersection(update.changedKeys)
+            let constrained = Set(mapping.schema.uniqueConstraints(applyingTo: entity.name).flatMap(\.attributes)).intersection(update.changedKeys)
             guard !constrained.isEmpty else { continue }
             let columns = constrained.sorted().compactMap { mapping.schema.attributeOrdinal($0, in: entity.name).map { entity.attributeColumns[$0] } }
             let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(columns.map { "\($0.sqlIdentifier) = NULL" }.joined(separator: ", ")) WHERE \"_key\" = ?1"
@@ -156,7 +145,7 @@ struct SQLiteWriter {
             return .invalidRequest("record \(record.id) is inserted twice")
         }
         guard code == SQLiteWriter.constraintUnique else { return error }
-        for (owner, attributes) in uniqueConstraints(of: entity.name) {
+        for (owner, attributes) in mapping.schema.uniqueConstraints(applyingTo: entity.name) {
             let ordinals = attributes.compactMap { mapping.schema.attributeOrdinal($0, in: entity.name) }
             let values = ordinals.map { record.attributes[$0] }
             guard ordinals.count == attributes.count, !values.contains(.null), let ownerMapping = mapping.entities[owner] else { continue }
