@@ -16,7 +16,8 @@ public struct FetchContext {
 }
 
 extension FetchableSource {
-    private func context() throws(CoreStoreError) -> ObjectContext {
+    /// The context behind this source, with any failure as a `CoreStoreError`.
+    func context() throws(CoreStoreError) -> ObjectContext {
         do {
             return try cs_fetchContext().context
         } catch {

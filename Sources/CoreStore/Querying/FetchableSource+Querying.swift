@@ -12,14 +12,6 @@ import CoreStoreStorage
 /// Unlike Core Data, a query inside a transaction sees its pending changes (unless a
 /// ``Tweak`` sets `includesPendingChanges` to `false`), exactly as a fetch does.
 extension FetchableSource {
-    private func queryContext() throws(CoreStoreError) -> ObjectContext {
-        do {
-            return try cs_fetchContext().context
-        } catch {
-            throw CoreStoreError.wrap(error)
-        }
-    }
-
     // MARK: queryValue
 
     /// The first column of the first row, or `nil` when there is no row or the value is `nil`.
@@ -40,7 +32,7 @@ extension FetchableSource {
     private func firstValue<T: QueryableAttributeType>(_ specification: QuerySpecification, as type: T.Type) throws(CoreStoreError) -> T? {
         var spec = specification
         spec.fetch.tweaks.fetchLimit = 1
-        return try queryContext().queryRows(spec).first?.first?.converted(to: T.self)
+        return try context().queryRows(spec).first?.first?.converted(to: T.self)
     }
 
     // MARK: queryAttributes
@@ -61,7 +53,7 @@ extension FetchableSource {
     }
 
     private func dictionaries(_ spec: QuerySpecification) throws(CoreStoreError) -> [[String: Any]] {
-        try queryContext().queryRows(spec).map { row in
+        try context().queryRows(spec).map { row in
             var dictionary: [String: Any] = [:]
             for (term, cell) in zip(spec.terms, row) {
                 if let value = cell.naturalValue { dictionary[term.alias] = value }
