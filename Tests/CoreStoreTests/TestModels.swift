@@ -59,3 +59,10 @@ func makeTestStore() -> any StorageInterface {
     }
     return InMemoryStore()
 }
+
+/// A stack with the test model on a new, empty store of the given kind.
+func makeStack(_ kind: StoreKind) throws -> DataStack {
+    let stack = DataStack(makeSchema())
+    try stack.addStorageAndWait(kind.makeStore())
+    return stack
+}
