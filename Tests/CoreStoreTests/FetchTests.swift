@@ -4,22 +4,27 @@ import Testing
 
 @Suite("Fetching")
 struct FetchTests {
-    let stack: DataStack
+    /// Ann 31, Bob 25 (nicknamed "Bobby"), Cid 40, Dee 25 and Eve 19, on a store of the given kind.
+    struct Fixture {
+        let stack: DataStack
 
-    init() throws {
-        stack = try makeStack()
-        try insertPeople(stack, [("Ann", 31), ("Bob", 25), ("Cid", 40), ("Dee", 25), ("Eve", 19)])
-        try stack.perform(synchronous: { transaction in
-            let nicknamed = try #require(try transaction.fetchOne(From<Person>().where(\.$name == "Bob")))
-            nicknamed.nickname = "Bobby"
-        })
+        init(_ kind: StoreKind) throws {
+            stack = try makeStack(kind)
+            try insertPeople(stack, [("Ann", 31), ("Bob", 25), ("Cid", 40), ("Dee", 25), ("Eve", 19)])
+            try stack.perform(synchronous: { transaction in
+                let nicknamed = try #require(try transaction.fetchOne(From<Person>().where(\.$name == "Bob")))
+                nicknamed.nickname = "Bobby"
+            })
+        }
+
+        func names(_ chain: FetchChainBuilder<Person>) throws -> [String] {
+            try stack.fetchAll(chain.orderBy(.ascending(\.$name))).map(\.name)
+        }
     }
 
-    func names(_ chain: FetchChainBuilder<Person>) throws -> [String] {
-        try stack.fetchAll(chain.orderBy(.ascending(\.$name))).map(\.name)
-    }
-
-    @Test func comparisonOperators() throws {
+    @Test(arguments: StoreKind.allCases)
+    func comparisonOperators(_ kind: StoreKind) throws {
+        let names = try Fixture(kind).names
         #expect(try names(From<Person>().where(\.$age == 25)) == ["Bob", "Dee"])
         #expect(try names(From<Person>().where(\.$age != 25)) == ["Ann", "Cid", "Eve"])
         #expect(try names(From<Person>().where(\.$age < 25)) == ["Eve"])
@@ -29,19 +34,25 @@ struct FetchTests {
         #expect(try names(From<Person>().where(\.$name > "Cid")) == ["Dee", "Eve"])
     }
 
-    @Test func inOperatorInBothSpellings() throws {
+    @Test(arguments: StoreKind.allCases)
+    func inOperatorInBothSpellings(_ kind: StoreKind) throws {
+        let names = try Fixture(kind).names
         #expect(try names(From<Person>().where(\.$age ~= [19, 40])) == ["Cid", "Eve"])
         #expect(try names(From<Person>().where(["Ann", "Zed"] ~= \.$name)) == ["Ann"])
         #expect(try names(From<Person>().where(\.$age ~= [Int]())) == [])
     }
 
-    @Test func nilComparisons() throws {
+    @Test(arguments: StoreKind.allCases)
+    func nilComparisons(_ kind: StoreKind) throws {
+        let names = try Fixture(kind).names
         #expect(try names(From<Person>().where(\.$nickname == nil)) == ["Ann", "Cid", "Dee", "Eve"])
         #expect(try names(From<Person>().where(\.$nickname != nil)) == ["Bob"])
         #expect(try names(From<Person>().where(\.$nickname > "A")) == ["Bob"], "ordering never matches nil")
     }
 
-    @Test func logicalOperators() throws {
+    @Test(arguments: StoreKind.allCases)
+    func logicalOperators(_ kind: StoreKind) throws {
+        let names = try Fixture(kind).names
         #expect(try names(From<Person>().where(\.$age > 20 && \.$age < 35)) == ["Ann", "Bob", "Dee"])
         #expect(try names(From<Person>().where(\.$age < 20 || \.$name == "Cid")) == ["Cid", "Eve"])
         #expect(try names(From<Person>().where(!(\.$age == 25))) == ["Ann", "Cid", "Eve"])
@@ -50,7 +61,9 @@ struct FetchTests {
         #expect(try names(From<Person>().where(\.$age == 25).where(\.$name == "Dee")) == ["Dee"], "chained filters combine by AND")
     }
 
-    @Test func sortingBySeveralKeysAndCombinedOrderBy() throws {
+    @Test(arguments: StoreKind.allCases)
+    func sortingBySeveralKeysAndCombinedOrderBy(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let byAgeThenName = try stack.fetchAll(From<Person>().orderBy(.descending(\.$age), .ascending(\.$name))).map(\.name)
         #expect(byAgeThenName == ["Cid", "Ann", "Bob", "Dee", "Eve"])
         var order = OrderBy<Person>(.ascending(\.$age))
@@ -62,7 +75,9 @@ struct FetchTests {
         #expect(nilFirst == ["Ann", "Cid", "Dee", "Eve", "Bob"])
     }
 
-    @Test func limitAndOffset() throws {
+    @Test(arguments: StoreKind.allCases)
+    func limitAndOffset(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let page = try stack.fetchAll(From<Person>().orderBy(.ascending(\.$name)).tweak { $0.fetchLimit = 2; $0.fetchOffset = 1 })
         #expect(page.map(\.name) == ["Bob", "Cid"])
         let beyond = try stack.fetchAll(From<Person>().tweak { $0.fetchOffset = 10 })
@@ -70,7 +85,9 @@ struct FetchTests {
         #expect(try stack.fetchCount(From<Person>().tweak { $0.fetchLimit = 3 }) == 3)
     }
 
-    @Test func fetchOneCountAndObjectIDs() throws {
+    @Test(arguments: StoreKind.allCases)
+    func fetchOneCountAndObjectIDs(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let first = try stack.fetchOne(From<Person>().orderBy(.descending(\.$age)))
         #expect(first?.name == "Cid")
         #expect(try stack.fetchOne(From<Person>().where(\.$age > 100)) == nil)
@@ -84,7 +101,9 @@ struct FetchTests {
         #expect(try stack.fetchObjectID(From<Person>().where(\.$name == "Nobody")) == nil)
     }
 
-    @Test func variadicClauseForm() throws {
+    @Test(arguments: StoreKind.allCases)
+    func variadicClauseForm(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let people = try stack.fetchAll(From<Person>(), \Person.$age == 25, OrderBy<Person>(.descending(\.$name)), Tweak { $0.fetchLimit = 1 })
         #expect(people.map(\.name) == ["Dee"])
         #expect(try stack.fetchCount(From<Person>(), \Person.$age > 30) == 2)
@@ -92,13 +111,17 @@ struct FetchTests {
         #expect(try stack.fetchOne(From<Person>(), \Person.$name == "Eve")?.age == 19)
     }
 
-    @Test func fetchesReturnTheSameInstanceForTheSameObject() throws {
+    @Test(arguments: StoreKind.allCases)
+    func fetchesReturnTheSameInstanceForTheSameObject(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let a = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Ann")))
         let b = try #require(try stack.fetchOne(From<Person>().where(\.$age == 31)))
         #expect(a === b)
     }
 
-    @Test func transactionFetchesIncludePendingChangesUnlessTweaked() throws {
+    @Test(arguments: StoreKind.allCases)
+    func transactionFetchesIncludePendingChangesUnlessTweaked(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Person>()).name = "New"
             let bob = try #require(try transaction.fetchOne(From<Person>().where(\.$name == "Bob")))
@@ -120,7 +143,9 @@ struct FetchTests {
         #expect(try stack.fetchCount(From<Person>()) == 5)
     }
 
-    @Test func abstractEntityFetchReturnsSubEntityInstances() throws {
+    @Test(arguments: StoreKind.allCases)
+    func abstractEntityFetchReturnsSubEntityInstances(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Dog>()).name = "Rex"
             transaction.create(Into<Cat>()).name = "Tom"
@@ -135,8 +160,9 @@ struct FetchTests {
         #expect(try stack.fetchAll(From<Cat>()).map(\.lives) == [9])
     }
 
-    @Test func fetchingFromManyThreadsAtOnce() async throws {
-        let stack = self.stack
+    @Test(arguments: StoreKind.allCases)
+    func fetchingFromManyThreadsAtOnce(_ kind: StoreKind) async throws {
+        let stack = try Fixture(kind).stack
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<16 {
                 group.addTask {
@@ -157,15 +183,17 @@ struct FetchTests {
 
 @Suite("Bad fetch input")
 struct BadFetchTests {
-    @Test func unknownSortKeyThrows() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func unknownSortKeyThrows(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         #expect(throws: CoreStoreError.self) {
             try stack.fetchAll(From<Person>(), OrderBy<Person>(.ascending("noSuchKey")))
         }
     }
 
-    @Test func unknownPredicateKeyThrowsEvenOnAnEmptyStore() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func unknownPredicateKeyThrowsEvenOnAnEmptyStore(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         #expect {
             try stack.fetchAll(From<Person>(), Where<Person>(.comparison(.init("noSuchKey", .equal, .int(1)))))
         } throws: { error in
@@ -174,8 +202,9 @@ struct BadFetchTests {
         }
     }
 
-    @Test func fetchingAClassThatIsNotAnEntityThrows() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func fetchingAClassThatIsNotAnEntityThrows(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         #expect {
             try stack.fetchAll(From<AllTypes>())
         } throws: { error in
