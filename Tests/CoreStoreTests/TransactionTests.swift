@@ -4,13 +4,9 @@ import Testing
 
 @Suite("Transactions")
 struct TransactionTests {
-    let stack: DataStack
-
-    init() throws {
-        stack = try makeStack()
-    }
-
-    @Test func synchronousTransactionCommitsAndReturnsItsValue() throws {
+    @Test(arguments: StoreKind.allCases)
+    func synchronousTransactionCommitsAndReturnsItsValue(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         let hasChanges = try stack.perform(synchronous: { transaction -> Bool in
             transaction.create(Into<Person>()).name = "Ann"
             return transaction.hasChanges
@@ -19,8 +15,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 1)
     }
 
-    @Test func asynchronousTransactionReportsOnTheMainQueue() async throws {
-        let stack = self.stack
+    @Test(arguments: StoreKind.allCases)
+    func asynchronousTransactionReportsOnTheMainQueue(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
         let result: Result<Int, CoreStoreError> = await onMain { done in
             stack.perform(
                 asynchronous: { transaction -> Int in
@@ -37,8 +34,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 1)
     }
 
-    @Test func asynchronousTransactionWithSuccessAndFailureHandlers() async throws {
-        let stack = self.stack
+    @Test(arguments: StoreKind.allCases)
+    func asynchronousTransactionWithSuccessAndFailureHandlers(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("A", 1), ("B", 2)])
         let deleted: Int = await onMain { done in
             stack.perform(
@@ -58,7 +56,9 @@ struct TransactionTests {
         guard case .userCancelled = error else { Issue.record("expected userCancelled, got \(String(describing: error))"); return }
     }
 
-    @Test func asyncAwaitTransaction() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func asyncAwaitTransaction(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
         let count = try await stack.async.perform { transaction -> Int in
             transaction.create(Into<Person>()).name = "Ann"
             return try transaction.fetchCount(From<Person>())
@@ -67,7 +67,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 1)
     }
 
-    @Test func cancelSavesNothing() throws {
+    @Test(arguments: StoreKind.allCases)
+    func cancelSavesNothing(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         #expect {
             try stack.perform(synchronous: { transaction in
                 transaction.create(Into<Person>()).name = "Ghost"
@@ -80,9 +82,10 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 0)
     }
 
-    @Test func errorThrownByTheClosureSurfacesAsUserErrorAndSavesNothing() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func errorThrownByTheClosureSurfacesAsUserErrorAndSavesNothing(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
         struct Boom: Error {}
-        let stack = self.stack
         let result: Result<Void, CoreStoreError> = await onMain { done in
             stack.perform(
                 asynchronous: { transaction in
@@ -97,8 +100,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 0)
     }
 
-    @Test func nestedSynchronousTransactionThrowsInsteadOfDeadlocking() throws {
-        let stack = self.stack
+    @Test(arguments: StoreKind.allCases)
+    func nestedSynchronousTransactionThrowsInsteadOfDeadlocking(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         #expect {
             try stack.perform(synchronous: { _ in
                 try stack.perform(synchronous: { _ in })
@@ -109,7 +113,9 @@ struct TransactionTests {
         }
     }
 
-    @Test func unsafeTransactionCommitsRepeatedlyAndKeepsItsObjects() throws {
+    @Test(arguments: StoreKind.allCases)
+    func unsafeTransactionCommitsRepeatedlyAndKeepsItsObjects(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         let transaction = stack.beginUnsafe()
         let person = transaction.create(Into<Person>())
         person.name = "First"
@@ -123,7 +129,9 @@ struct TransactionTests {
         #expect(!transaction.hasChanges)
     }
 
-    @Test func unsafeTransactionAsyncCommitReportsOnMain() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func unsafeTransactionAsyncCommitReportsOnMain(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
         let transaction = stack.beginUnsafe()
         transaction.create(Into<Person>()).name = "A"
         let box = UncheckedBox(transaction)
@@ -132,7 +140,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 1)
     }
 
-    @Test func unsafeRollbackDiscardsEveryPendingChange() throws {
+    @Test(arguments: StoreKind.allCases)
+    func unsafeRollbackDiscardsEveryPendingChange(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("Kept", 1)])
         let transaction = stack.beginUnsafe()
         let kept = try #require(try transaction.fetchOne(From<Person>()))
@@ -146,7 +156,9 @@ struct TransactionTests {
         #expect(try stack.fetchAll(From<Person>()).map(\.name) == ["Kept"])
     }
 
-    @Test func insertedUpdatedAndDeletedObjectsAreTracked() throws {
+    @Test(arguments: StoreKind.allCases)
+    func insertedUpdatedAndDeletedObjectsAreTracked(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("Old", 1), ("Gone", 2)])
         try stack.perform(synchronous: { transaction in
             let new = transaction.create(Into<Person>())
@@ -164,7 +176,9 @@ struct TransactionTests {
         })
     }
 
-    @Test func editReturnsTheTransactionsInstance() throws {
+    @Test(arguments: StoreKind.allCases)
+    func editReturnsTheTransactionsInstance(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("Jane", 30)])
         let jane = try #require(try stack.fetchOne(From<Person>()))
         try stack.perform(synchronous: { transaction in
@@ -175,8 +189,10 @@ struct TransactionTests {
         #expect(jane.age == 31, "objects of the stack follow commits")
     }
 
-    @Test func editOfAnObjectFromAnotherStackIsNil() throws {
-        let other = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func editOfAnObjectFromAnotherStackIsNil(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let other = try makeStack(kind)
         try insertPeople(other, [("Stranger", 1)])
         let stranger = try #require(try other.fetchOne(From<Person>()))
         try stack.perform(synchronous: { transaction in
@@ -185,7 +201,9 @@ struct TransactionTests {
         })
     }
 
-    @Test func fetchExistingMovesObjectsAcrossContexts() throws {
+    @Test(arguments: StoreKind.allCases)
+    func fetchExistingMovesObjectsAcrossContexts(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         let id = try stack.perform(synchronous: { transaction -> Person in
             let person = transaction.create(Into<Person>())
             person.name = "Moved"
@@ -204,7 +222,9 @@ struct TransactionTests {
         })
     }
 
-    @Test func fetchExistingOfADeletedObjectIsNil() throws {
+    @Test(arguments: StoreKind.allCases)
+    func fetchExistingOfADeletedObjectIsNil(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("Doomed", 1)])
         let doomed = try #require(try stack.fetchOne(From<Person>()))
         let id = try #require(doomed.cs_id())
@@ -214,7 +234,9 @@ struct TransactionTests {
         #expect(doomed.cs_isDeleted())
     }
 
-    @Test func deletingTwiceIsHarmless() throws {
+    @Test(arguments: StoreKind.allCases)
+    func deletingTwiceIsHarmless(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("A", 1)])
         let a = try #require(try stack.fetchOne(From<Person>()))
         let counts = try stack.perform(synchronous: { transaction in
@@ -226,7 +248,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 0)
     }
 
-    @Test func deleteVariadicSequenceAndDeleteAll() throws {
+    @Test(arguments: StoreKind.allCases)
+    func deleteVariadicSequenceAndDeleteAll(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("A", 1), ("B", 2), ("C", 3), ("D", 40), ("E", 50)])
         let people = try stack.fetchAll(From<Person>().orderBy(.ascending(\.$name)))
         try stack.perform(synchronous: { transaction in
@@ -240,7 +264,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 0)
     }
 
-    @Test func insertThenDeleteInOneTransactionLeavesNothing() throws {
+    @Test(arguments: StoreKind.allCases)
+    func insertThenDeleteInOneTransactionLeavesNothing(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try stack.perform(synchronous: { transaction in
             let p = transaction.create(Into<Person>())
             transaction.delete(p)
@@ -250,7 +276,9 @@ struct TransactionTests {
         #expect(try stack.fetchCount(From<Person>()) == 0)
     }
 
-    @Test func objectsOfAFinishedTransactionCannotBeChanged() throws {
+    @Test(arguments: StoreKind.allCases)
+    func objectsOfAFinishedTransactionCannotBeChanged(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         let person = try stack.perform(synchronous: { transaction -> Person in
             transaction.create(Into<Person>())
         })
@@ -258,7 +286,9 @@ struct TransactionTests {
         #expect(try stack.fetchOne(From<Person>())?.name == "")
     }
 
-    @Test func waitForAllObserversFalseStillCommits() throws {
+    @Test(arguments: StoreKind.allCases)
+    func waitForAllObserversFalseStillCommits(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try stack.perform(synchronous: { $0.create(Into<Person>()).name = "X" }, waitForAllObservers: false)
         #expect(try stack.fetchCount(From<Person>()) == 1)
     }
