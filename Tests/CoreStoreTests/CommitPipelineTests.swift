@@ -13,8 +13,9 @@ final class CommitRecorder: @unchecked Sendable {
 
 @Suite("Commit pipeline")
 struct CommitPipelineTests {
-    @Test func everyCommitIsDescribedOnceWithOnlyTheKeysThatChanged() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func everyCommitIsDescribedOnceWithOnlyTheKeysThatChanged(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         let recorder = CommitRecorder()
         let token = stack.addCommitObserver { recorder.append($0) }
         defer { stack.removeCommitObserver(token) }
@@ -43,8 +44,9 @@ struct CommitPipelineTests {
         #expect(recorder.commits[2].sequence > recorder.commits[1].sequence)
     }
 
-    @Test func aTransactionWithoutChangesCommitsNothing() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func aTransactionWithoutChangesCommitsNothing(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         let recorder = CommitRecorder()
         let token = stack.addCommitObserver { recorder.append($0) }
         defer { stack.removeCommitObserver(token) }
@@ -52,8 +54,9 @@ struct CommitPipelineTests {
         #expect(recorder.commits.isEmpty)
     }
 
-    @Test func objectsOfTheStackSeeCommittedValuesWithoutRefetching() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func objectsOfTheStackSeeCommittedValuesWithoutRefetching(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         try insertPeople(stack, [("Ann", 30)])
         let ann = try #require(try stack.fetchOne(From<Person>()))
         try stack.perform(synchronous: { transaction in
@@ -64,13 +67,14 @@ struct CommitPipelineTests {
         #expect(ann.cs_isDeleted())
     }
 
-    @Test func aFailedCommitChangesNothingStoredOrSeen() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aFailedCommitChangesNothingStoredOrSeen(_ kind: StoreKind) throws {
         let stack = DataStack(CoreStoreSchema(
             modelVersion: "U1",
             entities: [Entity<Renamed>("Renamed", uniqueConstraints: [[\Renamed.$code]])],
             versionLock: nil
         ))
-        try stack.addStorageAndWait(InMemoryStore())
+        try stack.addStorageAndWait(kind.makeStore())
         try stack.perform(synchronous: { transaction in
             let r = transaction.create(Into<Renamed>())
             r.code = 1
