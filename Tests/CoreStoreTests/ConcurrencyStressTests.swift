@@ -4,8 +4,9 @@ import Testing
 
 @Suite("Concurrency stress")
 struct ConcurrencyStressTests {
-    @Test func writersAndReadersRunTogetherWithoutLosingCommits() async throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func writersAndReadersRunTogetherWithoutLosingCommits(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
         let writers = 4, commitsPerWriter = 25
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {

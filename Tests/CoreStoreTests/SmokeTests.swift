@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import CoreStore
 
-@Test func smoke() throws {
-    let stack = try makeStack()
+@Test(arguments: StoreKind.allCases)
+func smoke(_ kind: StoreKind) throws {
+    let stack = try makeStack(kind)
     try stack.perform(synchronous: { t in
         let p = t.create(Into<Person>())
         p.name = "Jane"
