@@ -24,25 +24,21 @@ final class Tag: CoreStoreObject {
     @Field.Relationship("items", minCount: 0) var items: Set<Item>
 }
 
-func makeRelationshipStack() throws -> DataStack {
+func makeRelationshipStack(_ kind: StoreKind) throws -> DataStack {
     let stack = DataStack(CoreStoreSchema(
         modelVersion: "R1",
         entities: [Entity<Owner>("Owner"), Entity<Vault>("Vault"), Entity<Item>("Item"), Entity<Tag>("Tag")],
         versionLock: nil
     ))
-    try stack.addStorageAndWait(InMemoryStore())
+    try stack.addStorageAndWait(kind.makeStore())
     return stack
 }
 
 @Suite("Relationships and delete rules")
 struct RelationshipTests {
-    let stack: DataStack
-
-    init() throws {
-        stack = try makeRelationshipStack()
-    }
-
-    @Test func toOneSetsTheInverseToMany() throws {
+    @Test(arguments: StoreKind.allCases)
+    func toOneSetsTheInverseToMany(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let owner = transaction.create(Into<Owner>())
             let item = transaction.create(Into<Item>())
@@ -54,7 +50,9 @@ struct RelationshipTests {
         #expect(owner.items.first?.owner === owner)
     }
 
-    @Test func orderedToManyKeepsOrderAndMovesItemsBetweenOwners() throws {
+    @Test(arguments: StoreKind.allCases)
+    func orderedToManyKeepsOrderAndMovesItemsBetweenOwners(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let a = transaction.create(Into<Owner>())
             a.name = "A"
@@ -77,7 +75,9 @@ struct RelationshipTests {
         #expect(b.items.map(\.title) == ["i1"])
     }
 
-    @Test func oneToOneInverseReleasesThePreviousPartner() throws {
+    @Test(arguments: StoreKind.allCases)
+    func oneToOneInverseReleasesThePreviousPartner(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let x = transaction.create(Into<Owner>())
             let z = transaction.create(Into<Owner>())
@@ -93,7 +93,9 @@ struct RelationshipTests {
         })
     }
 
-    @Test func manyToManyIsKeptInSyncOnBothSides() throws {
+    @Test(arguments: StoreKind.allCases)
+    func manyToManyIsKeptInSyncOnBothSides(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let item1 = transaction.create(Into<Item>())
             let item2 = transaction.create(Into<Item>())
@@ -109,7 +111,9 @@ struct RelationshipTests {
         #expect(tag.items.count == 1)
     }
 
-    @Test func cascadeDeletesDestinations() throws {
+    @Test(arguments: StoreKind.allCases)
+    func cascadeDeletesDestinations(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let owner = transaction.create(Into<Owner>())
             owner.items = [transaction.create(Into<Item>()), transaction.create(Into<Item>())]
@@ -120,7 +124,9 @@ struct RelationshipTests {
         #expect(try stack.fetchCount(From<Item>()) == 0)
     }
 
-    @Test func nullifyRemovesTheDeletedObjectFromInverses() throws {
+    @Test(arguments: StoreKind.allCases)
+    func nullifyRemovesTheDeletedObjectFromInverses(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let item = transaction.create(Into<Item>())
             let tag = transaction.create(Into<Tag>())
@@ -133,7 +139,9 @@ struct RelationshipTests {
         #expect(try stack.fetchCount(From<Tag>()) == 1)
     }
 
-    @Test func denyBlocksTheCommitWhileTheRelationshipIsNotEmpty() throws {
+    @Test(arguments: StoreKind.allCases)
+    func denyBlocksTheCommitWhileTheRelationshipIsNotEmpty(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let owner = transaction.create(Into<Owner>())
             owner.guarded = transaction.create(Into<Vault>())
@@ -152,7 +160,9 @@ struct RelationshipTests {
         #expect(try stack.fetchCount(From<Owner>()) == 0)
     }
 
-    @Test func maxCountIsEnforcedAtCommit() throws {
+    @Test(arguments: StoreKind.allCases)
+    func maxCountIsEnforcedAtCommit(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         #expect {
             try stack.perform(synchronous: { transaction in
                 let owner = transaction.create(Into<Owner>())
@@ -165,7 +175,9 @@ struct RelationshipTests {
         #expect(try stack.fetchCount(From<Item>()) == 0)
     }
 
-    @Test func relatingObjectsFromDifferentContextsFailsTheCommit() throws {
+    @Test(arguments: StoreKind.allCases)
+    func relatingObjectsFromDifferentContextsFailsTheCommit(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { $0.create(Into<Owner>()).name = "Outside" })
         let outside = try #require(try stack.fetchOne(From<Owner>()))
         #expect {
@@ -180,8 +192,10 @@ struct RelationshipTests {
         #expect(try stack.fetchCount(From<Item>()) == 0)
     }
 
-    @Test func relatingObjectsOfAnotherStackFailsTheCommit() throws {
-        let other = try makeRelationshipStack()
+    @Test(arguments: StoreKind.allCases)
+    func relatingObjectsOfAnotherStackFailsTheCommit(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
+        let other = try makeRelationshipStack(kind)
         let foreign = try other.perform(synchronous: { transaction -> Owner in transaction.create(Into<Owner>()) })
         #expect(throws: CoreStoreError.self) {
             try stack.perform(synchronous: { transaction in
@@ -190,7 +204,9 @@ struct RelationshipTests {
         }
     }
 
-    @Test func relationshipsCanBeUsedInPredicatesAgainstNil() throws {
+    @Test(arguments: StoreKind.allCases)
+    func relationshipsCanBeUsedInPredicatesAgainstNil(_ kind: StoreKind) throws {
+        let stack = try makeRelationshipStack(kind)
         try stack.perform(synchronous: { transaction in
             let owner = transaction.create(Into<Owner>())
             let owned = transaction.create(Into<Item>())
