@@ -51,14 +51,16 @@ final class AllTypes: CoreStoreObject {
 
 @Suite("Storable field types")
 struct FieldTests {
-    let stack: DataStack
-
-    init() throws {
-        stack = DataStack(CoreStoreSchema(modelVersion: "V1", entities: [Entity<AllTypes>("AllTypes")], versionLock: nil))
-        try stack.addStorageAndWait(InMemoryStore())
+    /// A stack holding only `AllTypes`, on a new store of the given kind.
+    static func makeAllTypesStack(_ kind: StoreKind) throws -> DataStack {
+        let stack = DataStack(CoreStoreSchema(modelVersion: "V1", entities: [Entity<AllTypes>("AllTypes")], versionLock: nil))
+        try stack.addStorageAndWait(kind.makeStore())
+        return stack
     }
 
-    @Test func everyStorableTypeRoundTripsAtItsEdges() throws {
+    @Test(arguments: StoreKind.allCases)
+    func everyStorableTypeRoundTripsAtItsEdges(_ kind: StoreKind) throws {
+        let stack = try Self.makeAllTypesStack(kind)
         let date = Date(timeIntervalSince1970: -1_234_567_890.5)
         let uuid = UUID()
         try stack.perform(synchronous: { transaction in
@@ -119,7 +121,9 @@ struct FieldTests {
         #expect(o.reversed == "abc")
     }
 
-    @Test func newObjectsStartAtTheirInitialValues() throws {
+    @Test(arguments: StoreKind.allCases)
+    func newObjectsStartAtTheirInitialValues(_ kind: StoreKind) throws {
+        let stack = try Self.makeAllTypesStack(kind)
         try stack.perform(synchronous: { transaction in
             let o = transaction.create(Into<AllTypes>())
             #expect(o.int == 0)
@@ -130,7 +134,9 @@ struct FieldTests {
         })
     }
 
-    @Test func dynamicInitialValueIsEvaluatedForEachInsert() throws {
+    @Test(arguments: StoreKind.allCases)
+    func dynamicInitialValueIsEvaluatedForEachInsert(_ kind: StoreKind) throws {
+        let stack = try Self.makeAllTypesStack(kind)
         try stack.perform(synchronous: { transaction in
             _ = transaction.create(Into<AllTypes>())
             _ = transaction.create(Into<AllTypes>())
@@ -140,7 +146,9 @@ struct FieldTests {
         #expect(Set(values).count == 2)
     }
 
-    @Test func virtualFieldUsesItsGetterAndSetter() throws {
+    @Test(arguments: StoreKind.allCases)
+    func virtualFieldUsesItsGetterAndSetter(_ kind: StoreKind) throws {
+        let stack = try Self.makeAllTypesStack(kind)
         try stack.perform(synchronous: { transaction in
             let o = transaction.create(Into<AllTypes>())
             o.summary = "abc#7"
@@ -151,14 +159,18 @@ struct FieldTests {
         #expect(o.summary == "abc#7")
     }
 
-    @Test func settingAFieldOnAStackObjectIsRejectedAndIgnored() throws {
+    @Test(arguments: StoreKind.allCases)
+    func settingAFieldOnAStackObjectIsRejectedAndIgnored(_ kind: StoreKind) throws {
+        let stack = try Self.makeAllTypesStack(kind)
         try stack.perform(synchronous: { $0.create(Into<AllTypes>()).int = 5 })
         let o = try #require(try stack.fetchOne(From<AllTypes>()))
         o.int = 99
         #expect(o.int == 5)
     }
 
-    @Test func optionalFieldCanBeSetBackToNil() throws {
+    @Test(arguments: StoreKind.allCases)
+    func optionalFieldCanBeSetBackToNil(_ kind: StoreKind) throws {
+        let stack = try Self.makeAllTypesStack(kind)
         try stack.perform(synchronous: { $0.create(Into<AllTypes>()).optionalInt = 3 })
         try stack.perform(synchronous: { transaction in
             let o = try #require(try transaction.fetchOne(From<AllTypes>()))
