@@ -14,68 +14,77 @@ import Testing
 /// Dogs: Rex, Fido, Spot and Stray (no master). Cat: Tom.
 @Suite("Typed predicates")
 struct TypedPredicateTests {
-    let stack: DataStack
+    /// The data set above, on a store of the given kind.
+    struct Fixture {
+        let stack: DataStack
 
-    init() throws {
-        stack = try makeStack()
-        try stack.perform(synchronous: { transaction in
-            func person(_ name: String, _ age: Int) -> Person {
-                let person = transaction.create(Into<Person>())
-                person.name = name
-                person.age = age
-                return person
-            }
-            func dog(_ name: String, _ master: Person?) {
-                let dog = transaction.create(Into<Dog>())
-                dog.name = name
-                dog.master = master
-            }
-            let ann = person("Ann", 30), bob = person("Bob", 25)
-            _ = person("Émile", 40)
-            let zoe = person("Zoë", 35)
-            ann.friends = [bob, zoe]
-            bob.friends = [ann]
-            dog("Rex", ann)
-            dog("Fido", ann)
-            dog("Spot", bob)
-            dog("Stray", nil)
-            let cat = transaction.create(Into<Cat>())
-            cat.name = "Tom"
-        })
-    }
+        init(_ kind: StoreKind) throws {
+            stack = try makeStack(kind)
+            try stack.perform(synchronous: { transaction in
+                func person(_ name: String, _ age: Int) -> Person {
+                    let person = transaction.create(Into<Person>())
+                    person.name = name
+                    person.age = age
+                    return person
+                }
+                func dog(_ name: String, _ master: Person?) {
+                    let dog = transaction.create(Into<Dog>())
+                    dog.name = name
+                    dog.master = master
+                }
+                let ann = person("Ann", 30), bob = person("Bob", 25)
+                _ = person("Émile", 40)
+                let zoe = person("Zoë", 35)
+                ann.friends = [bob, zoe]
+                bob.friends = [ann]
+                dog("Rex", ann)
+                dog("Fido", ann)
+                dog("Spot", bob)
+                dog("Stray", nil)
+                let cat = transaction.create(Into<Cat>())
+                cat.name = "Tom"
+            })
+        }
 
-    func people(_ clause: Where<Person>) throws -> [String] {
-        try stack.fetchAll(From<Person>().where(clause)).map(\.name).sorted()
-    }
+        func people(_ clause: Where<Person>) throws -> [String] {
+            try stack.fetchAll(From<Person>().where(clause)).map(\.name).sorted()
+        }
 
-    func dogs(_ clause: Where<Dog>) throws -> [String] {
-        try stack.fetchAll(From<Dog>().where(clause)).map(\.name).sorted()
-    }
+        func dogs(_ clause: Where<Dog>) throws -> [String] {
+            try stack.fetchAll(From<Dog>().where(clause)).map(\.name).sorted()
+        }
 
-    func person(_ name: String) throws -> Person {
-        try #require(try stack.fetchOne(From<Person>().where(\.$name == name)))
-    }
+        func person(_ name: String) throws -> Person {
+            try #require(try stack.fetchOne(From<Person>().where(\.$name == name)))
+        }
 
-    func dog(_ name: String) throws -> Dog {
-        try #require(try stack.fetchOne(From<Dog>().where(\.$name == name)))
+        func dog(_ name: String) throws -> Dog {
+            try #require(try stack.fetchOne(From<Dog>().where(\.$name == name)))
+        }
     }
 
     // MARK: Paths
 
-    @Test func toOnePathComparesTheDestinationsField() throws {
+    @Test(arguments: StoreKind.allCases)
+    func toOnePathComparesTheDestinationsField(_ kind: StoreKind) throws {
+        let dogs = try Fixture(kind).dogs
         #expect(try dogs((\.$master ~ \.$name) == "Ann") == ["Fido", "Rex"])
         #expect(try dogs((\.$master ~ \.$age) > 26) == ["Fido", "Rex"])
         #expect(try dogs((\.$master ~ \.$age) <= 25) == ["Spot"])
         #expect(try dogs((\.$master ~ \.$name) ~= ["Bob", "Zoë"]) == ["Spot"])
     }
 
-    @Test func missingToOneDestinationReachesNil() throws {
+    @Test(arguments: StoreKind.allCases)
+    func missingToOneDestinationReachesNil(_ kind: StoreKind) throws {
+        let dogs = try Fixture(kind).dogs
         #expect(try dogs((\.$master ~ \.$name) == nil) == ["Stray"])
         #expect(try dogs((\.$master ~ \.$name) != nil) == ["Fido", "Rex", "Spot"])
         #expect(try dogs((\.$master ~ \.$age) < 100) == ["Fido", "Rex", "Spot"], "ordering never matches nil")
     }
 
-    @Test func quantifiersOverToMany() throws {
+    @Test(arguments: StoreKind.allCases)
+    func quantifiersOverToMany(_ kind: StoreKind) throws {
+        let people = try Fixture(kind).people
         #expect(try people((\.$pets ~ \.$name).any() == "Rex") == ["Ann"])
         #expect(try people((\.$pets ~ \.$name).all() != "Rex") == ["Bob", "Zoë", "Émile"], "ALL is true without pets")
         #expect(try people((\.$pets ~ \.$name).none() == "Spot") == ["Ann", "Zoë", "Émile"])
@@ -83,7 +92,10 @@ struct TypedPredicateTests {
         #expect(try people((\.$friends ~ \.$age).any() >= 35) == ["Ann"])
     }
 
-    @Test func countingToMany() throws {
+    @Test(arguments: StoreKind.allCases)
+    func countingToMany(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (people, dogs) = (fixture.people, fixture.dogs)
         #expect(try people((\Person.$pets).count() >= 2) == ["Ann"])
         #expect(try people((\Person.$pets).count() == 0) == ["Zoë", "Émile"])
         #expect(try people((\Person.$friends).count() ~= [1, 2]) == ["Ann", "Bob"])
@@ -91,13 +103,19 @@ struct TypedPredicateTests {
         #expect(try people((\.$friends ~ \.$pets).count().any() > 0) == ["Ann", "Bob"])
     }
 
-    @Test func longerChains() throws {
+    @Test(arguments: StoreKind.allCases)
+    func longerChains(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (people, dogs) = (fixture.people, fixture.dogs)
         #expect(try dogs((\.$master ~ \.$friends ~ \.$name).any() == "Zoë") == ["Fido", "Rex"])
         #expect(try people((\.$friends ~ \.$pets ~ \.$name).any() == "Spot") == ["Ann"])
         #expect(try people((\.$pets ~ \.$master ~ \.$name).all() == "Ann") == ["Ann", "Zoë", "Émile"])
     }
 
-    @Test func inheritedFieldsAndAbstractEntities() throws {
+    @Test(arguments: StoreKind.allCases)
+    func inheritedFieldsAndAbstractEntities(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (stack, dogs) = (fixture.stack, fixture.dogs)
         #expect(try dogs(\.$name == "Rex") == ["Rex"])
         let animals = try stack.fetchAll(From<Animal>().where(\.$name ~= ["Rex", "Tom"])).map(\.name).sorted()
         #expect(animals == ["Rex", "Tom"])
@@ -106,7 +124,10 @@ struct TypedPredicateTests {
 
     // MARK: Objects and IDs
 
-    @Test func relationshipEqualsObjectOrNil() throws {
+    @Test(arguments: StoreKind.allCases)
+    func relationshipEqualsObjectOrNil(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (dogs, person) = (fixture.dogs, fixture.person)
         let ann = try person("Ann"), bob = try person("Bob")
         #expect(try dogs(\.$master == ann) == ["Fido", "Rex"])
         #expect(try dogs(\.$master != ann) == ["Spot", "Stray"])
@@ -116,7 +137,10 @@ struct TypedPredicateTests {
         #expect(try dogs(\.$master ~= [Person]()) == [])
     }
 
-    @Test func toManyEqualsObjectMeansContains() throws {
+    @Test(arguments: StoreKind.allCases)
+    func toManyEqualsObjectMeansContains(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (people, dog) = (fixture.people, fixture.dog)
         let rex = try dog("Rex"), spot = try dog("Spot")
         #expect(try people(\.$pets == rex) == ["Ann"])
         #expect(try people(\.$pets != rex) == ["Bob", "Zoë", "Émile"])
@@ -125,7 +149,10 @@ struct TypedPredicateTests {
         #expect(try people((\.$friends ~ \.$pets).any() == spot) == ["Ann"])
     }
 
-    @Test func objectIDsWorkLikeObjects() throws {
+    @Test(arguments: StoreKind.allCases)
+    func objectIDsWorkLikeObjects(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (dogs, person) = (fixture.dogs, fixture.person)
         let ann = try #require(try person("Ann").cs_id())
         let bob = try #require(try person("Bob").cs_id())
         #expect(try dogs(\.$master == ann) == ["Fido", "Rex"])
@@ -134,7 +161,9 @@ struct TypedPredicateTests {
         #expect(try dogs((\.$master ~ \.$friends) == bob) == ["Fido", "Rex"])
     }
 
-    @Test func objectsFromATransactionMatchInsideIt() throws {
+    @Test(arguments: StoreKind.allCases)
+    func objectsFromATransactionMatchInsideIt(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let names = try stack.perform(synchronous: { transaction -> [String] in
             let cara = transaction.create(Into<Person>())
             cara.name = "Cara"
@@ -148,7 +177,9 @@ struct TypedPredicateTests {
 
     // MARK: String matching
 
-    @Test func stringMatchingWithOptions() throws {
+    @Test(arguments: StoreKind.allCases)
+    func stringMatchingWithOptions(_ kind: StoreKind) throws {
+        let people = try Fixture(kind).people
         #expect(try people(Where(\.$name, contains: "o")) == ["Bob", "Zoë"])
         #expect(try people(Where(\.$name, hasPrefix: "e")) == [])
         #expect(try people(Where(\.$name, hasPrefix: "e", options: .caseInsensitive)) == [])
@@ -160,19 +191,26 @@ struct TypedPredicateTests {
         #expect(try people(Where(\.$nickname, contains: "")) == [], "nil never matches")
     }
 
-    @Test func stringMatchingThroughRelationships() throws {
+    @Test(arguments: StoreKind.allCases)
+    func stringMatchingThroughRelationships(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (people, dogs) = (fixture.people, fixture.dogs)
         #expect(try dogs(Where(\.$master ~ \.$name, hasPrefix: "A")) == ["Fido", "Rex"])
         #expect(try people(Where((\.$pets ~ \.$name).any(), contains: "i")) == ["Ann"])
         #expect(try people(Where((\.$pets ~ \.$name).all(), like: "*o*")) == ["Bob", "Zoë", "Émile"])
     }
 
-    @Test func invalidRegularExpressionThrows() throws {
+    @Test(arguments: StoreKind.allCases)
+    func invalidRegularExpressionThrows(_ kind: StoreKind) throws {
+        let people = try Fixture(kind).people
         #expect(throws: CoreStoreError.self) { try people(Where(\.$name, matches: "([")) }
     }
 
     // MARK: Combining
 
-    @Test func optionalConjunctionAndDisjunction() throws {
+    @Test(arguments: StoreKind.allCases)
+    func optionalConjunctionAndDisjunction(_ kind: StoreKind) throws {
+        let people = try Fixture(kind).people
         let none: Where<Person>? = nil
         #expect(try people(\.$age > 28 &&? none) == ["Ann", "Zoë", "Émile"])
         #expect(try people(none &&? \.$age > 38) == ["Émile"])
@@ -181,7 +219,9 @@ struct TypedPredicateTests {
         #expect(try people(\.$age > 28 &&? Optional(\.$age < 38)) == ["Ann", "Zoë"])
     }
 
-    @Test func combiningSequences() throws {
+    @Test(arguments: StoreKind.allCases)
+    func combiningSequences(_ kind: StoreKind) throws {
+        let people = try Fixture(kind).people
         let clauses: [Where<Person>] = [\.$age > 20, \.$age < 36, Where(\.$name, contains: "o")]
         #expect(try people(clauses.combinedByAnd()) == ["Bob", "Zoë"])
         #expect(try people([\.$name == "Ann", \.$name == "Bob"].combinedByOr()) == ["Ann", "Bob"])
@@ -189,7 +229,9 @@ struct TypedPredicateTests {
         #expect(try people([Where<Person>]().combinedByOr()) == [])
     }
 
-    @Test func chainedCombineByAndOr() throws {
+    @Test(arguments: StoreKind.allCases)
+    func chainedCombineByAndOr(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let or = try stack.fetchAll(From<Person>().where(\.$age == 25).where(combineByOr: \.$age == 40)).map(\.name).sorted()
         #expect(or == ["Bob", "Émile"])
         let and = try stack.fetchAll(From<Person>().where(\.$age > 25).where(combineByAnd: \.$age < 40)).map(\.name).sorted()
@@ -198,7 +240,9 @@ struct TypedPredicateTests {
 
     // MARK: Pending changes and deletes
 
-    @Test func pathsSeePendingChangesAndCommittedDestinations() throws {
+    @Test(arguments: StoreKind.allCases)
+    func pathsSeePendingChangesAndCommittedDestinations(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         try stack.perform(synchronous: { transaction in
             let spot = try #require(try transaction.fetchOne(From<Dog>().where(\.$name == "Spot")))
             spot.name = "Spotty"
@@ -213,7 +257,10 @@ struct TypedPredicateTests {
         #expect(found == ["Spot"])
     }
 
-    @Test func deleteAllAcceptsPathPredicates() throws {
+    @Test(arguments: StoreKind.allCases)
+    func deleteAllAcceptsPathPredicates(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let (stack, dogs) = (fixture.stack, fixture.dogs)
         let deleted = try stack.perform(synchronous: { transaction in
             try transaction.deleteAll(From<Dog>().where((\.$master ~ \.$name) == "Ann"))
         })
