@@ -4,75 +4,88 @@ import Testing
 
 @Suite("Query result conversions")
 struct QueryConversionTests {
-    let stack: DataStack
+    /// The two samples of `Samples.makeStack(_:)`, on a store of the given kind.
+    struct Fixture {
+        let stack: DataStack
 
-    init() throws {
-        stack = try Samples.makeStack()
+        init(_ kind: StoreKind) throws {
+            stack = try Samples.makeStack(kind)
+        }
+
+        /// The value of `term` on sample "s1", read as `T`.
+        func value<T: QueryableAttributeType>(_ term: SelectTerm<Sample>, as type: T.Type, label: String = "s1") throws(CoreStoreError) -> T? {
+            try stack.queryValue(From<Sample>(), Select<Sample, T>(term), \Sample.$label == label)
+        }
     }
 
-    /// The value of `term` on sample "s1", read as `T`.
-    func value<T: QueryableAttributeType>(_ term: SelectTerm<Sample>, as type: T.Type, label: String = "s1") throws(CoreStoreError) -> T? {
-        try stack.queryValue(From<Sample>(), Select<Sample, T>(term), \Sample.$label == label)
-    }
-
-    @Test func everyTargetTypeReadsItsOwnKind() throws {
-        #expect(try value("flag", as: Bool.self) == true)
-        #expect(try value("count", as: Int.self) == 42)
-        #expect(try value("count", as: Int8.self) == 42)
-        #expect(try value("count", as: Int16.self) == 42)
-        #expect(try value("count", as: Int32.self) == 42)
-        #expect(try value("count", as: Int64.self) == 42)
-        #expect(try value("count", as: UInt.self) == 42)
-        #expect(try value("count", as: UInt8.self) == 42)
-        #expect(try value("count", as: UInt16.self) == 42)
-        #expect(try value("count", as: UInt32.self) == 42)
-        #expect(try value("count", as: UInt64.self) == 42)
-        #expect(try value("huge", as: UInt64.self) == .max)
-        #expect(try value("ratio", as: Double.self) == 2.5)
-        #expect(try value("weight", as: Float.self) == 1.5)
-        #expect(try value("price", as: Decimal.self) == Decimal(string: "12.75"))
-        #expect(try value("label", as: String.self) == "s1")
-        #expect(try value("taken", as: Date.self) == Samples.taken)
-        #expect(try value("blob", as: Data.self) == Data([1, 2, 3]))
-        #expect(try value("code", as: UUID.self) == Samples.code)
-        #expect(try value("link", as: URL.self) == URL(string: "https://example.com/a"))
+    @Test(arguments: StoreKind.allCases)
+    func everyTargetTypeReadsItsOwnKind(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let stack = fixture.stack
+        #expect(try fixture.value("flag", as: Bool.self) == true)
+        #expect(try fixture.value("count", as: Int.self) == 42)
+        #expect(try fixture.value("count", as: Int8.self) == 42)
+        #expect(try fixture.value("count", as: Int16.self) == 42)
+        #expect(try fixture.value("count", as: Int32.self) == 42)
+        #expect(try fixture.value("count", as: Int64.self) == 42)
+        #expect(try fixture.value("count", as: UInt.self) == 42)
+        #expect(try fixture.value("count", as: UInt8.self) == 42)
+        #expect(try fixture.value("count", as: UInt16.self) == 42)
+        #expect(try fixture.value("count", as: UInt32.self) == 42)
+        #expect(try fixture.value("count", as: UInt64.self) == 42)
+        #expect(try fixture.value("huge", as: UInt64.self) == .max)
+        #expect(try fixture.value("ratio", as: Double.self) == 2.5)
+        #expect(try fixture.value("weight", as: Float.self) == 1.5)
+        #expect(try fixture.value("price", as: Decimal.self) == Decimal(string: "12.75"))
+        #expect(try fixture.value("label", as: String.self) == "s1")
+        #expect(try fixture.value("taken", as: Date.self) == Samples.taken)
+        #expect(try fixture.value("blob", as: Data.self) == Data([1, 2, 3]))
+        #expect(try fixture.value("code", as: UUID.self) == Samples.code)
+        #expect(try fixture.value("link", as: URL.self) == URL(string: "https://example.com/a"))
         let id = try stack.fetchObjectID(From<Sample>().where(\.$label == "s1"))
-        #expect(try value(.objectID(), as: ObjectID.self) == id)
+        #expect(try fixture.value(.objectID(), as: ObjectID.self) == id)
     }
 
-    @Test func numbersConvertAcrossKinds() throws {
-        #expect(try value("count", as: Double.self) == 42.0)
-        #expect(try value("count", as: Float.self) == 42.0)
-        #expect(try value("count", as: Decimal.self) == 42)
-        #expect(try value("ratio", as: Decimal.self) == Decimal(string: "2.5"))
-        #expect(try value("price", as: Double.self) == 12.75)
-        #expect(try value("ratio", as: Int.self) == 2, "fractions round toward zero")
-        #expect(try value("price", as: Int.self) == 12)
-        #expect(try value("flag", as: Int.self) == 1)
-        #expect(try value("huge", as: Decimal.self) == Decimal(string: "18446744073709551615"))
-        #expect(try value(.count("label"), as: Bool.self) == true, "1 reads as true")
-        #expect(try value(.average("count"), as: Int.self, label: "s2") == -3)
+    @Test(arguments: StoreKind.allCases)
+    func numbersConvertAcrossKinds(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let stack = fixture.stack
+        #expect(try fixture.value("count", as: Double.self) == 42.0)
+        #expect(try fixture.value("count", as: Float.self) == 42.0)
+        #expect(try fixture.value("count", as: Decimal.self) == 42)
+        #expect(try fixture.value("ratio", as: Decimal.self) == Decimal(string: "2.5"))
+        #expect(try fixture.value("price", as: Double.self) == 12.75)
+        #expect(try fixture.value("ratio", as: Int.self) == 2, "fractions round toward zero")
+        #expect(try fixture.value("price", as: Int.self) == 12)
+        #expect(try fixture.value("flag", as: Int.self) == 1)
+        #expect(try fixture.value("huge", as: Decimal.self) == Decimal(string: "18446744073709551615"))
+        #expect(try fixture.value(.count("label"), as: Bool.self) == true, "1 reads as true")
+        #expect(try fixture.value(.average("count"), as: Int.self, label: "s2") == -3)
         #expect(try stack.queryValue(From<Sample>(), Select<Sample, Double>(.average(\.$count))) == 19.5)
         #expect(try stack.queryValue(From<Sample>(), Select<Sample, Int>(.average(\.$count))) == 19)
         #expect(try stack.queryValue(From<Sample>(), Select<Sample, Decimal>(.sum(\.$price))) == Decimal(string: "12.75"))
         #expect(try stack.queryValue(From<Sample>(), Select<Sample, Double>(.sum(\.$ratio))) == 2.5)
     }
 
-    @Test func valuesATypeCannotHoldThrow() {
-        expectInvalidQuery("cannot be read as Int") { _ = try value("label", as: Int.self) }
-        expectInvalidQuery("cannot be read as String") { _ = try value("count", as: String.self) }
-        expectInvalidQuery("cannot be read as Date") { _ = try value("label", as: Date.self) }
-        expectInvalidQuery("cannot be read as Data") { _ = try value("code", as: Data.self) }
-        expectInvalidQuery("cannot be read as ObjectID") { _ = try value("count", as: ObjectID.self) }
-        expectInvalidQuery("cannot be read as Int") { _ = try value(.objectID(), as: Int.self) }
-        expectInvalidQuery("does not fit in Int8") { _ = try value("huge", as: Int8.self) }
-        expectInvalidQuery("does not fit in Int") { _ = try value("huge", as: Int.self) }
-        expectInvalidQuery("does not fit in UInt") { _ = try value("count", as: UInt.self, label: "s2") }
-        expectInvalidQuery("does not fit in Bool") { _ = try value("count", as: Bool.self) }
-        expectInvalidQuery("does not fit in UUID") { _ = try value("label", as: UUID.self) }
+    @Test(arguments: StoreKind.allCases)
+    func valuesATypeCannotHoldThrow(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        expectInvalidQuery("cannot be read as Int") { _ = try fixture.value("label", as: Int.self) }
+        expectInvalidQuery("cannot be read as String") { _ = try fixture.value("count", as: String.self) }
+        expectInvalidQuery("cannot be read as Date") { _ = try fixture.value("label", as: Date.self) }
+        expectInvalidQuery("cannot be read as Data") { _ = try fixture.value("code", as: Data.self) }
+        expectInvalidQuery("cannot be read as ObjectID") { _ = try fixture.value("count", as: ObjectID.self) }
+        expectInvalidQuery("cannot be read as Int") { _ = try fixture.value(.objectID(), as: Int.self) }
+        expectInvalidQuery("does not fit in Int8") { _ = try fixture.value("huge", as: Int8.self) }
+        expectInvalidQuery("does not fit in Int") { _ = try fixture.value("huge", as: Int.self) }
+        expectInvalidQuery("does not fit in UInt") { _ = try fixture.value("count", as: UInt.self, label: "s2") }
+        expectInvalidQuery("does not fit in Bool") { _ = try fixture.value("count", as: Bool.self) }
+        expectInvalidQuery("does not fit in UUID") { _ = try fixture.value("label", as: UUID.self) }
     }
 
-    @Test func queryAttributesUsesNaturalSwiftTypes() throws {
+    @Test(arguments: StoreKind.allCases)
+    func queryAttributesUsesNaturalSwiftTypes(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let rows = try stack.queryAttributes(
             From<Sample>(),
             Select("label", "count", "ratio", "price", "flag", "taken", "blob", "code", "link", "weight", "huge", .objectID()),
@@ -95,7 +108,9 @@ struct QueryConversionTests {
         #expect(Set(rows[1].keys) == ["label", "count", "flag", "objectID"], "nil values are left out")
     }
 
-    @Test func integerSumOverflowIsAnError() throws {
+    @Test(arguments: StoreKind.allCases)
+    func integerSumOverflowIsAnError(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Sample>()).count = .max
         })

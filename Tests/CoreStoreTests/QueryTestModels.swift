@@ -20,10 +20,10 @@ enum Samples {
     static let code = UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
     static let taken = Date(timeIntervalSince1970: 1_000)
 
-    /// A stack with two samples: "s1" with every field set, "s2" with only label and count.
-    static func makeStack() throws -> DataStack {
+    /// A stack on a new store of the given kind with two samples: "s1" with every field set, "s2" with only label and count.
+    static func makeStack(_ kind: StoreKind) throws -> DataStack {
         let stack = DataStack(CoreStoreSchema(modelVersion: "Q1", entities: [Entity<Sample>("Sample")], versionLock: nil))
-        try stack.addStorageAndWait(makeTestStore())
+        try stack.addStorageAndWait(kind.makeStore())
         try stack.perform(synchronous: { transaction in
             let full = transaction.create(Into<Sample>())
             full.label = "s1"

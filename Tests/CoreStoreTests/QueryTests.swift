@@ -25,34 +25,36 @@ func expectInvalidQuery(_ text: String, sourceLocation: SourceLocation = #_sourc
 
 @Suite("Querying")
 struct QueryTests {
-    let stack: DataStack
-
     /// Ann 31 (friends Bob and Cid, dog Rex), Bob 25 "Bobby" (friend Ann, dog Fido),
-    /// Cid 40, Dee 25 (grumpy), Eve 19; and a cat, Tom.
-    init() throws {
-        stack = try makeStack()
-        try insertPeople(stack, [("Ann", 31), ("Bob", 25), ("Cid", 40), ("Dee", 25), ("Eve", 19)])
-        try stack.perform(synchronous: { transaction in
-            let people = try transaction.fetchAll(From<Person>().orderBy(.ascending(\.$name)))
-            guard people.count == 5 else { throw CoreStoreError.unknown(message: "set-up failed") }
-            let (ann, bob, cid, dee) = (people[0], people[1], people[2], people[3])
-            ann.friends = [bob, cid]
-            bob.friends = [ann]
-            bob.nickname = "Bobby"
-            dee.mood = .grumpy
-            let rex = transaction.create(Into<Dog>())
-            rex.name = "Rex"
-            rex.species = "dog"
-            rex.master = ann
-            let fido = transaction.create(Into<Dog>())
-            fido.name = "Fido"
-            fido.species = "dog"
-            fido.master = bob
-            let tom = transaction.create(Into<Cat>())
-            tom.name = "Tom"
-            tom.species = "cat"
-            tom.lives = 7
-        })
+    /// Cid 40, Dee 25 (grumpy), Eve 19; and a cat, Tom; on a store of the given kind.
+    struct Fixture {
+        let stack: DataStack
+
+        init(_ kind: StoreKind) throws {
+            stack = try makeStack(kind)
+            try insertPeople(stack, [("Ann", 31), ("Bob", 25), ("Cid", 40), ("Dee", 25), ("Eve", 19)])
+            try stack.perform(synchronous: { transaction in
+                let people = try transaction.fetchAll(From<Person>().orderBy(.ascending(\.$name)))
+                guard people.count == 5 else { throw CoreStoreError.unknown(message: "set-up failed") }
+                let (ann, bob, cid, dee) = (people[0], people[1], people[2], people[3])
+                ann.friends = [bob, cid]
+                bob.friends = [ann]
+                bob.nickname = "Bobby"
+                dee.mood = .grumpy
+                let rex = transaction.create(Into<Dog>())
+                rex.name = "Rex"
+                rex.species = "dog"
+                rex.master = ann
+                let fido = transaction.create(Into<Dog>())
+                fido.name = "Fido"
+                fido.species = "dog"
+                fido.master = bob
+                let tom = transaction.create(Into<Cat>())
+                tom.name = "Tom"
+                tom.species = "cat"
+                tom.lives = 7
+            })
+        }
     }
 
     // MARK: Select terms
@@ -71,7 +73,9 @@ struct QueryTests {
         #expect(Select<Person, Int>("age") == Select(.attribute(\.$age)))
     }
 
-    @Test func everyAggregateAsAValue() throws {
+    @Test(arguments: StoreKind.allCases)
+    func everyAggregateAsAValue(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         #expect(try stack.queryValue(From<Person>(), Select<Person, Int>(.maximum(\.$age))) == 40)
         #expect(try stack.queryValue(From<Person>(), Select<Person, Int>(.minimum("age"))) == 19)
         #expect(try stack.queryValue(From<Person>(), Select<Person, Int>(.sum(\.$age))) == 140)
@@ -82,7 +86,9 @@ struct QueryTests {
         #expect(try stack.queryValue(From<Person>(), Select<Person, String>(.minimum(\.$mood))) == "grumpy")
     }
 
-    @Test func everyAggregateInOneRowWithItsKeys() throws {
+    @Test(arguments: StoreKind.allCases)
+    func everyAggregateInOneRowWithItsKeys(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let rows = try stack.queryAttributes(From<Person>(), Select(
             .average(\.$age), .count(\.$age), .maximum(\.$age), .minimum(\.$age), .sum(\.$age), .sum("age", as: "total")
         ))
@@ -91,7 +97,9 @@ struct QueryTests {
 
     // MARK: The README's examples, with `Select<O, T>`
 
-    @Test func readmeSelectExamples() throws {
+    @Test(arguments: StoreKind.allCases)
+    func readmeSelectExamples(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let johnsAge = try stack.queryValue(From<Person>(), Select<Person, Int>("age"), \Person.$name == "Bob")
         #expect(johnsAge == 25)
 
@@ -120,7 +128,9 @@ struct QueryTests {
         #expect(comparable(aliased) == [["name": "Ann", "friendsCount": 2], ["name": "Cid", "friendsCount": 0]])
     }
 
-    @Test func readmeGroupByExamples() throws {
+    @Test(arguments: StoreKind.allCases)
+    func readmeGroupByExamples(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let expected: [[String: AnyHashable]] = [["age": 19, "count": 1], ["age": 25, "count": 2], ["age": 31, "count": 1], ["age": 40, "count": 1]]
         let clauses = try stack.queryAttributes(From<Person>(), Select("age", .count("age", as: "count")), GroupBy("age"))
         #expect(comparable(clauses) == expected)
@@ -134,7 +144,9 @@ struct QueryTests {
 
     // MARK: Chains and clauses
 
-    @Test func chainBuildersFromTheIssue() throws {
+    @Test(arguments: StoreKind.allCases)
+    func chainBuildersFromTheIssue(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let oldest = try stack.queryValue(From<Person>().select(Int.self, .maximum(\.$age)).where(\.$age > 1))
         #expect(oldest == 40)
         let youngOnly = try stack.queryValue(From<Person>().select(Int.self, .maximum(\.$age)).where(\.$age < 30))
@@ -147,7 +159,9 @@ struct QueryTests {
         #expect(viaSelectClause == 115)
     }
 
-    @Test func groupingBySeveralKeys() throws {
+    @Test(arguments: StoreKind.allCases)
+    func groupingBySeveralKeys(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let rows = try stack.queryAttributes(
             From<Person>().select(NSDictionary.self, "age", "mood", .count("name", as: "people")).groupBy(\.$age, \.$mood)
         )
@@ -162,7 +176,9 @@ struct QueryTests {
         #expect(comparable(twoClauses) == [["age": 25, "mood": "grumpy"], ["age": 25, "mood": "happy"]], "mood first, then age")
     }
 
-    @Test func whereOrderByAndTweakShapeTheRows() throws {
+    @Test(arguments: StoreKind.allCases)
+    func whereOrderByAndTweakShapeTheRows(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let groups = try stack.queryAttributes(
             From<Person>().select(NSDictionary.self, "age", .count("age", as: "n"))
                 .where(\.$name != "Ann").groupBy(\.$age).orderBy(.descending(\.$age)).tweak { $0.fetchLimit = 2; $0.fetchOffset = 1 }
@@ -176,7 +192,9 @@ struct QueryTests {
         #expect(youngestGroup == 1, "queryValue reads the first group")
     }
 
-    @Test func aggregatesOverNoRowsAreNilExceptCount() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aggregatesOverNoRowsAreNilExceptCount(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let none = \Person.$age > 100
         #expect(try stack.queryValue(From<Person>(), Select<Person, Int>(.maximum(\.$age)), none) == nil)
         #expect(try stack.queryValue(From<Person>(), Select<Person, Double>(.average(\.$age)), none) == nil)
@@ -188,13 +206,17 @@ struct QueryTests {
         #expect(try stack.queryAttributes(From<Person>(), Select("age"), GroupBy("age"), none).isEmpty)
     }
 
-    @Test func queryAttributesLeavesOutNil() throws {
+    @Test(arguments: StoreKind.allCases)
+    func queryAttributesLeavesOutNil(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let rows = try stack.queryAttributes(From<Person>(), Select("name", "nickname"), \Person.$age == 25, OrderBy<Person>(.ascending(\.$name)))
         #expect(comparable(rows) == [["name": "Bob", "nickname": "Bobby"], ["name": "Dee"]])
         #expect(rows[1]["nickname"] == nil)
     }
 
-    @Test func objectIDColumns() throws {
+    @Test(arguments: StoreKind.allCases)
+    func objectIDColumns(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let annID = try #require(try stack.fetchObjectID(From<Person>().where(\.$name == "Ann")))
         let id = try stack.queryValue(From<Person>(), Select<Person, ObjectID>(.objectID()), \Person.$name == "Ann")
         #expect(id == annID)
@@ -204,7 +226,9 @@ struct QueryTests {
         #expect(rows.first?["name"] as? String == "Ann")
     }
 
-    @Test func subEntitiesAndRelationshipCounts() throws {
+    @Test(arguments: StoreKind.allCases)
+    func subEntitiesAndRelationshipCounts(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let animals = try stack.queryAttributes(From<Animal>().select(NSDictionary.self, "species", .count("name", as: "n")).groupBy("species"))
         #expect(comparable(animals) == [["species": "cat", "n": 1], ["species": "dog", "n": 2]])
         let dogsOnly = try stack.queryValue(From<Animal>().select(Int.self, .count("name")).tweak { $0.includesSubentities = false })
@@ -213,10 +237,11 @@ struct QueryTests {
         #expect(comparable(pets) == [["name": "Ann", "pets": 1], ["name": "Bob", "pets": 1], ["name": "Cid", "pets": 0], ["name": "Dee", "pets": 0]])
     }
 
-    @Test func severalStoresAreCombined() throws {
+    @Test(arguments: StoreKind.allCases)
+    func severalStoresAreCombined(_ kind: StoreKind) throws {
         let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Local"))
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Note>("Local")).text = "b"
             transaction.create(Into<Note>("Cloud")).text = "a"
@@ -232,7 +257,9 @@ struct QueryTests {
 
     // MARK: Transactions
 
-    @Test func queriesInATransactionSeePendingChanges() throws {
+    @Test(arguments: StoreKind.allCases)
+    func queriesInATransactionSeePendingChanges(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         try stack.perform(synchronous: { transaction in
             let zed = transaction.create(Into<Person>())
             zed.name = "Zed"
@@ -263,7 +290,9 @@ struct QueryTests {
 
     // MARK: Bad input
 
-    @Test func badQueriesThrowInvalidPredicate() throws {
+    @Test(arguments: StoreKind.allCases)
+    func badQueriesThrowInvalidPredicate(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         expectInvalidQuery("'colour'") { _ = try stack.queryValue(From<Person>(), Select<Person, Int>("colour")) }
         expectInvalidQuery("'colour'") { _ = try stack.queryAttributes(From<Person>(), Select(.maximum("colour"))) }
         expectInvalidQuery("sum(name)") { _ = try stack.queryValue(From<Person>(), Select<Person, Int>(.sum(\.$name))) }
@@ -286,8 +315,9 @@ struct QueryTests {
         }
     }
 
-    @Test func badQueriesFailOnAnEmptyStoreToo() throws {
-        let empty = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func badQueriesFailOnAnEmptyStoreToo(_ kind: StoreKind) throws {
+        let empty = try makeStack(kind)
         expectInvalidQuery("'colour'") { _ = try empty.queryValue(From<Person>(), Select<Person, Int>(.sum("colour"))) }
         expectInvalidQuery("sum(name)") { _ = try empty.queryValue(From<Person>(), Select<Person, Int>(.sum("name"))) }
         expectInvalidQuery("'name' is selected without an aggregate") { _ = try empty.queryAttributes(From<Person>(), Select("name", .count("age"))) }
