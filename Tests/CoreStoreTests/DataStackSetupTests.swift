@@ -24,36 +24,43 @@ func makeConfiguredSchema() -> CoreStoreSchema {
 
 @Suite("DataStack setup and configurations")
 struct DataStackSetupTests {
-    @Test func addStorageAndWaitReturnsTheStore() throws {
+    @Test(arguments: StoreKind.allCases)
+    func addStorageAndWaitReturnsTheStore(_ kind: StoreKind) throws {
         let stack = DataStack(makeSchema())
-        let store = InMemoryStore()
+        let store = try kind.makeStore()
         let added = try stack.addStorageAndWait(store)
         #expect(added === store)
         #expect(stack.storages.count == 1)
         #expect(stack.modelVersion == "V1")
     }
 
-    @Test func addStorageCompletesOnTheMainQueue() async throws {
-        let stack = DataStack(makeSchema())
-        let result: SetupResult<InMemoryStore> = await withCheckedContinuation { continuation in
-            stack.addStorage(InMemoryStore()) { result in
-                dispatchPrecondition(condition: .onQueue(.main))
-                continuation.resume(returning: result)
+    @Test(arguments: StoreKind.allCases)
+    func addStorageCompletesOnTheMainQueue(_ kind: StoreKind) async throws {
+        func addStorage<S: StorageInterface>(_ store: S, to stack: DataStack) async -> SetupResult<any StorageInterface> {
+            await withCheckedContinuation { continuation in
+                stack.addStorage(store) { result in
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    continuation.resume(returning: result.map { $0 as any StorageInterface })
+                }
             }
         }
+        let stack = DataStack(makeSchema())
+        let result = await addStorage(try kind.makeStore(), to: stack)
         #expect(throws: Never.self) { try result.get() }
         #expect(try stack.fetchCount(From<Person>()) == 0)
     }
 
-    @Test func asyncAddStorage() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func asyncAddStorage(_ kind: StoreKind) async throws {
         let stack = DataStack(makeSchema())
-        let store = try await stack.async.addStorage(InMemoryStore())
+        let store = try await stack.async.addStorage(kind.makeStore())
         #expect(store.configuration == nil)
         #expect(stack.storages.count == 1)
     }
 
-    @Test func theSameStoreCannotBeAddedTwice() throws {
-        let store = InMemoryStore()
+    @Test(arguments: StoreKind.allCases)
+    func theSameStoreCannotBeAddedTwice(_ kind: StoreKind) throws {
+        let store = try kind.makeStore()
         let first = DataStack(makeSchema())
         try first.addStorageAndWait(store)
         #expect(throws: CoreStoreError.self) { try first.addStorageAndWait(store) }
@@ -61,16 +68,18 @@ struct DataStackSetupTests {
         #expect(throws: CoreStoreError.self) { try second.addStorageAndWait(store) }
     }
 
-    @Test func twoStoresOfTheSameConfigurationAreRejected() throws {
+    @Test(arguments: StoreKind.allCases)
+    func twoStoresOfTheSameConfigurationAreRejected(_ kind: StoreKind) throws {
         let stack = DataStack(makeSchema())
-        try stack.addStorageAndWait(InMemoryStore())
-        #expect(throws: CoreStoreError.self) { try stack.addStorageAndWait(InMemoryStore()) }
+        try stack.addStorageAndWait(kind.makeStore())
+        #expect(throws: CoreStoreError.self) { try stack.addStorageAndWait(kind.makeStore()) }
     }
 
-    @Test func storesHoldTheEntitiesOfTheirConfiguration() throws {
+    @Test(arguments: StoreKind.allCases)
+    func storesHoldTheEntitiesOfTheirConfiguration(_ kind: StoreKind) throws {
         let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Local"))
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Note>("Local")).text = "local"
             transaction.create(Into<Note>("Cloud")).text = "cloud"
@@ -85,10 +94,11 @@ struct DataStackSetupTests {
         #expect(limited.map(\.text) == ["local"])
     }
 
-    @Test func creatingAnEntityThatLivesInSeveralStoresWithoutAConfigurationFails() throws {
+    @Test(arguments: StoreKind.allCases)
+    func creatingAnEntityThatLivesInSeveralStoresWithoutAConfigurationFails(_ kind: StoreKind) throws {
         let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Local"))
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
         #expect {
             try stack.perform(synchronous: { $0.create(Into<Note>()).text = "where?" })
         } throws: { error in
@@ -98,9 +108,10 @@ struct DataStackSetupTests {
         #expect(try stack.fetchCount(From<Note>()) == 0)
     }
 
-    @Test func creatingAnEntityThatLivesInNoStoreFails() throws {
+    @Test(arguments: StoreKind.allCases)
+    func creatingAnEntityThatLivesInNoStoreFails(_ kind: StoreKind) throws {
         let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(InMemoryStore(configuration: "Cloud"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
         #expect {
             try stack.perform(synchronous: { $0.create(Into<Draft>()).text = "nowhere" })
         } throws: { error in
@@ -112,20 +123,23 @@ struct DataStackSetupTests {
         }
     }
 
-    @Test func creatingAnAbstractEntityFails() throws {
-        let stack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func creatingAnAbstractEntityFails(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
         #expect(throws: CoreStoreError.self) {
             try stack.perform(synchronous: { _ = $0.create(Into<Animal>()) })
         }
     }
 
-    @Test func aStoreForAnUnknownConfigurationIsRejected() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aStoreForAnUnknownConfigurationIsRejected(_ kind: StoreKind) throws {
         let stack = DataStack(makeConfiguredSchema())
-        #expect(throws: CoreStoreError.self) { try stack.addStorageAndWait(InMemoryStore(configuration: "Nope")) }
+        #expect(throws: CoreStoreError.self) { try stack.addStorageAndWait(kind.makeStore(configuration: "Nope")) }
     }
 
-    @Test func storedDataOfAnotherModelIsRefusedAndLeftUntouched() throws {
-        let store = InMemoryStore()
+    @Test(arguments: StoreKind.allCases)
+    func storedDataOfAnotherModelIsRefusedAndLeftUntouched(_ kind: StoreKind) throws {
+        let store = try kind.makeStore()
         let old = StoreSchema(modelVersion: "Old", schemaHash: "feedface", entities: [])
         #expect(try store.open(schema: old) == nil)
         let stack = DataStack(makeSchema())
@@ -138,26 +152,27 @@ struct DataStackSetupTests {
     }
 
     @Test func defaultStackCanBeReplaced() throws {
-        let stack = try makeStack()
+        let stack = try makeStack(.inMemory)
         let previous = CoreStoreDefaults.dataStack
         CoreStoreDefaults.dataStack = stack
         defer { CoreStoreDefaults.dataStack = previous }
         #expect(CoreStoreDefaults.dataStack === stack)
     }
 
-    @Test func schemaHistoryPicksTheCurrentVersion() throws {
+    @Test(arguments: StoreKind.allCases)
+    func schemaHistoryPicksTheCurrentVersion(_ kind: StoreKind) throws {
         let v1 = CoreStoreSchema(modelVersion: "V1", entities: [Entity<Note>("Note")], versionLock: nil)
         let v2 = CoreStoreSchema(modelVersion: "V2", entities: [Entity<Note>("Note"), Entity<Draft>("Draft")], versionLock: nil)
         #expect(DataStack(schemaHistory: SchemaHistory(v1, v2)).modelVersion == "V2")
         #expect(DataStack(v1, v2, migrationChain: ["V2", "V1"]).modelVersion == "V1")
         let stack = DataStack(v1, v2, migrationChain: ["V1", "V2"])
-        try stack.addStorageAndWait(InMemoryStore())
+        try stack.addStorageAndWait(kind.makeStore())
         try stack.perform(synchronous: { $0.create(Into<Draft>()).text = "v2 only" })
         #expect(try stack.fetchCount(From<Draft>()) == 1)
     }
 
     @Test func debugDescriptionsAreReadable() throws {
-        let stack = try makeStack()
+        let stack = try makeStack(.inMemory)
         #expect(stack.debugDescription.contains("modelVersion: \"V1\""))
         #expect(stack.debugDescription.contains("entity Dog"))
         #expect(stack.debugDescription.contains("InMemoryStore"))

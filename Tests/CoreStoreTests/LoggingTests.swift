@@ -56,7 +56,7 @@ struct LoggingTests {
         let previous = CoreStoreDefaults.logger
         CoreStoreDefaults.logger = logger
         defer { CoreStoreDefaults.logger = previous }
-        let stack = try makeStack()
+        let stack = try makeStack(.inMemory)
         try insertPeople(stack, [("Ann", 1)])
         let ann = try #require(try stack.fetchOne(From<Person>()))
         ann.age = 2
