@@ -15,14 +15,15 @@ final class ReadmePerson: CoreStoreObject {
     @Field.Relationship("pets", inverse: \ReadmeDog.$master) var pets: Set<ReadmeDog>
 }
 
-@Test func readmeQuickStart() async throws {
+@Test(arguments: StoreKind.allCases)
+func readmeQuickStart(_ kind: StoreKind) async throws {
     let dataStack = DataStack(
         CoreStoreSchema(
             modelVersion: "V1",
             entities: [Entity<ReadmePerson>("Person"), Entity<ReadmeDog>("Dog")]
         )
     )
-    try dataStack.addStorageAndWait(InMemoryStore())
+    try dataStack.addStorageAndWait(kind.makeStore())
 
     try await dataStack.async.perform { transaction in
         let person = transaction.create(Into<ReadmePerson>())
