@@ -23,30 +23,33 @@ private struct Opaque: Sendable {}
 
 @Suite("Format predicates: bad input")
 struct FormatPredicateErrorTests {
-    let stack: DataStack
+    /// The format fixture, on a store of the given kind.
+    struct Fixture {
+        let stack: DataStack
 
-    init() throws {
-        stack = try makeFormatFixtureStack()
-    }
+        init(_ kind: StoreKind) throws {
+            stack = try makeFormatFixtureStack(kind)
+        }
 
-    /// The message of the `invalidPredicate` error a fetch with `clause` throws.
-    func fetchFailure<O: CoreStoreObject>(_ clause: Where<O>) -> String? {
-        do {
-            _ = try stack.fetchAll(From<O>(), clause)
-            return nil
-        } catch let error as CoreStoreError {
-            guard case .invalidPredicate(let message) = error else {
-                Issue.record("expected invalidPredicate, got \(error)")
+        /// The message of the `invalidPredicate` error a fetch with `clause` throws.
+        func fetchFailure<O: CoreStoreObject>(_ clause: Where<O>) -> String? {
+            do {
+                _ = try stack.fetchAll(From<O>(), clause)
+                return nil
+            } catch let error as CoreStoreError {
+                guard case .invalidPredicate(let message) = error else {
+                    Issue.record("expected invalidPredicate, got \(error)")
+                    return nil
+                }
+                return message
+            } catch {
+                Issue.record("expected a CoreStoreError, got \(error)")
                 return nil
             }
-            return message
-        } catch {
-            Issue.record("expected a CoreStoreError, got \(error)")
-            return nil
         }
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         BadFormatCase("age > AND x", message: "Expected a value after '>' at position 7 in \"age > AND x\""),
         BadFormatCase("age >", message: "Expected a value after '>' at position 6"),
         BadFormatCase("", message: "The format is empty"),
@@ -106,18 +109,19 @@ struct FormatPredicateErrorTests {
         BadFormatCase("name == %@", Opaque(), message: "Argument 1 for '%@' is an Opaque"),
         BadFormatCase("name BEGINSWITH %@", ["a"], message: "'BEGINSWITH' needs a string, but got a list of 1 values at position 17"),
     ])
-    func malformedFormatsFailTheFetchWithThePosition(_ testCase: BadFormatCase) {
+    func malformedFormatsFailTheFetchWithThePosition(_ kind: StoreKind, _ testCase: BadFormatCase) throws {
+        let fixture = try Fixture(kind)
         let clause = Where<Person>(testCase.format, argumentArray: testCase.argumentArray)
         guard case .invalidPredicate(let direct)? = clause.error else {
             Issue.record("\(testCase.format) should carry an invalidPredicate error, has \(String(describing: clause.error))")
             return
         }
         #expect(direct.contains(testCase.fragment), "\(direct)")
-        let thrown = fetchFailure(clause)
+        let thrown = fixture.fetchFailure(clause)
         #expect(thrown == direct)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         ("agee > 5", "'Person' has no attribute or relationship named 'agee' (in key path 'agee')"),
         ("pets.nam == 'Rex'", "'Dog' has no attribute or relationship named 'nam' (in key path 'pets.nam')"),
         ("name.first == 'A'", "'name' in 'name.first' is an attribute of 'Person', so nothing can follow it"),
@@ -126,50 +130,62 @@ struct FormatPredicateErrorTests {
         ("pets BEGINSWITH 'R'", "use 'pets.@count' to compare its size"),
         ("Name == 'Ann'", "'Person' has no attribute or relationship named 'Name'"),
     ])
-    func unknownKeysAreReportedByTheFetchForItsEntity(format: String, fragment: String) {
+    func unknownKeysAreReportedByTheFetchForItsEntity(_ kind: StoreKind, _ key: (String, String)) throws {
+        let fixture = try Fixture(kind)
+        let (format, fragment) = key
         let clause = Where<Person>(format)
         #expect(clause.error == nil, "keys are checked at fetch time")
-        let message = fetchFailure(clause)
+        let message = fixture.fetchFailure(clause)
         #expect(message?.contains(fragment) == true, "\(message ?? "no error")")
     }
 
-    @Test func objectsComparedWithAttributesAreRejectedClearly() throws {
+    @Test(arguments: StoreKind.allCases)
+    func objectsComparedWithAttributesAreRejectedClearly(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let stack = fixture.stack
         let rex = try #require(try stack.fetchOne(From<Dog>().where(\.$name == "Rex")))
-        let message = fetchFailure(Where<Person>("name == %@", rex))
+        let message = fixture.fetchFailure(Where<Person>("name == %@", rex))
         #expect(message?.contains("'name' ends at the attribute 'name' of 'Person', so it cannot be compared with objects") == true, "\(message ?? "no error")")
         let ordering = Where<Person>("pets < %@", rex)
-        #expect(fetchFailure(ordering)?.contains("'<' cannot order objects") == true)
+        #expect(fixture.fetchFailure(ordering)?.contains("'<' cannot order objects") == true)
         let mixed = Where<Person>("pets IN %@", [rex, 5] as [Any])
-        #expect(fetchFailure(mixed)?.contains("not a mix of both") == true)
+        #expect(fixture.fetchFailure(mixed)?.contains("not a mix of both") == true)
         let metaInstance = Where<Person>("pets CONTAINS %@", Dog(asMeta: ()))
-        #expect(fetchFailure(metaInstance)?.contains("is a Dog that belongs to no context") == true)
+        #expect(fixture.fetchFailure(metaInstance)?.contains("is a Dog that belongs to no context") == true)
     }
 
-    @Test func keyPathInitializersReportBadInput() {
+    @Test(arguments: StoreKind.allCases)
+    func keyPathInitializersReportBadInput(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
         let emptyKey = Where<Person>("name..x", isEqualTo: "a")
-        #expect(fetchFailure(emptyKey)?.contains("Where(\"name..x\", isEqualTo:): The key path must be a key path such as") == true)
+        #expect(fixture.fetchFailure(emptyKey)?.contains("Where(\"name..x\", isEqualTo:): The key path must be a key path such as") == true)
         let collection = Where<Person>("age", isEqualTo: [1, 2])
-        #expect(fetchFailure(collection)?.contains("use Where(_:isMemberOf:)") == true)
+        #expect(fixture.fetchFailure(collection)?.contains("use Where(_:isMemberOf:)") == true)
         let opaque = Where<Person>("age", isMemberOf: [Opaque()])
-        #expect(fetchFailure(opaque)?.contains("Where(\"age\", isMemberOf:): The collection contains an Opaque") == true)
+        #expect(fixture.fetchFailure(opaque)?.contains("Where(\"age\", isMemberOf:): The collection contains an Opaque") == true)
     }
 
-    @Test func aFailingFormatPoisonsEveryChainAndCombinationItJoins() {
+    @Test(arguments: StoreKind.allCases)
+    func aFailingFormatPoisonsEveryChainAndCombinationItJoins(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let stack = fixture.stack
         let bad = Where<Person>("age >")
-        #expect(fetchFailure(bad && Where<Person>(true)) != nil)
-        #expect(fetchFailure(Where<Person>(true) || bad) != nil)
-        #expect(fetchFailure(!bad) != nil)
+        #expect(fixture.fetchFailure(bad && Where<Person>(true)) != nil)
+        #expect(fixture.fetchFailure(Where<Person>(true) || bad) != nil)
+        #expect(fixture.fetchFailure(!bad) != nil)
         #expect(throws: CoreStoreError.self) { try stack.fetchAll(From<Person>().where(format: "age >")) }
         #expect(throws: CoreStoreError.self) { try stack.fetchCount(From<Person>().where(\.$age > 1).where(format: "x ==", argumentArray: nil)) }
     }
 
-    @Test func nestingDeeperThanTheLimitFailsInsteadOfOverflowingTheStack() {
+    @Test(arguments: StoreKind.allCases)
+    func nestingDeeperThanTheLimitFailsInsteadOfOverflowingTheStack(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
         let depth = PredicateFormatParser.maximumNesting
         let allowed = String(repeating: "(", count: depth) + "age == 25" + String(repeating: ")", count: depth)
         #expect(Where<Person>(allowed).error == nil)
         let tooDeep = String(repeating: "(", count: 10_000) + "age == 25" + String(repeating: ")", count: 10_000)
-        #expect(fetchFailure(Where<Person>(tooDeep))?.contains("more than \(depth) levels deep") == true)
+        #expect(fixture.fetchFailure(Where<Person>(tooDeep))?.contains("more than \(depth) levels deep") == true)
         let manyNots = String(repeating: "NOT ", count: 10_000) + "age == 25"
-        #expect(fetchFailure(Where<Person>(manyNots))?.contains("levels deep at position") == true)
+        #expect(fixture.fetchFailure(Where<Person>(manyNots))?.contains("levels deep at position") == true)
     }
 }

@@ -52,8 +52,8 @@ let formatFixturePeople: [(name: String, age: Int, nickname: String?, mood: Mood
 /// Every person's name.
 let formatFixtureEveryone = formatFixturePeople.map(\.name)
 
-/// A stack holding the people, dogs and readings described above.
-func makeFormatFixtureStack() throws -> DataStack {
+/// A stack holding the people, dogs and readings described above, on a new store of the given kind.
+func makeFormatFixtureStack(_ kind: StoreKind) throws -> DataStack {
     let stack = DataStack(CoreStoreSchema(
         modelVersion: "Format1",
         entities: [
@@ -65,7 +65,7 @@ func makeFormatFixtureStack() throws -> DataStack {
         ],
         versionLock: nil
     ))
-    try stack.addStorageAndWait(makeTestStore())
+    try stack.addStorageAndWait(kind.makeStore())
     try stack.perform(synchronous: { transaction in
         for entry in formatFixturePeople {
             let person = transaction.create(Into<Person>())

@@ -142,8 +142,9 @@ struct FormatFuzzer {
 
 @Suite("Format predicates: fuzzing")
 struct FormatPredicateFuzzTests {
-    @Test func randomAndDamagedFormatsNeverCrashAndFailOnlyWithCoreStoreErrors() throws {
-        let stack = try makeFormatFixtureStack()
+    @Test(arguments: StoreKind.allCases)
+    func randomAndDamagedFormatsNeverCrashAndFailOnlyWithCoreStoreErrors(_ kind: StoreKind) throws {
+        let stack = try makeFormatFixtureStack(kind)
         let ann = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Ann")))
         let rex = try #require(try stack.fetchOne(From<Dog>().where(\.$name == "Rex")))
         let pool: [Any?] = [

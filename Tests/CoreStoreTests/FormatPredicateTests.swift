@@ -25,29 +25,32 @@ private let withoutPets = ["Dee", "Eve", "Émile", "emile", "ÉMILE", "O'Neil"]
 
 @Suite("Format predicates: results")
 struct FormatPredicateTests {
-    let stack: DataStack
+    /// The format fixture, on a store of the given kind.
+    struct Fixture {
+        let stack: DataStack
 
-    init() throws {
-        stack = try makeFormatFixtureStack()
+        init(_ kind: StoreKind) throws {
+            stack = try makeFormatFixtureStack(kind)
+        }
+
+        func people(_ format: String, _ arguments: [Any?]) throws -> [String] {
+            try stack.fetchAll(From<Person>(), Where<Person>(format, argumentArray: arguments)).map(\.name).sorted()
+        }
+
+        func dogs(_ format: String, _ arguments: Any?...) throws -> [String] {
+            try stack.fetchAll(From<Dog>(), Where<Dog>(format, argumentArray: arguments)).map(\.name).sorted()
+        }
+
+        func readings(_ format: String, _ arguments: Any?...) throws -> [String] {
+            try stack.fetchAll(From<Reading>(), Where<Reading>(format, argumentArray: arguments)).map(\.label).sorted()
+        }
+
+        func check(_ testCase: FormatCase) throws {
+            #expect(try people(testCase.format, testCase.argumentArray) == testCase.expected.sorted(), "\(testCase.format)")
+        }
     }
 
-    func people(_ format: String, _ arguments: [Any?]) throws -> [String] {
-        try stack.fetchAll(From<Person>(), Where<Person>(format, argumentArray: arguments)).map(\.name).sorted()
-    }
-
-    func dogs(_ format: String, _ arguments: Any?...) throws -> [String] {
-        try stack.fetchAll(From<Dog>(), Where<Dog>(format, argumentArray: arguments)).map(\.name).sorted()
-    }
-
-    func readings(_ format: String, _ arguments: Any?...) throws -> [String] {
-        try stack.fetchAll(From<Reading>(), Where<Reading>(format, argumentArray: arguments)).map(\.label).sorted()
-    }
-
-    func check(_ testCase: FormatCase) throws {
-        #expect(try people(testCase.format, testCase.argumentArray) == testCase.expected.sorted(), "\(testCase.format)")
-    }
-
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("age == 25", expect: ["Bob", "Dee"]),
         FormatCase("age = 25", expect: ["Bob", "Dee"]),
         FormatCase("age != 25", expect: everyoneBut("Bob", "Dee")),
@@ -66,11 +69,11 @@ struct FormatPredicateTests {
         FormatCase("age > -1", expect: everyone),
         FormatCase("age < -5", expect: []),
     ])
-    func comparisonOperatorsAndMirroredComparisons(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func comparisonOperatorsAndMirroredComparisons(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("%K == %@", "name", "Ann", expect: ["Ann"]),
         FormatCase("age == %d", 25, expect: ["Bob", "Dee"]),
         FormatCase("age == %i", Int32(25), expect: ["Bob", "Dee"]),
@@ -92,11 +95,11 @@ struct FormatPredicateTests {
         FormatCase("name == %@", Substring("Ann Bob").prefix(3), expect: ["Ann"]),
         FormatCase("name == %@", Character("x"), expect: []),
     ])
-    func everySpecifier(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func everySpecifier(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("name == 'Ann'", expect: ["Ann"]),
         FormatCase("name == \"Ann\"", expect: ["Ann"]),
         FormatCase("name == 'O\\'Neil'", expect: ["O'Neil"]),
@@ -113,11 +116,11 @@ struct FormatPredicateTests {
         FormatCase("nickname != nil", expect: ["Ann", "Cid", "Dee", "Eve", "O'Neil"]),
         FormatCase("#name == 'Bob'", expect: ["Bob"]),
     ])
-    func everyLiteralForm(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func everyLiteralForm(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("age BETWEEN {25, 31}", expect: ["Ann", "Bob", "Dee"]),
         FormatCase("age between %@", [25, 31], expect: ["Ann", "Bob", "Dee"]),
         FormatCase("age BETWEEN {%d, %d}", 19, 22, expect: ["Eve", "emile"]),
@@ -132,11 +135,11 @@ struct FormatPredicateTests {
         FormatCase("nickname IN {nil, 'cid'}", expect: ["Bob", "Cid", "Émile", "emile", "ÉMILE"]),
         FormatCase("'Rex' IN pets.name", expect: ["Ann"]),
     ])
-    func betweenAndIn(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func betweenAndIn(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("name == 'emile'", expect: ["emile"]),
         FormatCase("name ==[c] 'émile'", expect: ["Émile", "ÉMILE"]),
         FormatCase("name ==[d] 'Emile'", expect: ["Émile"]),
@@ -164,11 +167,11 @@ struct FormatPredicateTests {
         FormatCase("name MATCHES[c] 'e.*'", expect: ["Eve", "emile"]),
         FormatCase("name MATCHES[cd] 'e.*'", expect: ["Eve", "Émile", "emile", "ÉMILE"]),
     ])
-    func stringOperatorsAndModifiers(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func stringOperatorsAndModifiers(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("age < 20 OR age > 50 AND name BEGINSWITH 'O'", expect: ["Eve", "O'Neil"]),
         FormatCase("(age < 20 OR age > 50) AND name BEGINSWITH 'O'", expect: ["O'Neil"]),
         FormatCase("NOT age == 25 AND age < 30", expect: ["Eve", "emile"]),
@@ -183,11 +186,11 @@ struct FormatPredicateTests {
         FormatCase("FALSEPREDICATE OR age == 19", expect: ["Eve"]),
         FormatCase("NOT FALSEPREDICATE", expect: everyone),
     ])
-    func logicPrecedenceAndConstants(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func logicPrecedenceAndConstants(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         FormatCase("ANY pets.name BEGINSWITH 'B'", expect: ["Cid"]),
         FormatCase("SOME pets.name BEGINSWITH 'B'", expect: ["Cid"]),
         FormatCase("pets.name BEGINSWITH 'B'", expect: ["Cid"]),
@@ -205,20 +208,25 @@ struct FormatPredicateTests {
         FormatCase("pets == nil", expect: withoutPets),
         FormatCase("pets != nil", expect: ["Ann", "Bob", "Cid"]),
     ])
-    func quantifiersAndCountOverRelationships(_ testCase: FormatCase) throws {
-        try check(testCase)
+    func quantifiersAndCountOverRelationships(_ kind: StoreKind, _ testCase: FormatCase) throws {
+        try Fixture(kind).check(testCase)
     }
 
-    @Test func relationshipKeyPathsFromTheDogSide() throws {
-        #expect(try dogs("master.name == 'Ann'") == ["Fido", "Rex"])
-        #expect(try dogs("master.name BEGINSWITH[c] 'c'") == ["Bella", "Bolt", "Buddy"])
-        #expect(try dogs("master.age > 30") == ["Bella", "Bolt", "Buddy", "Fido", "Rex"])
-        #expect(try dogs("master.pets.@count >= 3") == ["Bella", "Bolt", "Buddy"])
-        #expect(try dogs("master == nil") == ["Spot"])
-        #expect(try dogs("master != nil") == ["Bella", "Bolt", "Buddy", "Fido", "Max", "Rex"])
+    @Test(arguments: StoreKind.allCases)
+    func relationshipKeyPathsFromTheDogSide(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        #expect(try fixture.dogs("master.name == 'Ann'") == ["Fido", "Rex"])
+        #expect(try fixture.dogs("master.name BEGINSWITH[c] 'c'") == ["Bella", "Bolt", "Buddy"])
+        #expect(try fixture.dogs("master.age > 30") == ["Bella", "Bolt", "Buddy", "Fido", "Rex"])
+        #expect(try fixture.dogs("master.pets.@count >= 3") == ["Bella", "Bolt", "Buddy"])
+        #expect(try fixture.dogs("master == nil") == ["Spot"])
+        #expect(try fixture.dogs("master != nil") == ["Bella", "Bolt", "Buddy", "Fido", "Max", "Rex"])
     }
 
-    @Test func relationshipsCompareWithObjectsAndObjectIDs() throws {
+    @Test(arguments: StoreKind.allCases)
+    func relationshipsCompareWithObjectsAndObjectIDs(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let stack = fixture.stack
         let ann = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Ann")))
         let bob = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Bob")))
         let annID = try #require(ann.cs_id())
@@ -226,21 +234,23 @@ struct FormatPredicateTests {
         let rex = try #require(try stack.fetchOne(From<Dog>().where(\.$name == "Rex")))
         let max = try #require(try stack.fetchOne(From<Dog>().where(\.$name == "Max")))
 
-        #expect(try dogs("master == %@", ann) == ["Fido", "Rex"])
-        #expect(try dogs("master == %@", annID) == ["Fido", "Rex"])
-        #expect(try dogs("master != %@", ann) == ["Bella", "Bolt", "Buddy", "Max", "Spot"])
-        #expect(try dogs("master IN %@", [ann, bob]) == ["Fido", "Max", "Rex"])
-        #expect(try dogs("master IN %@", Set([annID, bobID])) == ["Fido", "Max", "Rex"])
-        #expect(try dogs("master IN {%@, %@}", ann, bobID) == ["Fido", "Max", "Rex"])
-        #expect(try dogs("master IN %@", [Person]()) == [])
-        #expect(try people("pets CONTAINS %@", [rex]) == ["Ann"])
-        #expect(try people("%@ IN pets", [rex]) == ["Ann"])
-        #expect(try people("pets == %@", [max]) == ["Bob"])
-        #expect(try people("pets IN %@", [[rex, max]]) == ["Ann", "Bob"])
-        #expect(try people("NOT pets CONTAINS %@ AND pets != nil", [rex]) == ["Bob", "Cid"])
+        #expect(try fixture.dogs("master == %@", ann) == ["Fido", "Rex"])
+        #expect(try fixture.dogs("master == %@", annID) == ["Fido", "Rex"])
+        #expect(try fixture.dogs("master != %@", ann) == ["Bella", "Bolt", "Buddy", "Max", "Spot"])
+        #expect(try fixture.dogs("master IN %@", [ann, bob]) == ["Fido", "Max", "Rex"])
+        #expect(try fixture.dogs("master IN %@", Set([annID, bobID])) == ["Fido", "Max", "Rex"])
+        #expect(try fixture.dogs("master IN {%@, %@}", ann, bobID) == ["Fido", "Max", "Rex"])
+        #expect(try fixture.dogs("master IN %@", [Person]()) == [])
+        #expect(try fixture.people("pets CONTAINS %@", [rex]) == ["Ann"])
+        #expect(try fixture.people("%@ IN pets", [rex]) == ["Ann"])
+        #expect(try fixture.people("pets == %@", [max]) == ["Bob"])
+        #expect(try fixture.people("pets IN %@", [[rex, max]]) == ["Ann", "Bob"])
+        #expect(try fixture.people("NOT pets CONTAINS %@ AND pets != nil", [rex]) == ["Bob", "Cid"])
     }
 
-    @Test func objectArgumentsWorkForUncommittedObjectsInsideATransaction() throws {
+    @Test(arguments: StoreKind.allCases)
+    func objectArgumentsWorkForUncommittedObjectsInsideATransaction(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let matched = try stack.perform(synchronous: { transaction -> [String] in
             let zoe = transaction.create(Into<Person>())
             zoe.name = "Zoe"
@@ -254,43 +264,47 @@ struct FormatPredicateTests {
         #expect(matched == ["Pup", "Ann", "Zoe"])
     }
 
-    @Test func readingsShowEveryStoredKind() throws {
-        #expect(try readings("flag == true") == ["one", "three"])
-        #expect(try readings("flag == YES") == ["one", "three"])
-        #expect(try readings("flag = TRUE") == ["one", "three"])
-        #expect(try readings("flag == no") == ["two"])
-        #expect(try readings("flag == FALSE") == ["two"])
-        #expect(try readings("flag == %@", true) == ["one", "three"])
-        #expect(try readings("flag == %@", NSNumber(value: false)) == ["two"])
-        #expect(try readings("score > 1.0") == ["one", "two"])
-        #expect(try readings("score < 0") == ["three"])
-        #expect(try readings("score == %f", 2.5) == ["two"])
-        #expect(try readings("score == %@", NSNumber(value: 2.5)) == ["two"])
-        #expect(try readings("score < %@", Float(0)) == ["three"])
-        #expect(try readings("price > %@", Decimal(string: "9.5")) == ["one", "two"])
-        #expect(try readings("price == 0.5") == ["three"])
-        #expect(try readings("price < %f", Decimal(1)) == ["three"])
-        #expect(try readings("when > %@", Date(timeIntervalSince1970: 1500)) == ["three", "two"])
-        #expect(try readings("when BETWEEN %@", [Date(timeIntervalSince1970: 500), Date(timeIntervalSince1970: 2500)]) == ["one", "two"])
-        #expect(try readings("blob == %@", Data([3])) == ["two"])
-        #expect(try readings("link == %@", URL(string: "https://a.example/x")) == ["one"])
-        #expect(try readings("link BEGINSWITH 'https://b'") == ["three"])
-        #expect(try readings("link == %@", nil) == ["two"])
-        #expect(try readings("link == %@", NSNull()) == ["two"])
-        #expect(try readings("token == %@", FormatFixtureIDs.tokenOne) == ["one"])
-        #expect(try readings("token IN %@", [FormatFixtureIDs.tokenOne, FormatFixtureIDs.tokenThree]) == ["one", "three"])
-        #expect(try readings("big == %@", UInt64.max) == ["one"])
-        #expect(try readings("big == %llu", UInt64.max) == ["one"])
-        #expect(try readings("big == %@", NSNumber(value: UInt64.max)) == ["one"])
-        #expect(try readings("big > %lu", UInt(4)) == ["one", "two"])
-        #expect(try readings("small < %d", Int8(0)) == ["one"])
-        #expect(try readings("small == -3") == ["one"])
-        #expect(try readings("small == %@", NSNumber(value: Int8(7))) == ["two"])
-        #expect(try readings("label == %@", NSString(string: "two")) == ["two"])
-        #expect(try readings("label == %s", NSString(string: "two")) == ["two"])
+    @Test(arguments: StoreKind.allCases)
+    func readingsShowEveryStoredKind(_ kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        #expect(try fixture.readings("flag == true") == ["one", "three"])
+        #expect(try fixture.readings("flag == YES") == ["one", "three"])
+        #expect(try fixture.readings("flag = TRUE") == ["one", "three"])
+        #expect(try fixture.readings("flag == no") == ["two"])
+        #expect(try fixture.readings("flag == FALSE") == ["two"])
+        #expect(try fixture.readings("flag == %@", true) == ["one", "three"])
+        #expect(try fixture.readings("flag == %@", NSNumber(value: false)) == ["two"])
+        #expect(try fixture.readings("score > 1.0") == ["one", "two"])
+        #expect(try fixture.readings("score < 0") == ["three"])
+        #expect(try fixture.readings("score == %f", 2.5) == ["two"])
+        #expect(try fixture.readings("score == %@", NSNumber(value: 2.5)) == ["two"])
+        #expect(try fixture.readings("score < %@", Float(0)) == ["three"])
+        #expect(try fixture.readings("price > %@", Decimal(string: "9.5")) == ["one", "two"])
+        #expect(try fixture.readings("price == 0.5") == ["three"])
+        #expect(try fixture.readings("price < %f", Decimal(1)) == ["three"])
+        #expect(try fixture.readings("when > %@", Date(timeIntervalSince1970: 1500)) == ["three", "two"])
+        #expect(try fixture.readings("when BETWEEN %@", [Date(timeIntervalSince1970: 500), Date(timeIntervalSince1970: 2500)]) == ["one", "two"])
+        #expect(try fixture.readings("blob == %@", Data([3])) == ["two"])
+        #expect(try fixture.readings("link == %@", URL(string: "https://a.example/x")) == ["one"])
+        #expect(try fixture.readings("link BEGINSWITH 'https://b'") == ["three"])
+        #expect(try fixture.readings("link == %@", nil) == ["two"])
+        #expect(try fixture.readings("link == %@", NSNull()) == ["two"])
+        #expect(try fixture.readings("token == %@", FormatFixtureIDs.tokenOne) == ["one"])
+        #expect(try fixture.readings("token IN %@", [FormatFixtureIDs.tokenOne, FormatFixtureIDs.tokenThree]) == ["one", "three"])
+        #expect(try fixture.readings("big == %@", UInt64.max) == ["one"])
+        #expect(try fixture.readings("big == %llu", UInt64.max) == ["one"])
+        #expect(try fixture.readings("big == %@", NSNumber(value: UInt64.max)) == ["one"])
+        #expect(try fixture.readings("big > %lu", UInt(4)) == ["one", "two"])
+        #expect(try fixture.readings("small < %d", Int8(0)) == ["one"])
+        #expect(try fixture.readings("small == -3") == ["one"])
+        #expect(try fixture.readings("small == %@", NSNumber(value: Int8(7))) == ["two"])
+        #expect(try fixture.readings("label == %@", NSString(string: "two")) == ["two"])
+        #expect(try fixture.readings("label == %s", NSString(string: "two")) == ["two"])
     }
 
-    @Test func keyPathStringInitializers() throws {
+    @Test(arguments: StoreKind.allCases)
+    func keyPathStringInitializers(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let ann = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Ann")))
         let bob = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Bob")))
         func names(_ clause: Where<Person>) throws -> [String] { try stack.fetchAll(From<Person>(), clause).map(\.name).sorted() }
@@ -309,7 +323,9 @@ struct FormatPredicateTests {
         #expect(try dogNames(Where("master", isMemberOf: [ann, bob])) == ["Fido", "Max", "Rex"])
     }
 
-    @Test func chainFormsOnFromAndFetchChainBuilder() throws {
+    @Test(arguments: StoreKind.allCases)
+    func chainFormsOnFromAndFetchChainBuilder(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         #expect(try stack.fetchAll(From<Person>().where(format: "age == %d", 25)).map(\.name).sorted() == ["Bob", "Dee"])
         #expect(try stack.fetchAll(From<Person>().where(format: "age == %d", argumentArray: [25])).map(\.name).sorted() == ["Bob", "Dee"])
         #expect(try stack.fetchAll(From<Person>().where(format: "TRUEPREDICATE", argumentArray: nil)).count == everyone.count)
@@ -320,7 +336,9 @@ struct FormatPredicateTests {
         #expect(try stack.fetchCount(From<Person>().where(format: "age > %d", 30)) == 5)
     }
 
-    @Test func formatInitializerLeavesBoolAndPredicateInitializersUnambiguous() throws {
+    @Test(arguments: StoreKind.allCases)
+    func formatInitializerLeavesBoolAndPredicateInitializersUnambiguous(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
         let flag = false
         #expect(try stack.fetchAll(From<Person>(), Where<Person>(true)).count == everyone.count)
         #expect(try stack.fetchAll(From<Person>(), Where<Person>(flag)).isEmpty)
