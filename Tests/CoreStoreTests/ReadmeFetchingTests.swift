@@ -15,32 +15,39 @@ final class MyPersonEntity: CoreStoreObject {
 /// `\.$field` (fields are property wrappers here) and `Select` spelled `Select<O, T>`.
 @Suite("README: fetching")
 struct ReadmeFetchingTests {
-    let dataStack: DataStack
+    /// Four people, on a store of the given kind.
+    struct Fixture {
+        let dataStack: DataStack
 
-    init() throws {
-        dataStack = DataStack(CoreStoreSchema(modelVersion: "V1", entities: [Entity<MyPersonEntity>("MyPersonEntity")]))
-        try dataStack.addStorageAndWait(makeTestStore())
-        try dataStack.perform(synchronous: { transaction in
-            for (name, surname, age, gender, rating) in [
-                ("John", "Smith", 30, "M", 4.5), ("Jane", "Doe", 22, "F", 4.9), ("Jim", "Beam", 45, "M", 3.0), ("Ann", "Lee", 28, "F", 4.5),
-            ] as [(String, String, Int, String, Double)] {
-                let person = transaction.create(Into<MyPersonEntity>())
-                person.name = name
-                person.surname = surname
-                person.age = age
-                person.gender = gender
-                person.rating = rating
-            }
-        })
+        init(_ kind: StoreKind) throws {
+            dataStack = DataStack(CoreStoreSchema(modelVersion: "V1", entities: [Entity<MyPersonEntity>("MyPersonEntity")]))
+            try dataStack.addStorageAndWait(kind.makeStore())
+            try dataStack.perform(synchronous: { transaction in
+                for (name, surname, age, gender, rating) in [
+                    ("John", "Smith", 30, "M", 4.5), ("Jane", "Doe", 22, "F", 4.9), ("Jim", "Beam", 45, "M", 3.0), ("Ann", "Lee", 28, "F", 4.5),
+                ] as [(String, String, Int, String, Double)] {
+                    let person = transaction.create(Into<MyPersonEntity>())
+                    person.name = name
+                    person.surname = surname
+                    person.age = age
+                    person.gender = gender
+                    person.rating = rating
+                }
+            })
+        }
     }
 
-    @Test func fromClause() throws {
+    @Test(arguments: StoreKind.allCases)
+    func fromClause(_ kind: StoreKind) throws {
+        let dataStack = try Fixture(kind).dataStack
         let people = try dataStack.fetchAll(From<MyPersonEntity>())
         #expect(people.count == 4)
         #expect(try dataStack.fetchAll(From<MyPersonEntity>(nil)).count == 4, "nil names the store without configuration")
     }
 
-    @Test func whereClauses() throws {
+    @Test(arguments: StoreKind.allCases)
+    func whereClauses(_ kind: StoreKind) throws {
+        let dataStack = try Fixture(kind).dataStack
         var people = try dataStack.fetchAll(
             From<MyPersonEntity>(),
             Where<MyPersonEntity>("%K > %d", "age", 30)
@@ -68,7 +75,9 @@ struct ReadmeFetchingTests {
         #expect(people.map(\.name) == ["John", "Jim"])
     }
 
-    @Test func orderByClauses() throws {
+    @Test(arguments: StoreKind.allCases)
+    func orderByClauses(_ kind: StoreKind) throws {
+        let dataStack = try Fixture(kind).dataStack
         var mostValuablePeople = try dataStack.fetchAll(
             From<MyPersonEntity>(),
             OrderBy<MyPersonEntity>(.descending("rating"), .ascending("surname"))
@@ -94,7 +103,9 @@ struct ReadmeFetchingTests {
         }
     }
 
-    @Test func tweakClauses() throws {
+    @Test(arguments: StoreKind.allCases)
+    func tweakClauses(_ kind: StoreKind) throws {
+        let dataStack = try Fixture(kind).dataStack
         var people = try dataStack.fetchAll(
             From<MyPersonEntity>(),
             Where<MyPersonEntity>("age > %d", 25),
@@ -117,7 +128,9 @@ struct ReadmeFetchingTests {
         #expect(people.map(\.surname) == ["Beam", "Lee", "Smith"])
     }
 
-    @Test func theFiveFetchMethods() throws {
+    @Test(arguments: StoreKind.allCases)
+    func theFiveFetchMethods(_ kind: StoreKind) throws {
+        let dataStack = try Fixture(kind).dataStack
         let chain = From<MyPersonEntity>().where(\.$gender == "F").orderBy(.ascending(\.$age))
         #expect(try dataStack.fetchAll(chain).map(\.name) == ["Jane", "Ann"])
         #expect(try dataStack.fetchOne(chain)?.name == "Jane")
@@ -128,7 +141,9 @@ struct ReadmeFetchingTests {
         #expect((dataStack.fetchExisting(ids[1]) as MyPersonEntity?)?.name == "Ann")
     }
 
-    @Test func queryingExamples() throws {
+    @Test(arguments: StoreKind.allCases)
+    func queryingExamples(_ kind: StoreKind) throws {
+        let dataStack = try Fixture(kind).dataStack
         let johnsAge = try dataStack.queryValue(
             From<MyPersonEntity>(),
             Select<MyPersonEntity, Int>("age"),

@@ -5,8 +5,9 @@ import Testing
 /// The "Fetching and querying" snippet of our README, as written there.
 @Suite("README: quick reference")
 struct ReadmeQuickReferenceTests {
-    @Test func fetchingAndQueryingSnippet() throws {
-        let dataStack = try makeStack()
+    @Test(arguments: StoreKind.allCases)
+    func fetchingAndQueryingSnippet(_ kind: StoreKind) throws {
+        let dataStack = try makeStack(kind)
         try dataStack.perform(synchronous: { transaction in
             let john = transaction.create(Into<Person>())
             john.name = "John Smith"
