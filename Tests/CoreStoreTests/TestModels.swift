@@ -1,6 +1,5 @@
 import Foundation
 @testable import CoreStore
-import CoreStoreSQLite
 
 class Animal: CoreStoreObject {
     @Field.Stored("species") var species: String = ""
@@ -44,20 +43,6 @@ func makeSchema(versionLock: VersionLock? = nil) -> CoreStoreSchema {
         ],
         versionLock: versionLock
     )
-}
-
-func makeStack() throws -> DataStack {
-    let stack = DataStack(makeSchema())
-    try stack.addStorageAndWait(makeTestStore())
-    return stack
-}
-
-func makeTestStore() -> any StorageInterface {
-    if ProcessInfo.processInfo.environment["CORESTORE_TEST_STORE"] == "sqlite" {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-tests-\(UUID().uuidString).sqlite")
-        return SQLiteStore(fileURL: url)
-    }
-    return InMemoryStore()
 }
 
 /// A stack with the test model on a new, empty store of the given kind.
