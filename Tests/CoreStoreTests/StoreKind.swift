@@ -63,3 +63,27 @@ enum TestStoreFiles {
         kill(pid, 0) == 0 || errno != ESRCH
     }
 }
+
+@Suite("Test store kinds")
+struct StoreKindTests {
+    @Test func eachKindMakesItsOwnStoreWithTheConfigurationAsked() throws {
+        #expect(try StoreKind.inMemory.makeStore() is InMemoryStore)
+        #expect(try StoreKind.sqlite.makeStore() is SQLiteStore)
+        for kind in StoreKind.allCases {
+            #expect(try kind.makeStore(configuration: "Local").configuration == "Local")
+            #expect(try kind.makeStore().configuration == nil)
+        }
+    }
+
+    @Test func sqliteStoresGetAFileOfTheirOwnInTheProcessDirectory() throws {
+        let first = try #require(try StoreKind.sqlite.makeStore() as? SQLiteStore)
+        let second = try #require(try StoreKind.sqlite.makeStore() as? SQLiteStore)
+        #expect(first.fileURL != second.fileURL)
+        #expect(first.fileURL.deletingLastPathComponent().path == TestStoreFiles.directory.path)
+        #expect(TestStoreFiles.directory.lastPathComponent == "corestore-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(first)
+        try insertPeople(stack, [("Ann", 31)])
+        #expect(FileManager.default.fileExists(atPath: first.fileURL.path))
+    }
+}
