@@ -47,10 +47,11 @@ struct SchemaTests {
         #expect(friends.inverseName == nil)
     }
 
-    @Test func entityNamesAreIndependentOfClassNames() throws {
+    @Test(arguments: StoreKind.allCases)
+    func entityNamesAreIndependentOfClassNames(_ kind: StoreKind) throws {
         let schema = CoreStoreSchema(modelVersion: "V1", entities: [Entity<Renamed>("Human")], versionLock: nil)
         let stack = DataStack(schema)
-        try stack.addStorageAndWait(InMemoryStore())
+        try stack.addStorageAndWait(kind.makeStore())
         try stack.perform(synchronous: { $0.create(Into<Renamed>()).title = "Ann" })
         let ids = try stack.fetchObjectIDs(From<Renamed>())
         #expect(ids.map(\.entityName) == ["Human"])
