@@ -1,0 +1,123 @@
+import CoreStoreStorage
+
+/// Appends the primitives of the binary formats (``RecordCodec`` and the stored metadata).
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    /// An unsigned LEB128 varint.
+    mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    /// A signed integer as a zig-zag varint (small magnitudes stay short).
+    mutating func signed(_ value: Int64) {
+        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// Eight bytes, big-endian.
+    mutating func fixed64(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    /// A length-prefixed byte string.
+    mutating func blob<C: Collection>(_ data: C) where C.Element == UInt8 {
+        varint(UInt64(data.count))
+        bytes.append(contentsOf: data)
+    }
+
+    /// A length-prefixed UTF-8 string (NUL included as is).
+    mutating func string(_ s: String) { blob(s.utf8) }
+}
+
+/// Reads what ``ByteWriter`` wrote; every read checks its bounds and throws
+/// ``KeyValueFormatError`` instead of trapping.
+struct ByteReader {
+    let bytes: [UInt8]
+    private(set) var position: Int
+    let what: String
+
+    init(_ bytes: [UInt8], what: String, position: Int = 0) {
+        self.bytes = bytes
+        self.what = what
+        self.position = position
+    }
+
+    var isAtEnd: Bool { position >= bytes.count }
+
+    func damaged(_ reason: String) -> StorageError {
+        KeyValueFormatError.damaged(what, "\(reason) at byte \(position) of \(bytes.count)")
+    }
+
+    mutating func byte() throws -> UInt8 {
+        guard position < bytes.count else { throw damaged("unexpected end") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try byte()
+            guard shift < 64, shift < 63 || b <= 1 else { throw damaged("varint too long") }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// A varint that must fit a count of at most `limit` items (guards huge allocations).
+    mutating func count(limit: Int? = nil) throws -> Int {
+        let raw = try varint()
+        let remaining = bytes.count - position
+        guard raw <= UInt64(limit ?? remaining) else { throw damaged("count \(raw) exceeds the remaining data") }
+        return Int(raw)
+    }
+
+    mutating func fixed64() throws -> UInt64 {
+        guard bytes.count - position >= 8 else { throw damaged("unexpected end") }
+        var v: UInt64 = 0
+        for i in 0..<8 { v = v << 8 | UInt64(bytes[position + i]) }
+        position += 8
+        return v
+    }
+
+    mutating func take(_ n: Int) throws -> ArraySlice<UInt8> {
+        guard n >= 0, bytes.count - position >= n else { throw damaged("unexpected end") }
+        defer { position += n }
+        return bytes[position..<(position + n)]
+    }
+
+    mutating func blob() throws -> ArraySlice<UInt8> {
+        try take(try count())
+    }
+
+    mutating func string() throws -> String {
+        let raw = try blob()
+        guard let s = String(validating: raw, as: UTF8.self) else { throw damaged("invalid UTF-8") }
+        return s
+    }
+}
+
+/// The errors of the key-value formats, as ``StorageError`` values.
+public enum KeyValueFormatError {
+    /// The code ``StorageError/engine(code:message:)`` carries for damaged stored bytes.
+    public static let damagedDataCode = -1_001
+
+    /// A damaged stored value or key: `what` names it, `reason` says what is wrong.
+    public static func damaged(_ what: String, _ reason: String) -> StorageError {
+        .engine(code: damagedDataCode, message: "damaged \(what): \(reason)")
+    }
+}
