@@ -1,0 +1,190 @@
+import CoreStoreStorage
+
+/// The key space of a ``KeyValueStorage``: where metadata, records and index entries live.
+///
+/// Three subspaces, each a one-byte prefix followed by ``TupleEncoder`` elements:
+/// ```
+/// 0x01 (name)                               → metadata value      names: format, metadata, nextKey, sequence
+/// 0x02 (root entity, record key)            → RecordCodec bytes   the concrete entity is in the value
+/// 0x03 (index name, value…, record key)     → empty               one entry per record and index
+/// ```
+/// Records live under the **root** entity of their hierarchy: a ``RecordID`` whose entity is
+/// the record's own entity or any ancestor of it names the same root, so one `get` finds the
+/// record, and scanning an entity's records is one range scan in record-key order (records of
+/// sibling entities in the range are skipped by their entity name, which a record's bytes
+/// begin with).
+///
+/// Every index (see ``IndexDefinition``) is maintained in the same engine write as the records.
+public struct KeyValueLayout: Sendable {
+    /// The first byte of metadata keys.
+    public static let metadataSpace: UInt8 = 0x01
+    /// The first byte of record keys.
+    public static let recordSpace: UInt8 = 0x02
+    /// The first byte of index entries.
+    public static let indexSpace: UInt8 = 0x03
+    /// The key layout version stored under the `format` metadata key.
+    public static let formatVersion: Int64 = 1
+
+    /// The schema the store was opened with.
+    public let schema: StoreSchema
+    /// Every index of the schema.
+    public let indexes: [IndexDefinition]
+    private let indexesByEntity: [String: [IndexDefinition]]
+
+    /// The layout of `schema`.
+    public init(schema: StoreSchema) {
+        self.schema = schema
+        var byName: [String: IndexDefinition] = [:]
+        var order: [String] = []
+        func add(_ name: String, _ kind: IndexDefinition.Kind, _ scope: String, _ components: [IndexDefinition.Component], maintainedBy entity: String) {
+            if byName[name] == nil {
+                byName[name] = IndexDefinition(name: name, kind: kind, scope: scope, components: components, entities: [])
+                order.append(name)
+            }
+            byName[name]?.entities.insert(entity)
+        }
+        for entity in schema.entities {
+            let root = schema.rootEntity(of: entity.name)
+            var lineage: [EntityDescription] = []
+            var current: String? = entity.name
+            while let name = current, let description = schema.entity(named: name) {
+                lineage.append(description)
+                current = description.parentName
+            }
+            for description in lineage {
+                for attribute in description.attributes where attribute.isIndexed && schema.attributeOrdinal(attribute.name, in: entity.name) != nil {
+                    add("\(root)|i|\(attribute.name)", .attribute, root, [.attribute(attribute.name)], maintainedBy: entity.name)
+                }
+                for attributes in description.indexes where !attributes.isEmpty && attributes.allSatisfy({ schema.attributeOrdinal($0, in: entity.name) != nil }) {
+                    add("\(root)|c|\(attributes.joined(separator: ","))", .compound, root, attributes.map { .attribute($0) }, maintainedBy: entity.name)
+                }
+                for relationship in description.relationships where relationship.kind == .toOne && schema.relationshipOrdinal(relationship.name, in: entity.name) != nil {
+                    add("\(root)|r|\(relationship.name)", .foreignKey, root, [.relationship(relationship.name)], maintainedBy: entity.name)
+                }
+            }
+            for (owner, attributes) in schema.uniqueConstraints(applyingTo: entity.name)
+            where !attributes.isEmpty && attributes.allSatisfy({ schema.attributeOrdinal($0, in: entity.name) != nil }) {
+                add("\(owner)|u|\(attributes.joined(separator: ","))", .unique, owner, attributes.map { .attribute($0) }, maintainedBy: entity.name)
+            }
+        }
+        indexes = order.compactMap { byName[$0] }
+        var byEntity: [String: [IndexDefinition]] = [:]
+        for index in indexes {
+            for entity in index.entities { byEntity[entity, default: []].append(index) }
+        }
+        indexesByEntity = byEntity
+    }
+
+    /// The indexes a record of the concrete `entity` has entries in.
+    public func indexes(maintainedBy entity: String) -> [IndexDefinition] {
+        indexesByEntity[entity] ?? []
+    }
+
+    // MARK: - Metadata
+
+    /// The key of the metadata value `name`.
+    public static func metadataKey(_ name: String) -> [UInt8] {
+        var key = [metadataSpace]
+        TupleEncoder.encodeString(name, into: &key)
+        return key
+    }
+
+    // MARK: - Records
+
+    /// The prefix of every record of `entity`'s hierarchy.
+    public func recordPrefix(ofHierarchyOf entity: String) -> [UInt8] {
+        var key = [Self.recordSpace]
+        TupleEncoder.encodeString(schema.rootEntity(of: entity), into: &key)
+        return key
+    }
+
+    /// The key of the record `key` in `entity`'s hierarchy.
+    public func recordKey(entity: String, key: Int64) -> [UInt8] {
+        var bytes = recordPrefix(ofHierarchyOf: entity)
+        TupleEncoder.encodeInt(key, into: &bytes)
+        return bytes
+    }
+
+    // MARK: - Indexes
+
+    /// The prefix of every entry of `index`.
+    public func prefix(of index: IndexDefinition) -> [UInt8] {
+        var key = [Self.indexSpace]
+        TupleEncoder.encodeString(index.name, into: &key)
+        return key
+    }
+
+    /// The values `record` contributes to `index`: attribute values, or for a foreign key the
+    /// destination's record key as an `int` (`nil` without destination).
+    public func values(of record: Record, in index: IndexDefinition) -> [Value] {
+        index.components.map { component in
+            switch component {
+            case .attribute(let name):
+                guard let ordinal = schema.attributeOrdinal(name, in: record.id.entity), ordinal < record.attributes.count else { return .null }
+                return record.attributes[ordinal]
+            case .relationship(let name):
+                guard let ordinal = schema.relationshipOrdinal(name, in: record.id.entity), ordinal < record.relationships.count,
+                      let destination = record.relationships[ordinal].first else { return .null }
+                return .int(destination.key)
+            }
+        }
+    }
+
+    /// The entry of `record` in `index`: prefix, values, record key.
+    public func entry(of record: Record, in index: IndexDefinition) -> [UInt8] {
+        var key = prefix(of: index)
+        for value in values(of: record, in: index) { TupleEncoder.encode(value, into: &key) }
+        TupleEncoder.encodeInt(record.id.key, into: &key)
+        return key
+    }
+
+    /// The record key an index entry ends with (its last 9 bytes).
+    public static func recordKey(ofEntry entry: [UInt8]) throws -> Int64 {
+        guard entry.count >= 9 else { throw KeyValueFormatError.damaged("index entry", "too short") }
+        var decoder = TupleDecoder(Array(entry[(entry.count - 9)...]))
+        return try decoder.nextInt()
+    }
+}
+
+/// One index of a ``KeyValueLayout``: entries `(name, values…, record key)` with an empty value.
+public struct IndexDefinition: Sendable, Hashable {
+    /// What declared the index.
+    public enum Kind: Sendable, Hashable {
+        /// An attribute with `isIndexed`.
+        case attribute
+        /// A compound index of an entity.
+        case compound
+        /// A uniqueness constraint; its entries also enforce it.
+        case unique
+        /// A to-one relationship: the destination's record key.
+        case foreignKey
+    }
+
+    /// One indexed value.
+    public enum Component: Sendable, Hashable {
+        /// An attribute, by name.
+        case attribute(String)
+        /// A to-one relationship, by name.
+        case relationship(String)
+    }
+
+    /// The stable name used in keys, such as `Person|i|age`, `Person|u|email`, `Dog|r|owner`.
+    public let name: String
+    /// What declared the index.
+    public let kind: Kind
+    /// The root entity (for a unique constraint: the entity that declared it).
+    public let scope: String
+    /// The indexed values, most significant first.
+    public let components: [Component]
+    /// The concrete entities whose records have entries.
+    public internal(set) var entities: Set<String>
+
+    /// The attribute names of the components (relationship names for foreign keys).
+    public var componentNames: [String] {
+        components.map {
+            switch $0 {
+            case .attribute(let name), .relationship(let name): return name
+            }
+        }
+    }
+}
