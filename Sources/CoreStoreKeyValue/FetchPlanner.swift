@@ -1,0 +1,158 @@
+import CoreStoreStorage
+
+/// How a ``KeyValueStorage`` reads the candidates of one fetch.
+public struct FetchPlan: Sendable, Hashable {
+    /// Where the candidates come from.
+    public enum Access: Sendable, Hashable {
+        /// Every record of the entity's hierarchy, in record-key order.
+        case entityScan
+        /// The records of the index entries with `lowerBound <= entry < upperBound`.
+        case indexRange(index: String, lowerBound: [UInt8], upperBound: [UInt8])
+    }
+
+    /// The concrete entities whose records the request selects.
+    public var entities: Set<String>
+    /// How candidates are found. The whole predicate is re-checked on every candidate, so an
+    /// index only narrows the set.
+    public var access: Access
+}
+
+/// Chooses the index a fetch reads, after the FoundationDB Record Layer's planner: the index
+/// whose leading components are constrained by equalities in the predicate's top-level AND,
+/// plus at most one range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on the next component. Without such
+/// an index the entity's key range is scanned.
+///
+/// Only comparisons whose result an index range can bound are used: a single-key path (no
+/// relationship hop, `@count` or `NONE`), no string modifiers, and a constant of the
+/// attribute's own value case (an `int` for an integer attribute, a non-NaN `double` for a
+/// double attribute, …); `== nil`; and `relationship == object` or `== nil` for a to-one
+/// relationship (its foreign-key index). An index is usable only when every concrete entity
+/// the request selects maintains it.
+public struct FetchPlanner: Sendable {
+    /// The layout whose indexes are considered.
+    public let layout: KeyValueLayout
+
+    /// A planner over `layout`'s indexes.
+    public init(layout: KeyValueLayout) {
+        self.layout = layout
+    }
+
+    private struct Constraint {
+        var equal: Value?
+        var lower: (value: Value, inclusive: Bool)?
+        var upper: (value: Value, inclusive: Bool)?
+    }
+
+    /// The plan for `request`; throws ``StorageError/unknownEntity(_:)`` for an unknown entity.
+    public func plan(_ request: FetchRequest) throws -> FetchPlan {
+        let schema = layout.schema
+        guard schema.entity(named: request.entity) != nil else { throw StorageError.unknownEntity(request.entity) }
+        let names = request.includesSubentities ? schema.entityAndDescendants(request.entity) : [request.entity]
+        let entities = Set(names.filter { schema.entity(named: $0)?.isAbstract == false })
+        var plan = FetchPlan(entities: entities, access: .entityScan)
+        guard !entities.isEmpty, let predicate = request.predicate else { return plan }
+
+        let constraints = self.constraints(predicate, entity: request.entity)
+        guard !constraints.isEmpty else { return plan }
+
+        var best: (score: Int, index: IndexDefinition, equalities: Int, range: Bool)?
+        for index in layout.indexes where entities.isSubset(of: index.entities) {
+            var equalities = 0
+            while equalities < index.components.count, constraints[index.components[equalities]]?.equal != nil { equalities += 1 }
+            var range = false
+            if equalities < index.components.count, let c = constraints[index.components[equalities]], c.lower != nil || c.upper != nil {
+                range = true
+            }
+            let score = equalities * 2 + (range ? 1 : 0) + (index.kind == .unique && equalities == index.components.count ? 1 : 0)
+            if score > 0, score > (best?.score ?? 0) { best = (score, index, equalities, range) }
+        }
+        guard let best else { return plan }
+
+        var base = layout.prefix(of: best.index)
+        for component in best.index.components.prefix(best.equalities) {
+            if let value = constraints[component]?.equal { TupleEncoder.encode(value, into: &base) }
+        }
+        var lower = base, upper = TupleEncoder.prefixEnd(base)
+        if best.range, let c = constraints[best.index.components[best.equalities]] {
+            if let (value, inclusive) = c.lower {
+                let encoded = base + TupleEncoder.encode([value])
+                lower = inclusive ? encoded : TupleEncoder.prefixEnd(encoded)
+            } else if let sample = c.upper?.value {
+                lower = base + [TupleEncoder.TypeCode.kindRange(of: sample).lowerBound]
+            }
+            if let (value, inclusive) = c.upper {
+                let encoded = base + TupleEncoder.encode([value])
+                upper = inclusive ? TupleEncoder.prefixEnd(encoded) : encoded
+            } else if let sample = c.lower?.value {
+                upper = base + [TupleEncoder.TypeCode.kindRange(of: sample).upperBound + 1]
+            }
+        }
+        plan.access = .indexRange(index: best.index.name, lowerBound: lower, upperBound: upper)
+        return plan
+    }
+
+    /// The index-usable constraints of the predicate's top-level conjunction.
+    private func constraints(_ predicate: RecordPredicate, entity: String) -> [IndexDefinition.Component: Constraint] {
+        let conjuncts: [RecordPredicate]
+        switch predicate {
+        case .and(let ps): conjuncts = ps
+        case .comparison: conjuncts = [predicate]
+        default: conjuncts = []
+        }
+        var result: [IndexDefinition.Component: Constraint] = [:]
+        for conjunct in conjuncts {
+            guard case .comparison(let c) = conjunct, c.keyPath.count == 1, c.function == nil,
+                  c.quantifier != .none, c.options.isEmpty else { continue }
+            let key = c.keyPath[0]
+            if let ordinal = layout.schema.attributeOrdinal(key, in: entity), let description = layout.schema.entity(named: entity) {
+                let type = description.attributes[ordinal].type
+                add(c, type: type, to: &result[.attribute(key), default: Constraint()])
+            } else if let ordinal = layout.schema.relationshipOrdinal(key, in: entity), let description = layout.schema.entity(named: entity),
+                      description.relationships[ordinal].kind == .toOne, c.op == .equal {
+                switch c.operand {
+                case .value(.null): result[.relationship(key), default: Constraint()].equal = .null
+                case .records(let ids) where ids.count == 1: result[.relationship(key), default: Constraint()].equal = .int(ids[0].key)
+                default: break
+                }
+            }
+        }
+        return result.filter { $0.value.equal != nil || $0.value.lower != nil || $0.value.upper != nil }
+    }
+
+    private func add(_ c: Comparison, type: AttributeType, to constraint: inout Constraint) {
+        switch (c.op, c.operand) {
+        case (.equal, .value(let v)) where v.isNull || Self.isBoundable(v, for: type):
+            if constraint.equal == nil { constraint.equal = v }
+        case (.less, .value(let v)) where Self.isBoundable(v, for: type):
+            if constraint.upper == nil { constraint.upper = (v, false) }
+        case (.lessOrEqual, .value(let v)) where Self.isBoundable(v, for: type):
+            if constraint.upper == nil { constraint.upper = (v, true) }
+        case (.greater, .value(let v)) where Self.isBoundable(v, for: type):
+            if constraint.lower == nil { constraint.lower = (v, false) }
+        case (.greaterOrEqual, .value(let v)) where Self.isBoundable(v, for: type):
+            if constraint.lower == nil { constraint.lower = (v, true) }
+        case (.between, .list(let bounds)) where bounds.count == 2 && bounds.allSatisfy({ Self.isBoundable($0, for: type) }):
+            if constraint.lower == nil { constraint.lower = (bounds[0], true) }
+            if constraint.upper == nil { constraint.upper = (bounds[1], true) }
+        default:
+            break
+        }
+    }
+
+    /// Whether a constant is of the value case the attribute type stores, so that its encoding
+    /// orders against the index entries exactly like ``PredicateEvaluator`` compares.
+    static func isBoundable(_ value: Value, for type: AttributeType) -> Bool {
+        switch (type, value) {
+        case (.bool, .bool), (.integer, .int), (.string, .string), (.url, .string), (.bytes, .bytes), (.uuid, .uuid):
+            return true
+        case (.double, .double(let d)):
+            return !d.isNaN
+        case (.decimal, .decimal(let d)):
+            return !d.isNaN
+        case (.date, .date(let d)):
+            return !d.timeIntervalSinceReferenceDate.isNaN
+        default:
+            return false
+        }
+    }
+}
