@@ -1,0 +1,118 @@
+/// A ``KeyValueWriter`` that reads its own writes, for engines whose native write batch cannot
+/// (LevelDB's `WriteBatch`, RocksDB's): reads go to a snapshot of the committed data with a
+/// sorted in-memory overlay of the pending puts and deletes merged in, and the engine applies
+/// ``operations`` atomically at the end.
+///
+/// ```swift
+/// func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T {
+///     let snapshot = MySnapshotReader(db)                 // a consistent read view
+///     let buffer = BufferedKeyValueWriter(base: snapshot)
+///     let result = try body(buffer)                      // throws: nothing applied
+///     try db.apply(buffer.operations)                    // one atomic native batch
+///     return result
+/// }
+/// ```
+public final class BufferedKeyValueWriter: KeyValueWriter {
+    /// One pending change.
+    public enum Operation: Sendable, Hashable {
+        /// Store the value under the key.
+        case put(key: [UInt8], value: [UInt8])
+        /// Remove the key.
+        case delete(key: [UInt8])
+    }
+
+    private let base: any KeyValueReader
+    /// Pending changes sorted by key; a `nil` value is a delete.
+    private var overlay: [(key: [UInt8], value: [UInt8]?)] = []
+
+    /// A writer over `base`, the snapshot of the committed data.
+    public init(base: any KeyValueReader) {
+        self.base = base
+    }
+
+    /// The pending changes, one per key in ascending key order, for the engine to apply at once.
+    public var operations: [Operation] {
+        overlay.map { entry in entry.value.map { .put(key: entry.key, value: $0) } ?? .delete(key: entry.key) }
+    }
+
+    /// The index of the first overlay entry whose key is not below `key`.
+    private func position(_ key: [UInt8]) -> Int {
+        var low = 0, high = overlay.count
+        while low < high {
+            let mid = (low + high) / 2
+            if overlay[mid].key.lexicographicallyPrecedes(key) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private func record(_ key: [UInt8], _ value: [UInt8]?) {
+        let i = position(key)
+        if i < overlay.count, overlay[i].key == key {
+            overlay[i].value = value
+        } else {
+            overlay.insert((key, value), at: i)
+        }
+    }
+
+    /// Stores `value` under `key` in the overlay.
+    public func put(_ key: [UInt8], _ value: [UInt8]) throws { record(key, value) }
+
+    /// Records the removal of `key` in the overlay.
+    public func delete(_ key: [UInt8]) throws { record(key, nil) }
+
+    /// The pending value of `key`, else the snapshot's.
+    public func get(_ key: [UInt8]) throws -> [UInt8]? {
+        let i = position(key)
+        if i < overlay.count, overlay[i].key == key { return overlay[i].value }
+        return try base.get(key)
+    }
+
+    /// Merges the snapshot's pairs in range with the overlay's, the overlay winning on equal keys.
+    public func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let start = position(lowerBound)
+        let end = upperBound.isEmpty ? overlay.count : position(upperBound)
+        let pending = start < end ? Array(overlay[start..<end]) : []
+        var stopped = false
+        if !reverse {
+            var i = 0
+            try base.scan(from: lowerBound, to: upperBound, reverse: false) { key, value in
+                while i < pending.count, pending[i].key.lexicographicallyPrecedes(key) {
+                    if let v = pending[i].value, try !visit(pending[i].key, v) { stopped = true; return false }
+                    i += 1
+                }
+                if i < pending.count, pending[i].key == key {
+                    let v = pending[i].value
+                    i += 1
+                    if let v, try !visit(key, v) { stopped = true; return false }
+                    return true
+                }
+                if try !visit(key, value) { stopped = true; return false }
+                return true
+            }
+            while !stopped, i < pending.count {
+                if let v = pending[i].value, try !visit(pending[i].key, v) { return }
+                i += 1
+            }
+        } else {
+            var i = pending.count - 1
+            try base.scan(from: lowerBound, to: upperBound, reverse: true) { key, value in
+                while i >= 0, key.lexicographicallyPrecedes(pending[i].key) {
+                    if let v = pending[i].value, try !visit(pending[i].key, v) { stopped = true; return false }
+                    i -= 1
+                }
+                if i >= 0, pending[i].key == key {
+                    let v = pending[i].value
+                    i -= 1
+                    if let v, try !visit(key, v) { stopped = true; return false }
+                    return true
+                }
+                if try !visit(key, value) { stopped = true; return false }
+                return true
+            }
+            while !stopped, i >= 0 {
+                if let v = pending[i].value, try !visit(pending[i].key, v) { return }
+                i -= 1
+            }
+        }
+    }
+}
