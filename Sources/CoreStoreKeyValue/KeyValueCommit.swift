@@ -1,0 +1,96 @@
+import CoreStoreStorage
+
+/// Applies one ``ChangeSet`` inside one engine write: records and every index entry, with the
+/// checks of the reference store (`InMemoryStore`).
+///
+/// Order: (1) deletes and updates load the record they replace (missing → `recordNotFound`);
+/// inserts are checked (abstract or unknown entity → `unknownEntity`, wrong shape →
+/// `invalidRequest`, key taken → `invalidRequest`); (2) the index entries of every replaced
+/// record are removed; (3) the new records are written with their entries, each unique entry
+/// checked against the entries already there — so swapping unique values inside one change set
+/// succeeds. The engine discards everything when this throws.
+struct KeyValueCommit {
+    let writer: any KeyValueWriter
+    let layout: KeyValueLayout
+
+    var schema: StoreSchema { layout.schema }
+
+    func apply(_ changes: ChangeSet) throws {
+        var removed: [Record] = []
+        for id in changes.deletes {
+            guard let old = try load(id) else { throw StorageError.recordNotFound(id) }
+            try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))
+            removed.append(old)
+        }
+        var written: [Record] = []
+        for update in changes.updates {
+            let record = update.record
+            guard let old = try load(record.id), old.id.entity == record.id.entity else { throw StorageError.recordNotFound(record.id) }
+            try validateShape(record)
+            try writer.put(layout.recordKey(entity: record.id.entity, key: record.id.key), RecordCodec.encode(record))
+            removed.append(old)
+            written.append(record)
+        }
+        for record in changes.inserts {
+            guard schema.entity(named: record.id.entity).map({ !$0.isAbstract }) == true else {
+                throw StorageError.unknownEntity(record.id.entity)
+            }
+            try validateShape(record)
+            let key = layout.recordKey(entity: record.id.entity, key: record.id.key)
+            if try writer.get(key) != nil {
+                throw StorageError.invalidRequest("record \(record.id) is inserted twice")
+            }
+            try writer.put(key, RecordCodec.encode(record))
+            written.append(record)
+        }
+        for old in removed {
+            for index in layout.indexes(maintainedBy: old.id.entity) {
+                try writer.delete(layout.entry(of: old, in: index))
+            }
+        }
+        for record in written {
+            for index in layout.indexes(maintainedBy: record.id.entity) {
+                if index.kind == .unique { try checkUnique(record, index) }
+                try writer.put(layout.entry(of: record, in: index), [])
+            }
+        }
+    }
+
+    private func load(_ id: RecordID) throws -> Record? {
+        guard schema.entity(named: id.entity) != nil,
+              let bytes = try writer.get(layout.recordKey(entity: id.entity, key: id.key)) else { return nil }
+        let record = try RecordCodec.decode(bytes)
+        return schema.entity(record.id.entity, isKindOf: id.entity) ? record : nil
+    }
+
+    /// Throws when another record already holds `record`'s (nil-free) tuple of `index`. Entries
+    /// with the same encoding are compared exactly (as `Value ==` does), so `0.0` and `-0.0`,
+    /// which share an encoding, do not collide — the reference store's rule.
+    private func checkUnique(_ record: Record, _ index: IndexDefinition) throws {
+        let tuple = layout.values(of: record, in: index)
+        if tuple.contains(.null) { return }
+        var prefix = layout.prefix(of: index)
+        for value in tuple { TupleEncoder.encode(value, into: &prefix) }
+        var conflict = false
+        try writer.scan(from: prefix, to: TupleEncoder.prefixEnd(prefix), reverse: false) { entry, _ in
+            let key = try KeyValueLayout.recordKey(ofEntry: entry)
+            guard key != record.id.key, entry.count == prefix.count + 9 else { return true }
+            guard let bytes = try writer.get(layout.recordKey(entity: index.scope, key: key)) else { return true }
+            if layout.values(of: try RecordCodec.decode(bytes), in: index) == tuple {
+                conflict = true
+                return false
+            }
+            return true
+        }
+        if conflict {
+            throw StorageError.uniqueConstraintViolation(entity: index.scope, attributes: index.componentNames, values: tuple)
+        }
+    }
+
+    private func validateShape(_ record: Record) throws {
+        guard let entity = schema.entity(named: record.id.entity) else { throw StorageError.unknownEntity(record.id.entity) }
+        guard record.attributes.count == entity.attributes.count, record.relationships.count == entity.relationships.count else {
+            throw StorageError.invalidRequest("record \(record.id) does not match the shape of entity '\(entity.name)'")
+        }
+    }
+}
