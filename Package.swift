@@ -72,6 +72,10 @@ let package = Package(
             dependencies: ["CoreStoreStorage", "CoreStoreInMemory"]
         ),
         .testTarget(
+            name: "CoreStoreKeyValueTests",
+            dependencies: ["CoreStoreKeyValue", "CoreStoreStorage", "CoreStoreInMemory"]
+        ),
+        .testTarget(
             name: "CoreStoreTests",
             dependencies: ["CoreStore", "CoreStoreSQLite"]
         ),

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import CoreStoreStorage
+@testable import CoreStoreKeyValue
+
+@Suite("RecordCodec: exact, versioned, safe on damaged input")
+struct RecordCodecTests {
+    static func sample() -> Record {
+        Record(
+            id: RecordID(entity: "Person\0X", key: 42),
+            attributes: [
+                .null, .bool(true), .bool(false), .int(.min), .int(.max), .double(-0.0), .double(Double(nan: 0x1234, signaling: false)),
+                .double(-.infinity), .decimal(Decimal(string: "-123.4500") ?? 0), .decimal(Decimal(UInt64.max)), .string("a\0b é"),
+                .bytes(Data()), .bytes(Data([0, 0xFF])), .date(Date(timeIntervalSinceReferenceDate: -0.000123)), .uuid(UUID()),
+            ],
+            relationships: [[], [RecordID(entity: "Dog", key: 7)], [RecordID(entity: "Cat", key: 1), RecordID(entity: "Dog", key: Int64.max)]]
+        )
+    }
+
+    @Test("Round-trips exactly, doubles by bit pattern")
+    func roundTrip() throws {
+        let record = Self.sample()
+        let decoded = try RecordCodec.decode(RecordCodec.encode(record))
+        #expect(decoded == record)
+        #expect(decoded.id.entity == record.id.entity)
+        #expect(decoded.relationships.flatMap { $0.map(\.entity) } == record.relationships.flatMap { $0.map(\.entity) })
+        for (a, b) in zip(decoded.attributes, record.attributes) {
+            if case .double(let x) = a, case .double(let y) = b { #expect(x.bitPattern == y.bitPattern) }
+        }
+        #expect(try RecordCodec.recordID(RecordCodec.encode(record)).entity == "Person\0X")
+    }
+
+    @Test("Random records round-trip")
+    func randomRoundTrip() throws {
+        var g = SeededGenerator(seed: 5)
+        for _ in 0..<500 {
+            let attributes = (0..<Int.random(in: 0...8, using: &g)).map { _ in
+                Int.random(in: 0..<9, using: &g) == 0 ? Value.null : RandomValues.value(kind: Int.random(in: 0..<8, using: &g), &g)
+            }
+            let record = Record(id: RecordID(entity: RandomValues.string(&g), key: RandomValues.int(&g)), attributes: attributes, relationships: [[RecordID(entity: "E", key: RandomValues.int(&g))]])
+            #expect(try RecordCodec.decode(RecordCodec.encode(record)) == record)
+        }
+    }
+
+    @Test("Every truncation throws a StorageError")
+    func truncatedInputThrows() {
+        let bytes = RecordCodec.encode(Self.sample())
+        for n in 0..<bytes.count {
+            #expect(throws: StorageError.self) { try RecordCodec.decode(Array(bytes.prefix(n))) }
+        }
+    }
+
+    @Test("Garbage, trailing bytes and unknown versions throw a StorageError, never trap")
+    func garbageThrows() {
+        var g = SeededGenerator(seed: 17)
+        for _ in 0..<2_000 {
+            var bytes = (0..<Int.random(in: 0...40, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+            if Bool.random(using: &g), !bytes.isEmpty { bytes[0] = 1 }
+            _ = try? RecordCodec.decode(bytes)
+        }
+        #expect(throws: StorageError.self) { try RecordCodec.decode([2] + RecordCodec.encode(Self.sample()).dropFirst()) }
+        #expect(throws: StorageError.self) { try RecordCodec.decode(RecordCodec.encode(Self.sample()) + [0]) }
+        #expect(throws: StorageError.self) { try RecordCodec.decode([1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) }
+    }
+}
