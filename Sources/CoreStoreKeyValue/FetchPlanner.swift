@@ -72,17 +72,17 @@ public struct FetchPlanner: Sendable {
         for component in best.index.components.prefix(best.equalities) {
             if let value = constraints[component]?.equal { TupleEncoder.encode(value, into: &base) }
         }
-        var lower = base, upper = TupleEncoder.prefixEnd(base)
+        var lower = base, upper = TupleEncoder.elementsEnd(base)
         if best.range, let c = constraints[best.index.components[best.equalities]] {
             if let (value, inclusive) = c.lower {
                 let encoded = base + TupleEncoder.encode([value])
-                lower = inclusive ? encoded : TupleEncoder.prefixEnd(encoded)
+                lower = inclusive ? encoded : TupleEncoder.elementsEnd(encoded)
             } else if let sample = c.upper?.value {
                 lower = base + [TupleEncoder.TypeCode.kindRange(of: sample).lowerBound]
             }
             if let (value, inclusive) = c.upper {
                 let encoded = base + TupleEncoder.encode([value])
-                upper = inclusive ? TupleEncoder.prefixEnd(encoded) : encoded
+                upper = inclusive ? TupleEncoder.elementsEnd(encoded) : encoded
             } else if let sample = c.lower?.value {
                 upper = base + [TupleEncoder.TypeCode.kindRange(of: sample).upperBound + 1]
             }

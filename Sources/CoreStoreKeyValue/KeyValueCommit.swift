@@ -72,7 +72,7 @@ struct KeyValueCommit {
         var prefix = layout.prefix(of: index)
         for value in tuple { TupleEncoder.encode(value, into: &prefix) }
         var conflict = false
-        try writer.scan(from: prefix, to: TupleEncoder.prefixEnd(prefix), reverse: false) { entry, _ in
+        try writer.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { entry, _ in
             let key = try KeyValueLayout.recordKey(ofEntry: entry)
             guard key != record.id.key, entry.count == prefix.count + 9 else { return true }
             guard let bytes = try writer.get(layout.recordKey(entity: index.scope, key: key)) else { return true }

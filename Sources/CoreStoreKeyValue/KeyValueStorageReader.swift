@@ -53,7 +53,7 @@ struct KeyValueStorageReader: StorageReader {
         switch plan.access {
         case .entityScan:
             let prefix = layout.recordPrefix(ofHierarchyOf: request.entity)
-            try snapshot.scan(from: prefix, to: TupleEncoder.prefixEnd(prefix), reverse: false) { _, value in
+            try snapshot.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { _, value in
                 let id = try RecordCodec.recordID(value)
                 guard plan.entities.contains(id.entity) else { return true }
                 return try consider(RecordCodec.decode(value))

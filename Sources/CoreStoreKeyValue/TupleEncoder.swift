@@ -128,6 +128,14 @@ public enum TupleEncoder {
         encode(.string(s), into: &bytes)
     }
 
+    /// The first key after every key whose leading *elements* are exactly those encoded in
+    /// `elements`: `elements + [0xFF]`. Any further element starts with a type code below
+    /// `0xFF`, while a longer string or bytes value continues with `0xFF` after its escaped
+    /// `0x00` — so `"a\0"` is after the range of `"a"`, unlike with ``prefixEnd(_:)``.
+    public static func elementsEnd(_ elements: [UInt8]) -> [UInt8] {
+        elements + [0xFF]
+    }
+
     /// The smallest key greater than every key that starts with `prefix` (FoundationDB's
     /// `strinc`); empty when there is none (the prefix is all `0xFF`).
     public static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {

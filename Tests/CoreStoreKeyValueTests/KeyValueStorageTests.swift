@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+import CoreStoreStorage
+@testable import CoreStoreKeyValue
+
+@Suite("KeyValueStorage over MemoryKeyValueStore")
+struct KeyValueStorageTests {
+    private func fetch(_ store: some StorageInterface, _ request: FetchRequest) throws -> [Record] {
+        try store.read { try $0.fetch(request).records }
+    }
+
+    @Test("A new store returns nil, an open one its metadata; capabilities follow the engine")
+    func openingANewStore() throws {
+        let storage = KeyValueStorage(engine: MemoryKeyValueStore())
+        #expect(try storage.open(schema: KV.schema) == nil)
+        #expect(try storage.open(schema: KV.schema) == StoredMetadata(modelVersion: "V1", schemaHash: "kv-hash-1"))
+        #expect(storage.capabilities == [.persistent, .concurrentReaders, .nativePredicates, .nativeSorting])
+    }
+
+    @Test("Inserts get permanent keys and the sequence grows")
+    func permanentIDs() throws {
+        let storage = try KV.openStore()
+        let info = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann"), KV.dog(-2, "Rex", owner: RecordID(entity: "Person", key: -1))]))
+        #expect(info.sequence == 1)
+        #expect(info.permanentIDs[RecordID(entity: "Person", key: -1)]?.key == 1)
+        let second = try storage.write(ChangeSet(inserts: [KV.person(-1, "Bob")]))
+        #expect(second.sequence == 2 && second.permanentIDs.values.first?.key == 3)
+        let dog = try storage.read { try $0.records([RecordID(entity: "Dog", key: 2)]) }.first ?? nil
+        #expect(dog?.relationships == [[RecordID(entity: "Person", key: 1)]])
+    }
+
+    @Test("records(_:) keeps input order, nil for missing, and finds a record through a parent entity")
+    func recordsByID() throws {
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann"), KV.dog(-2, "Rex")]))
+        let found = try storage.read { try $0.records([RecordID(entity: "Pet", key: 2), RecordID(entity: "Person", key: 9), RecordID(entity: "Person", key: 1), RecordID(entity: "Person", key: 2)]) }
+        #expect(found.map { $0?.id.entity } == ["Dog", nil, "Person", nil])
+    }
+
+    @Test("An index follows updates and deletes")
+    func indexMaintenance() throws {
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", age: 30), KV.person(-2, "Bob", age: 30)]))
+        let byAge = { (age: Int64) in FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(age)))) }
+        let plan = try FetchPlanner(layout: KeyValueLayout(schema: KV.schema)).plan(byAge(30))
+        guard case .indexRange(let index, _, _) = plan.access else { Issue.record("expected an index plan"); return }
+        #expect(index == "Person|i|age")
+        #expect(try fetch(storage, byAge(30)).map(\.id.key) == [1, 2])
+        _ = try storage.write(ChangeSet(updates: [RecordUpdate(record: KV.person(1, "Ann", age: 31), changedKeys: ["age"])]))
+        #expect(try fetch(storage, byAge(30)).map(\.id.key) == [2])
+        #expect(try fetch(storage, byAge(31)).map(\.id.key) == [1])
+        _ = try storage.write(ChangeSet(deletes: [RecordID(entity: "Person", key: 1)]))
+        #expect(try fetch(storage, byAge(31)).isEmpty)
+        let range = FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .greaterOrEqual, .int(0))))
+        #expect(try fetch(storage, range).map(\.id.key) == [2])
+    }
+
+    @Test("A unique violation throws and writes nothing; swaps inside one change set succeed")
+    func uniqueConstraints() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", email: "a@x"), KV.person(-2, "Bob", email: "b@x"), KV.dog(-3, "Rex", tag: 7)]))
+        let before = try KV.dump(engine)
+        #expect(throws: StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [.string("a@x")])) {
+            try storage.write(ChangeSet(inserts: [KV.person(-1, "Cy", email: "a@x")]))
+        }
+        // The constraint declared on Pet covers Dog.
+        #expect(throws: StorageError.uniqueConstraintViolation(entity: "Pet", attributes: ["tag"], values: [.int(7)])) {
+            try storage.write(ChangeSet(inserts: [KV.pet(-1, "Tom", tag: 7)]))
+        }
+        #expect(try KV.dump(engine) == before)
+        _ = try storage.write(ChangeSet(updates: [
+            RecordUpdate(record: KV.person(1, "Ann", email: "b@x"), changedKeys: ["email"]),
+            RecordUpdate(record: KV.person(2, "Bob", email: "a@x"), changedKeys: ["email"]),
+        ]))
+        let byEmail = FetchRequest(entity: "Person", predicate: .comparison(Comparison("email", .equal, .string("a@x"))))
+        #expect(try fetch(storage, byEmail).map(\.id.key) == [2])
+        // nil never collides.
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "N1"), KV.person(-2, "N2")]))
+    }
+
+    @Test("A throwing write leaves no trace")
+    func failedWriteLeavesNoTrace() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", age: 1)]))
+        let before = try KV.dump(engine)
+        #expect(throws: StorageError.recordNotFound(RecordID(entity: "Person", key: 99))) {
+            try storage.write(ChangeSet(inserts: [KV.person(-1, "New", age: 5)], updates: [RecordUpdate(record: KV.person(99, "X"), changedKeys: [])]))
+        }
+        #expect(throws: StorageError.self) {
+            try storage.write(ChangeSet(inserts: [KV.person(-1, "New"), Record(id: RecordID(entity: "Person", key: -2), attributes: [], relationships: [])]))
+        }
+        #expect(throws: StorageError.unknownEntity("Nope")) {
+            try storage.write(ChangeSet(inserts: [Record(id: RecordID(entity: "Nope", key: -1), attributes: [], relationships: [])]))
+        }
+        #expect(try KV.dump(engine) == before)
+        #expect(try storage.write(ChangeSet(inserts: [KV.person(-1, "Next")])).permanentIDs.values.first?.key == 2)
+    }
+
+    @Test("Close and open again keeps records, metadata and counters")
+    func reopen() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        let metadata = StoredMetadata(modelVersion: "V1", schemaHash: "kv-hash-1", userInfo: ["k": "v\0"])
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", age: 3)], metadata: metadata))
+        storage.close()
+        #expect(throws: StorageError.self) { try storage.read { try $0.count(FetchRequest(entity: "Person")) } }
+        let reopened = KeyValueStorage(engine: engine)
+        #expect(try reopened.open(schema: KV.schema) == metadata)
+        #expect(try fetch(reopened, FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(3))))).map(\.id.key) == [1])
+        let info = try reopened.write(ChangeSet(inserts: [KV.person(-1, "Bob")]))
+        #expect(info.sequence == 2 && info.permanentIDs.values.first?.key == 2)
+    }
+
+    @Test("A different schema hash returns the stored metadata and changes nothing")
+    func schemaMismatch() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann")]))
+        storage.close()
+        try engine.open()
+        let pairs = try KV.dump(engine)
+        let other = StoreSchema(modelVersion: "V2", schemaHash: "other", entities: KV.schema.entities)
+        let reopened = KeyValueStorage(engine: engine)
+        #expect(try reopened.open(schema: other) == StoredMetadata(modelVersion: "V1", schemaHash: "kv-hash-1"))
+        #expect(try KV.dump(engine) == pairs)
+        try reopened.erase()
+        #expect(try reopened.open(schema: other) == nil)
+    }
+
+    @Test("Data without metadata, or garbled metadata, is an incompatible store")
+    func incompatibleStores() throws {
+        let foreign = MemoryKeyValueStore()
+        try foreign.open()
+        try foreign.write { try $0.put([0x42], [1]) }
+        #expect {
+            try KeyValueStorage(engine: foreign).open(schema: KV.schema)
+        } throws: { error in
+            if case StorageError.incompatibleStore = error { return true }
+            return false
+        }
+        try foreign.open()
+        #expect(try KV.dump(foreign) == [[[0x42], [1]]])
+
+        let garbled = MemoryKeyValueStore()
+        _ = try KV.openStore(garbled)
+        try garbled.write { try $0.put(KeyValueLayout.metadataKey("metadata"), [9, 9]) }
+        #expect {
+            try KeyValueStorage(engine: garbled).open(schema: KV.schema)
+        } throws: { error in
+            if case StorageError.incompatibleStore = error { return true }
+            return false
+        }
+    }
+
+    @Test("A damaged record value throws a StorageError on read")
+    func damagedRecord() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann")]))
+        let layout = KeyValueLayout(schema: KV.schema)
+        try engine.write { try $0.put(layout.recordKey(entity: "Person", key: 1), [1, 3]) }
+        #expect(throws: StorageError.self) { try storage.read { try $0.fetch(FetchRequest(entity: "Person")) } }
+    }
+
+    @Test("Unsorted fetches with a limit stop early and keep record-key order")
+    func limitWithoutSort() throws {
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: (1...20).map { KV.person(-Int64($0), "P\($0 % 3)", age: Int64($0 % 5)) }))
+        let request = FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .greater, .int(1))), limit: 3, offset: 2)
+        #expect(try fetch(storage, request).map(\.id.key) == [4, 7, 8])
+        #expect(try storage.read { try $0.count(request) } == 3)
+    }
+}
+
+@Suite("FetchPlanner bounds")
+struct FetchPlannerBoundsTests {
+    @Test("String ranges treat NUL-extended strings as greater, not equal")
+    func nulExtendedStrings() throws {
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: ["Ann", "Ann\0", "Ann\0\0", "Anna", "Am"].enumerated().map { KV.person(-Int64($0.offset + 1), $0.element) }))
+        func keys(_ op: ComparisonOperator) throws -> [Int64] {
+            let request = FetchRequest(entity: "Person", predicate: .comparison(Comparison("name", op, .string("Ann"))))
+            return try storage.read { try $0.fetch(request).records.map(\.id.key) }
+        }
+        #expect(try keys(.greater) == [2, 3, 4])
+        #expect(try keys(.greaterOrEqual) == [1, 2, 3, 4])
+        #expect(try keys(.equal) == [1])
+        #expect(try keys(.lessOrEqual) == [1, 5])
+        #expect(try keys(.less) == [5])
+    }
+}
