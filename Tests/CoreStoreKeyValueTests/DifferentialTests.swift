@@ -154,7 +154,7 @@ struct DifferentialTests {
         do { return .success(try body()) } catch let error as StorageError { return .failure(error) } catch { return .failure(.engine(code: 0, message: "\(error)")) }
     }
 
-    @Test("Random change sets and fetches give identical results", arguments: [1, 2, 3, 4] as [UInt64])
+    @Test("Random change sets and fetches give identical results", arguments: Array(1...8) as [UInt64])
     func sameAnswers(seed: UInt64) throws {
         var g = SeededGenerator(seed: seed)
         let reference = InMemoryStore()
