@@ -33,7 +33,8 @@ let package = Package(
         .target(
             name: "CoreStoreKeyValue",
             dependencies: ["CoreStoreStorage"],
-            path: "Sources/CoreStoreKeyValue"
+            path: "Sources/CoreStoreKeyValue",
+            exclude: ["README.md"]
         ),
         // SQLite from the system (libsqlite3-dev).
         .systemLibrary(

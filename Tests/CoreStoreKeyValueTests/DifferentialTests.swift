@@ -196,6 +196,14 @@ struct DifferentialTests {
                 let ac = outcome { try storage.read { try $0.count(request) } }
                 #expect(String(describing: ec) == String(describing: ac), "count, step \(step): \(request)")
             }
+            let aggregate = AggregateRequest(
+                entity: "Person", predicate: Self.predicate("Person", model, &g),
+                terms: [AggregateTerm(.value, "name"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "score"), AggregateTerm(.minimum, "age")],
+                groupBy: ["name"], sortDescriptors: [RecordSortDescriptor(key: "name", ascending: Bool.random(using: &g))]
+            )
+            let ea = outcome { try reference.read { try $0.aggregate(aggregate, schema: KV.schema) } }
+            let aa = outcome { try storage.read { try $0.aggregate(aggregate, schema: KV.schema) } }
+            #expect(String(describing: ea) == String(describing: aa), "aggregate, step \(step): \(aggregate)")
             let ids = model.live + [RecordID(entity: "Person", key: 9_999)]
             #expect(try reference.read { try $0.records(ids) } == storage.read { try $0.records(ids) })
         }
