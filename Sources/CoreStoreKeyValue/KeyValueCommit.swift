@@ -3,7 +3,8 @@ import CoreStoreStorage
 /// Applies one ``ChangeSet`` inside one engine write: records and every index entry, with the
 /// checks of the reference store (`InMemoryStore`).
 ///
-/// Order: (1) deletes and updates load the record they replace (missing → `recordNotFound`);
+/// Order: (1) deletes and updates load the record they replace (missing, or named with another
+/// entity than its own → `recordNotFound`, as in the reference store);
 /// inserts are checked (abstract or unknown entity → `unknownEntity`, wrong shape →
 /// `invalidRequest`, key taken → `invalidRequest`); (2) the index entries of every replaced
 /// record are removed; (3) the new records are written with their entries, each unique entry
@@ -18,7 +19,7 @@ struct KeyValueCommit {
     func apply(_ changes: ChangeSet) throws {
         var removed: [Record] = []
         for id in changes.deletes {
-            guard let old = try load(id) else { throw StorageError.recordNotFound(id) }
+            guard let old = try load(id), old.id.entity == id.entity else { throw StorageError.recordNotFound(id) }
             try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))
             removed.append(old)
         }

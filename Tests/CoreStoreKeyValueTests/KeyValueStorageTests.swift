@@ -191,3 +191,66 @@ struct FetchPlannerBoundsTests {
         #expect(try keys(.less) == [5])
     }
 }
+
+extension FetchPlannerBoundsTests {
+    private func access(_ request: FetchRequest) throws -> String? {
+        guard case .indexRange(let index, _, _) = try FetchPlanner(layout: KeyValueLayout(schema: KV.schema)).plan(request).access else { return nil }
+        return index
+    }
+
+    @Test("The planner prefers the longest equality prefix plus a range")
+    func choosesCompoundIndex() throws {
+        let p: RecordPredicate = .and([
+            .comparison(Comparison("age", .greater, .int(3))),
+            .comparison(Comparison("name", .equal, .string("Ann"))),
+        ])
+        #expect(try access(FetchRequest(entity: "Person", predicate: p)) == "Person|c|name,age")
+        #expect(try access(FetchRequest(entity: "Person", predicate: .comparison(Comparison("email", .equal, .string("a@x"))))) == "Person|u|email")
+        #expect(try access(FetchRequest(entity: "Pet", predicate: .comparison(Comparison(["owner"], .equal, .records([RecordID(entity: "Person", key: 1)]))))) == "Pet|r|owner")
+    }
+
+    @Test("Comparisons an index cannot bound leave the plan an entity scan")
+    func unboundableComparisons() throws {
+        #expect(try access(FetchRequest(entity: "Person", predicate: .comparison(Comparison("name", .equal, .string("ann"), options: [.caseInsensitive])))) == nil)
+        #expect(try access(FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .double(3))))) == nil)
+        #expect(try access(FetchRequest(entity: "Person", predicate: .comparison(Comparison("score", .less, .double(.nan))))) == nil)
+        #expect(try access(FetchRequest(entity: "Person", predicate: .or([.comparison(Comparison("age", .equal, .int(3)))])) ) == nil)
+        #expect(try access(FetchRequest(entity: "Person", predicate: .comparison(Comparison(["age"], .equal, .value(.int(3)), quantifier: .none)))) == nil)
+    }
+
+    @Test("An index only some selected entities maintain is not used")
+    func subEntityIndexes() throws {
+        let breed: RecordPredicate = .comparison(Comparison("breed", .equal, .string("pug")))
+        #expect(try access(FetchRequest(entity: "Dog", predicate: breed)) == "Pet|i|breed")
+        let tag: RecordPredicate = .comparison(Comparison("tag", .equal, .int(3)))
+        #expect(try access(FetchRequest(entity: "Pet", predicate: tag)) == "Pet|u|tag")
+        #expect(try access(FetchRequest(entity: "Dog", includesSubentities: false, predicate: tag)) == "Pet|u|tag")
+    }
+}
+
+@Suite("KeyValueStorage snapshots")
+struct KeyValueSnapshotTests {
+    @Test("A read sees one snapshot while a write commits")
+    func readIsolation() throws {
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann")]))
+        let counts = try storage.read { reader -> [Int] in
+            let before = try reader.count(FetchRequest(entity: "Person"))
+            _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Bob")]))
+            return [before, try reader.count(FetchRequest(entity: "Person"))]
+        }
+        #expect(counts == [1, 1])
+        #expect(try storage.read { try $0.count(FetchRequest(entity: "Person")) } == 2)
+    }
+
+    @Test("Deleting or updating through another entity name is recordNotFound, as in the reference store")
+    func writesNameTheConcreteEntity() throws {
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: [KV.dog(-1, "Rex")]))
+        #expect(throws: StorageError.recordNotFound(RecordID(entity: "Pet", key: 1))) {
+            try storage.write(ChangeSet(deletes: [RecordID(entity: "Pet", key: 1)]))
+        }
+        _ = try storage.write(ChangeSet(deletes: [RecordID(entity: "Dog", key: 1)]))
+        #expect(try storage.read { try $0.records([RecordID(entity: "Dog", key: 1)]) } == [nil])
+    }
+}
