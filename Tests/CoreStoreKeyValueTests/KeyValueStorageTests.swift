@@ -254,3 +254,22 @@ struct KeyValueSnapshotTests {
         #expect(try storage.read { try $0.records([RecordID(entity: "Dog", key: 1)]) } == [nil])
     }
 }
+
+extension KeyValueSnapshotTests {
+    @Test("Concurrent readers alongside a writer always see whole commits")
+    func concurrentReaders() throws {
+        let storage = try KV.openStore()
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for i in 0..<50 {
+                if worker == 0 {
+                    // Each commit inserts a pair sharing one age, so a snapshot never holds an odd count.
+                    _ = try? storage.write(ChangeSet(inserts: [KV.person(-1, "A", age: Int64(i)), KV.person(-2, "B", age: Int64(i))]))
+                } else {
+                    let n = (try? storage.read { try $0.count(FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .greaterOrEqual, .int(0)))) ) }) ?? -1
+                    #expect(n >= 0 && n % 2 == 0)
+                }
+            }
+        }
+        #expect(try storage.read { try $0.count(FetchRequest(entity: "Person")) } == 100)
+    }
+}
