@@ -1,0 +1,39 @@
+import CoreStoreStorage
+
+/// A public store class that is a ``KeyValueStorage`` over one engine, such as `LMDBStore` or
+/// `LevelDBStore`: declare ``keyValueStorage`` and every ``StorageInterface`` requirement is
+/// forwarded to it.
+///
+/// ```swift
+/// public final class MyStore: KeyValueStorageWrapper, LocalStorage {
+///     public let fileURL: URL
+///     public let localStorageOptions: LocalStorageOptions
+///     public let keyValueStorage: KeyValueStorage<MyEngine>
+///     …
+/// }
+/// ```
+public protocol KeyValueStorageWrapper: StorageInterface {
+    /// The engine type.
+    associatedtype Engine: OrderedKeyValueStore
+    /// The record engine every requirement is forwarded to.
+    var keyValueStorage: KeyValueStorage<Engine> { get }
+}
+
+extension KeyValueStorageWrapper {
+    /// The configuration whose entities this store holds.
+    public var configuration: String? { keyValueStorage.configuration }
+    /// What the engine promises.
+    public var capabilities: StorageCapabilities { keyValueStorage.capabilities }
+    /// The engine's description.
+    public var storeDescription: String { keyValueStorage.storeDescription }
+    /// Opens the store (see ``StorageInterface/open(schema:)``).
+    public func open(schema: StoreSchema) throws -> StoredMetadata? { try keyValueStorage.open(schema: schema) }
+    /// Runs `body` on one snapshot.
+    public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T { try keyValueStorage.read(body) }
+    /// Applies `changes` atomically.
+    public func write(_ changes: ChangeSet) throws -> CommitInfo { try keyValueStorage.write(changes) }
+    /// Deletes every record and the metadata.
+    public func erase() throws { try keyValueStorage.erase() }
+    /// Closes the store.
+    public func close() { keyValueStorage.close() }
+}
