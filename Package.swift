@@ -78,7 +78,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue"]
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",

@@ -2,15 +2,17 @@ import Foundation
 import Testing
 @testable import CoreStore
 import CoreStoreSQLite
+import CoreStoreKeyValue
 
 /// The storage engines the API tests run against: `@Test(arguments: StoreKind.allCases)`.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case inMemory, sqlite
+    case inMemory, sqlite, keyValue
 
     var testDescription: String {
         switch self {
         case .inMemory: "InMemoryStore"
         case .sqlite: "SQLiteStore"
+        case .keyValue: "KeyValueStorage<MemoryKeyValueStore>"
         }
     }
 
@@ -22,6 +24,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             InMemoryStore(configuration: configuration)
         case .sqlite:
             SQLiteStore(fileURL: try TestStoreFiles.newFile(), configuration: configuration)
+        case .keyValue:
+            KeyValueStorage(engine: MemoryKeyValueStore(), configuration: configuration)
         }
     }
 }
