@@ -1,0 +1,44 @@
+import Foundation
+import CLevelDB
+import CoreStoreStorage
+
+/// Turns LevelDB's error strings (`char** errptr`, a `leveldb::Status` as text) into
+/// ``StorageError``s. The code is the status kind, as in `leveldb::Status::Code`.
+enum LevelDBStatus {
+    /// `leveldb::Status::Code` values, recovered from the message prefix.
+    enum Code: Int {
+        case unknown = 0
+        case notFound = 1
+        case corruption = 2
+        case notSupported = 3
+        case invalidArgument = 4
+        case ioError = 5
+    }
+
+    /// Runs `body` with an error pointer; throws when LevelDB set it, freeing the message.
+    static func call<R>(_ context: @autoclosure () -> String, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) throws -> R {
+        var error: UnsafeMutablePointer<CChar>?
+        let result = body(&error)
+        if let error {
+            let message = String(cString: error)
+            leveldb_free(error)
+            throw StorageError.engine(code: code(of: message).rawValue, message: "\(context()): \(message)")
+        }
+        return result
+    }
+
+    /// The status kind named at the start of a LevelDB message.
+    static func code(of message: String) -> Code {
+        let prefixes: [(String, Code)] = [
+            ("NotFound: ", .notFound), ("Corruption: ", .corruption), ("Not implemented: ", .notSupported),
+            ("Invalid argument: ", .invalidArgument), ("IO error: ", .ioError),
+        ]
+        return prefixes.first { message.hasPrefix($0.0) }?.1 ?? .unknown
+    }
+
+    /// The message of an `.engine` error made by ``call(_:_:)``, without its context.
+    static func levelDBMessage(_ error: StorageError) -> String? {
+        guard case .engine(_, let message) = error, let range = message.range(of: ": ") else { return nil }
+        return String(message[range.upperBound...])
+    }
+}
