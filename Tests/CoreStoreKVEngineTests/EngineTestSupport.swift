@@ -12,10 +12,11 @@ enum EngineKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// An engine (not yet open) for the store in `directory`.
-    func engine(at directory: URL) -> any OrderedKeyValueStore {
+    /// An engine (not yet open) for the store in `directory`; with `smallMap`, an LMDB map
+    /// starts at 64 KiB so that writes make it grow.
+    func engine(at directory: URL, smallMap: Bool = false) -> any OrderedKeyValueStore {
         switch self {
-        case .lmdb: return LMDBEngine(directoryURL: directory)
+        case .lmdb: return LMDBEngine(directoryURL: directory, initialMapSize: smallMap ? 64 << 10 : LMDBEngine.defaultInitialMapSize)
         case .leveldb: return LevelDBEngine(directoryURL: directory)
         }
     }

@@ -225,6 +225,47 @@ struct KVEngineTests {
     }
 
     @Test(arguments: EngineKind.allCases)
+    func readsSeeWholeCommitsWhileWritesGrowTheStore(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = kind.engine(at: url, smallMap: true)
+            try engine.open()
+            defer { engine.close() }
+            let batches = 24
+            let batchSize = 50
+            let writing = Locked(true)
+            let failures = Locked<[String]>([])
+            let group = DispatchGroup()
+            for thread in 0..<4 {
+                DispatchQueue.global().async(group: group) {
+                    var last = 0
+                    while writing.withValue({ $0 }) {
+                        do {
+                            let count = try engine.read { try collect($0, reverse: thread % 2 == 1).count }
+                            if count % batchSize != 0 || count < last {
+                                failures.withValue { $0.append("thread \(thread) saw \(count) pairs after \(last)") }
+                            }
+                            last = count
+                        } catch {
+                            failures.withValue { $0.append("thread \(thread): \(error)") }
+                        }
+                    }
+                }
+            }
+            for batch in 0..<batches {
+                try engine.write { writer in
+                    for index in 0..<batchSize {
+                        try writer.put([UInt8(batch), UInt8(index)], [UInt8](repeating: UInt8(index), count: 2048))
+                    }
+                }
+            }
+            writing.withValue { $0 = false }
+            group.wait()
+            #expect(failures.withValue { $0 } == [])
+            #expect(try engine.read { try collect($0).count } == batches * batchSize)
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
     func closedEngineThrowsNotOpen(_ kind: EngineKind) throws {
         try withTemporaryStore { url in
             let engine = try kind.openEngine(at: url)

@@ -23,6 +23,37 @@ struct LevelDBEngineTests {
         }
     }
 
+    /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aDatabaseLockedByAnotherProcessIsReportedAsInUse() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url)
+            try engine.open()
+            engine.close()
+            let locker = Process()
+            locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            locker.arguments = ["-c", "import fcntl, sys; f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()", url.appendingPathComponent("LOCK").path]
+            let input = Pipe()
+            let output = Pipe()
+            locker.standardInput = input
+            locker.standardOutput = output
+            try locker.run()
+            defer {
+                try? input.fileHandleForWriting.close()
+                locker.waitUntilExit()
+            }
+            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            try #require(line.hasPrefix("locked"))
+            do {
+                try engine.open()
+                engine.close()
+                Issue.record("opened a database locked by another process")
+            } catch let StorageError.engine(_, message) {
+                #expect(message.contains("in use by another process or open handle"), "\(message)")
+            }
+        }
+    }
+
     @Test func aGarbageCurrentFileIsIncompatibleAndUntouched() throws {
         try withTemporaryStore { url in
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -145,6 +145,8 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
 
     /// Runs `body` in one write transaction: committed when it returns, aborted when it or the
     /// commit throws. `body` runs again after the map grows (see the type's documentation).
+    /// REQUIRES: not called from inside a write's body (writes are serialized; it would wait
+    /// for itself).
     public func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T {
         lifecycleLock.lock()
         defer { lifecycleLock.unlock() }

@@ -91,12 +91,8 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         defer { leveldb_options_destroy(options) }
         leveldb_options_set_create_if_missing(options, create ? 1 : 0)
         leveldb_options_set_paranoid_checks(options, 1)
-        let handle: OpaquePointer?
-        do {
-            handle = try LevelDBStatus.call("leveldb_open \(path)") { leveldb_open(options, path, $0) }
-        } catch let error as StorageError {
-            throw explain(error)
-        }
+        let (handle, message) = LevelDBStatus.capture { leveldb_open(options, path, $0) }
+        if let message { throw explain(message, context: "leveldb_open \(path)") }
         guard let handle else {
             throw StorageError.engine(code: 0, message: "leveldb_open \(path) returned no database")
         }
@@ -111,6 +107,8 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
 
     /// Runs `body` over a snapshot plus its own pending writes, then applies them as one
     /// batch; applies nothing when `body` or LevelDB throws.
+    /// REQUIRES: not called from inside a write's body (writes are serialized; it would wait
+    /// for itself).
     public func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T {
         lifecycleLock.lock()
         defer { lifecycleLock.unlock() }
@@ -161,11 +159,8 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         _ = try LevelDBDirectoryCheck.inspect(directoryURL)
         let options = leveldb_options_create()
         defer { leveldb_options_destroy(options) }
-        do {
-            try LevelDBStatus.call("leveldb_destroy_db \(path)") { leveldb_destroy_db(options, path, $0) }
-        } catch let error as StorageError {
-            throw explain(error)
-        }
+        let (_, message) = LevelDBStatus.capture { leveldb_destroy_db(options, path, $0) }
+        if let message { throw explain(message, context: "leveldb_destroy_db \(path)") }
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: path), entries.isEmpty {
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -190,8 +185,7 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
 
     /// Names the cases a caller can act on: a held `LOCK` (LevelDB says `IO error: lock …`),
     /// and a database LevelDB finds damaged or made with another comparator.
-    private func explain(_ error: StorageError) -> StorageError {
-        guard let message = LevelDBStatus.levelDBMessage(error) else { return error }
+    private func explain(_ message: String, context: String) -> StorageError {
         let path = directoryURL.path
         switch LevelDBStatus.code(of: message) {
         case .ioError where message.hasPrefix("IO error: lock "):
@@ -199,7 +193,7 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         case .corruption, .invalidArgument:
             return .incompatibleStore(path: path, reason: "LevelDB reports: \(message)")
         default:
-            return error
+            return LevelDBStatus.error(message, context)
         }
     }
 }

@@ -17,14 +17,24 @@ enum LevelDBStatus {
 
     /// Runs `body` with an error pointer; throws when LevelDB set it, freeing the message.
     static func call<R>(_ context: @autoclosure () -> String, _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) throws -> R {
+        let (result, message) = capture(body)
+        if let message { throw error(message, context()) }
+        return result
+    }
+
+    /// Runs `body` with an error pointer; returns its result and LevelDB's message, if any.
+    static func capture<R>(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> (R, String?) {
         var error: UnsafeMutablePointer<CChar>?
         let result = body(&error)
-        if let error {
-            let message = String(cString: error)
-            leveldb_free(error)
-            throw StorageError.engine(code: code(of: message).rawValue, message: "\(context()): \(message)")
-        }
-        return result
+        guard let error else { return (result, nil) }
+        let message = String(cString: error)
+        leveldb_free(error)
+        return (result, message)
+    }
+
+    /// `.engine` with the status kind as code and `message` after `context`.
+    static func error(_ message: String, _ context: String) -> StorageError {
+        .engine(code: code(of: message).rawValue, message: "\(context): \(message)")
     }
 
     /// The status kind named at the start of a LevelDB message.
@@ -34,11 +44,5 @@ enum LevelDBStatus {
             ("Invalid argument: ", .invalidArgument), ("IO error: ", .ioError),
         ]
         return prefixes.first { message.hasPrefix($0.0) }?.1 ?? .unknown
-    }
-
-    /// The message of an `.engine` error made by ``call(_:_:)``, without its context.
-    static func levelDBMessage(_ error: StorageError) -> String? {
-        guard case .engine(_, let message) = error, let range = message.range(of: ": ") else { return nil }
-        return String(message[range.upperBound...])
     }
 }
