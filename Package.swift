@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "CoreStoreInMemory", targets: ["CoreStoreInMemory"]),
         .library(name: "CoreStoreSQLite", targets: ["CoreStoreSQLite"]),
         .library(name: "CoreStoreKeyValue", targets: ["CoreStoreKeyValue"]),
+        .library(name: "CoreStoreLMDB", targets: ["CoreStoreLMDB"]),
+        .library(name: "CoreStoreLevelDB", targets: ["CoreStoreLevelDB"]),
         .executable(name: "corestore", targets: ["corestore"]),
     ],
     dependencies: [
@@ -49,6 +51,31 @@ let package = Package(
             dependencies: ["CoreStoreStorage", "CSQLite"],
             path: "Backends/SQLite/CoreStoreSQLite"
         ),
+        // LMDB from the system (liblmdb-dev).
+        .systemLibrary(
+            name: "CLMDB",
+            path: "Backends/LMDB/CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        // An ordered key-value engine over an LMDB environment.
+        .target(
+            name: "CoreStoreLMDB",
+            dependencies: ["CoreStoreStorage", "CoreStoreKeyValue", "CLMDB"],
+            path: "Backends/LMDB/CoreStoreLMDB"
+        ),
+        // LevelDB from the system (libleveldb-dev; no pkg-config file, linked by the modulemap).
+        .systemLibrary(
+            name: "CLevelDB",
+            path: "Backends/LevelDB/CLevelDB",
+            providers: [.apt(["libleveldb-dev"])]
+        ),
+        // An ordered key-value engine over a LevelDB database.
+        .target(
+            name: "CoreStoreLevelDB",
+            dependencies: ["CoreStoreStorage", "CoreStoreKeyValue", "CLevelDB"],
+            path: "Backends/LevelDB/CoreStoreLevelDB"
+        ),
         // The user API.
         .target(
             name: "CoreStore",
@@ -83,6 +110,10 @@ let package = Package(
         .testTarget(
             name: "CoreStoreSQLiteTests",
             dependencies: ["CoreStore", "CoreStoreSQLite", "CSQLite"]
+        ),
+        .testTarget(
+            name: "CoreStoreKVEngineTests",
+            dependencies: ["CoreStoreLMDB", "CoreStoreLevelDB", "CoreStoreKeyValue", "CoreStoreStorage"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,132 @@
+import Foundation
+import CLMDB
+import CoreStoreStorage
+
+/// One open `MDB_env` with its main database handle. Transactions enter through ``gate``;
+/// ``close()`` waits for them before `mdb_env_close`.
+final class LMDBEnvironment: @unchecked Sendable {
+    let handle: OpaquePointer
+    let database: MDB_dbi
+    let maximumKeySize: Int
+    let gate: LMDBTransactionGate
+    private let path: String
+    private var isClosed = false
+    private let closeLock = NSLock()
+
+    /// Opens the environment in `directoryURL` (which must exist and have passed
+    /// ``LMDBDirectoryCheck``). Registers the path so that a second open in the process throws.
+    init(directoryURL: URL, flags: UInt32, mapSize: Int, storeDescription: String) throws {
+        let path = directoryURL.resolvingSymlinksInPath().path
+        guard LMDBOpenPaths.shared.insert(path) else {
+            throw StorageError.engine(code: Int(EBUSY), message: "the LMDB environment \(path) is in use by another LMDBEngine in this process; LMDB allows one open handle per environment and process")
+        }
+        var environment: OpaquePointer?
+        var code = mdb_env_create(&environment)
+        guard code == MDB_SUCCESS, let environment else {
+            LMDBOpenPaths.shared.remove(path)
+            throw LMDBStatus.error(code, "mdb_env_create")
+        }
+        func fail(_ code: Int32, _ context: String) -> Error {
+            mdb_env_close(environment)
+            LMDBOpenPaths.shared.remove(path)
+            if code == MDB_INVALID || code == MDB_VERSION_MISMATCH {
+                return StorageError.incompatibleStore(path: path, reason: "LMDB refused it: \(String(cString: mdb_strerror(code)))")
+            }
+            return LMDBStatus.error(code, context)
+        }
+        code = mdb_env_set_mapsize(environment, mapSize)
+        guard code == MDB_SUCCESS else { throw fail(code, "mdb_env_set_mapsize") }
+        code = mdb_env_open(environment, path, flags, 0o644)
+        guard code == MDB_SUCCESS else { throw fail(code, "mdb_env_open \(path)") }
+        var dead: Int32 = 0
+        code = mdb_reader_check(environment, &dead)
+        guard code == MDB_SUCCESS else { throw fail(code, "mdb_reader_check") }
+        var transaction: OpaquePointer?
+        code = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &transaction)
+        guard code == MDB_SUCCESS else { throw fail(code, "mdb_txn_begin") }
+        var database: MDB_dbi = 0
+        code = mdb_dbi_open(transaction, nil, 0, &database)
+        guard code == MDB_SUCCESS else {
+            mdb_txn_abort(transaction)
+            throw fail(code, "mdb_dbi_open")
+        }
+        code = mdb_txn_commit(transaction)
+        guard code == MDB_SUCCESS else { throw fail(code, "mdb_txn_commit") }
+        self.handle = environment
+        self.database = database
+        self.maximumKeySize = Int(mdb_env_get_maxkeysize(environment))
+        self.path = path
+        self.gate = LMDBTransactionGate(storeDescription: storeDescription)
+    }
+
+    /// The size of the map, from `mdb_env_info`.
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info.me_mapsize
+    }
+
+    func reader(_ transaction: OpaquePointer) -> LMDBReader {
+        LMDBReader(transaction: transaction, database: database, maximumKeySize: maximumKeySize)
+    }
+
+    func writer(_ transaction: OpaquePointer) -> LMDBWriter {
+        LMDBWriter(transaction: transaction, database: database, maximumKeySize: maximumKeySize)
+    }
+
+    /// Doubles the map (capped at `maximum`) while no transaction is active. Throws
+    /// `.engine(code: MDB_MAP_FULL)` when the map already has the maximum size.
+    /// REQUIRES: the caller holds no transaction.
+    func growMap(maximum: Int) throws {
+        try gate.exclusive {
+            let current = mapSize
+            guard current < maximum else {
+                throw StorageError.engine(code: Int(MDB_MAP_FULL), message: "the LMDB environment \(path) is full: the write needs more than the maximum map size of \(maximum) bytes; nothing was written")
+            }
+            let grown = current > maximum / 2 ? maximum : current * 2
+            try LMDBStatus.check(mdb_env_set_mapsize(handle, grown), "mdb_env_set_mapsize")
+        }
+    }
+
+    /// Adopts the larger map another process wrote (`MDB_MAP_RESIZED`).
+    /// REQUIRES: the caller holds no transaction.
+    func adoptMapSizeOfOtherProcess() throws {
+        try gate.exclusive {
+            try LMDBStatus.check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize")
+        }
+    }
+
+    /// Waits for the transactions in progress, closes the environment and releases the path.
+    /// Later transactions throw `notOpen`. Idempotent.
+    func close() {
+        closeLock.lock()
+        defer { closeLock.unlock() }
+        guard !isClosed else { return }
+        isClosed = true
+        gate.close()
+        mdb_env_close(handle)
+        LMDBOpenPaths.shared.remove(path)
+    }
+
+    deinit {
+        close()
+    }
+}
+
+/// The environments open in this process, by resolved path. LMDB's locks are per process: a
+/// second `mdb_env_open` of the same environment in one process, closed later, would release
+/// the first one's locks.
+final class LMDBOpenPaths: @unchecked Sendable {
+    static let shared = LMDBOpenPaths()
+    private let lock = NSLock()
+    private var paths: Set<String> = []
+
+    /// Adds `path`; `false` when it is already open.
+    func insert(_ path: String) -> Bool {
+        lock.withLock { paths.insert(path).inserted }
+    }
+
+    func remove(_ path: String) {
+        lock.withLock { _ = paths.remove(path) }
+    }
+}

@@ -1,0 +1,118 @@
+import CLMDB
+import CoreStoreKeyValue
+import CoreStoreStorage
+
+/// Reads through one LMDB transaction (read-only, or the write transaction of
+/// ``LMDBEngine/write(_:)``). Valid only while that transaction is.
+struct LMDBReader: KeyValueReader {
+    let transaction: OpaquePointer
+    let database: MDB_dbi
+    /// `mdb_env_get_maxkeysize`: longer (and empty) keys cannot be stored.
+    let maximumKeySize: Int
+
+    func get(_ key: [UInt8]) throws -> [UInt8]? {
+        guard !key.isEmpty, key.count <= maximumKeySize else { return nil }
+        var value = MDB_val()
+        let code = LMDBBytes.withValue(key) { mdbKey in mdb_get(transaction, database, &mdbKey, &value) }
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBStatus.check(code, "mdb_get")
+        return LMDBBytes.copy(value)
+    }
+
+    func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try LMDBStatus.check(mdb_cursor_open(transaction, database, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        let hasUpper = !upperBound.isEmpty
+        var code: Int32
+        if reverse {
+            // Position at the first key >= upperBound and step back; keys past the end of the
+            // database (or no upper bound) start from the last key.
+            if hasUpper {
+                code = seek(cursor, upperBound, &key, &value)
+                if code == MDB_NOTFOUND { code = mdb_cursor_get(cursor, &key, &value, MDB_LAST) }
+                while code == MDB_SUCCESS && LMDBBytes.compare(key, upperBound) >= 0 {
+                    code = mdb_cursor_get(cursor, &key, &value, MDB_PREV)
+                }
+            } else {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_LAST)
+            }
+            while code == MDB_SUCCESS {
+                guard LMDBBytes.compare(key, lowerBound) >= 0 else { return }
+                guard try visit(LMDBBytes.copy(key), LMDBBytes.copy(value)) else { return }
+                code = mdb_cursor_get(cursor, &key, &value, MDB_PREV)
+            }
+        } else {
+            if lowerBound.isEmpty {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+            } else {
+                code = seek(cursor, lowerBound, &key, &value)
+                while code == MDB_SUCCESS && LMDBBytes.compare(key, lowerBound) < 0 {
+                    code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+                }
+            }
+            while code == MDB_SUCCESS {
+                if hasUpper && LMDBBytes.compare(key, upperBound) >= 0 { return }
+                guard try visit(LMDBBytes.copy(key), LMDBBytes.copy(value)) else { return }
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+        }
+        if code != MDB_NOTFOUND { try LMDBStatus.check(code, "mdb_cursor_get") }
+    }
+
+    /// `MDB_SET_RANGE` to the first key >= `target`. A target longer than the maximum key size
+    /// is cut to it: no stored key lies between the cut target and the target, so the caller's
+    /// bound checks finish the positioning.
+    private func seek(_ cursor: OpaquePointer?, _ target: [UInt8], _ key: inout MDB_val, _ value: inout MDB_val) -> Int32 {
+        let probe = target.count > maximumKeySize ? Array(target.prefix(maximumKeySize)) : target
+        return LMDBBytes.withValue(probe) { mdbKey in
+            key = mdbKey
+            return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+        }
+    }
+}
+
+/// Reads and writes through the write transaction of one ``LMDBEngine/write(_:)``.
+///
+/// Records whether LMDB reported `MDB_MAP_FULL`, so that the engine grows the map and retries
+/// even when the body caught the error.
+final class LMDBWriter: KeyValueWriter {
+    private let reader: LMDBReader
+    private(set) var mapFull = false
+
+    init(transaction: OpaquePointer, database: MDB_dbi, maximumKeySize: Int) {
+        reader = LMDBReader(transaction: transaction, database: database, maximumKeySize: maximumKeySize)
+    }
+
+    func get(_ key: [UInt8]) throws -> [UInt8]? {
+        try reader.get(key)
+    }
+
+    func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
+        try reader.scan(from: lowerBound, to: upperBound, reverse: reverse, visit)
+    }
+
+    /// Throws `.engine(code: MDB_BAD_VALSIZE)` for an empty key or one longer than the
+    /// environment's maximum key size (511 bytes by default).
+    func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        let code = LMDBBytes.withValue(key) { mdbKey in
+            LMDBBytes.withValue(value) { mdbValue in
+                mdb_put(reader.transaction, reader.database, &mdbKey, &mdbValue, 0)
+            }
+        }
+        if code == MDB_MAP_FULL { mapFull = true }
+        try LMDBStatus.check(code, "mdb_put")
+    }
+
+    func delete(_ key: [UInt8]) throws {
+        guard !key.isEmpty, key.count <= reader.maximumKeySize else { return }
+        let code = LMDBBytes.withValue(key) { mdbKey in
+            mdb_del(reader.transaction, reader.database, &mdbKey, nil)
+        }
+        if code == MDB_NOTFOUND { return }
+        if code == MDB_MAP_FULL { mapFull = true }
+        try LMDBStatus.check(code, "mdb_del")
+    }
+}

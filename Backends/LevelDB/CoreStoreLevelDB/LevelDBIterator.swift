@@ -1,0 +1,50 @@
+import CLevelDB
+import CoreStoreStorage
+
+/// A `leveldb_iterator_t` over one read's snapshot, destroyed with the object. Used by one
+/// thread at a time, inside the read that created it.
+final class LevelDBIterator {
+    private let handle: OpaquePointer
+
+    init(database: OpaquePointer, options: OpaquePointer) {
+        handle = leveldb_create_iterator(database, options)
+    }
+
+    deinit {
+        leveldb_iter_destroy(handle)
+    }
+
+    var isValid: Bool { leveldb_iter_valid(handle) != 0 }
+
+    /// A copy of the current key. REQUIRES: ``isValid``.
+    var key: [UInt8] {
+        var length = 0
+        guard let bytes = leveldb_iter_key(handle, &length), length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
+    /// A copy of the current value. REQUIRES: ``isValid``.
+    var value: [UInt8] {
+        var length = 0
+        guard let bytes = leveldb_iter_value(handle, &length), length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
+    func seekToFirst() { leveldb_iter_seek_to_first(handle) }
+    func seekToLast() { leveldb_iter_seek_to_last(handle) }
+    func next() { leveldb_iter_next(handle) }
+    func previous() { leveldb_iter_prev(handle) }
+
+    /// Positions at the first key `>= target`.
+    func seek(_ target: [UInt8]) {
+        target.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { leveldb_iter_seek(handle, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Throws the error that ended the iteration early, if any (an invalid iterator is either
+    /// at the end or failed).
+    func checkError() throws {
+        try LevelDBStatus.call("leveldb_iter") { leveldb_iter_get_error(handle, $0) }
+    }
+}

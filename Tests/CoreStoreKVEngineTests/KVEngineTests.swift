@@ -1,0 +1,321 @@
+import Dispatch
+import Foundation
+import Testing
+import CoreStoreKeyValue
+import CoreStoreStorage
+
+/// The `OrderedKeyValueStore` requirements, checked on every engine.
+@Suite("KV engines")
+struct KVEngineTests {
+    private static let sampleModel: [[UInt8]: [UInt8]] = [
+        [0x00]: [0x10],
+        [0x01]: [],
+        [0x01, 0x00]: [0x00, 0x00],
+        [0x01, 0x00, 0x00]: [0x11],
+        [0x02]: [0xFF],
+        [0x02, 0xFF]: [0x12],
+        [0x7F, 0x00, 0xFF]: [],
+        [0xFF]: [0x13, 0x00],
+        [0xFF, 0x00]: [0x14],
+        [0xFF, 0xFF]: [0xFF, 0xFF],
+    ]
+
+    @Test(arguments: EngineKind.allCases)
+    func putGetAndDelete(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { writer in
+                try writer.put([1, 2, 3], [4, 5])
+                try writer.put([9], [6])
+            }
+            #expect(try engine.read { try $0.get([1, 2, 3]) } == [4, 5])
+            #expect(try engine.read { try $0.get([1, 2]) } == nil)
+            try engine.write { writer in
+                try writer.put([1, 2, 3], [7])
+                try writer.delete([9])
+                try writer.delete([8])
+            }
+            #expect(try engine.read { try $0.get([1, 2, 3]) } == [7])
+            #expect(try engine.read { try $0.get([9]) } == nil)
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func scansHonorBoundsInBothDirections(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { writer in
+                for (key, value) in Self.sampleModel { try writer.put(key, value) }
+            }
+            try engine.read { try expectScansMatch($0, Self.sampleModel) }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func zeroAndFFBytesAndEmptyValuesRoundTrip(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { writer in
+                for (key, value) in Self.sampleModel { try writer.put(key, value) }
+            }
+            try engine.read { reader throws in
+                for (key, value) in Self.sampleModel {
+                    #expect(try reader.get(key) == value, "key \(key)")
+                }
+                #expect(try reader.get([0x01, 0x00, 0x00, 0x00]) == nil)
+            }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aReadDoesNotSeeAWriteCommittedAfterItStarted(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { try $0.put([1], [1]) }
+            let readStarted = DispatchSemaphore(value: 0)
+            let writeCommitted = DispatchSemaphore(value: 0)
+            let readFinished = DispatchSemaphore(value: 0)
+            let seen = Locked<[String]>([])
+            DispatchQueue.global().async {
+                do {
+                    try engine.read { reader in
+                        let before = try reader.get([1])
+                        readStarted.signal()
+                        writeCommitted.wait()
+                        let after = try reader.get([1])
+                        let scanned = try collect(reader)
+                        seen.withValue { $0 = ["\(String(describing: before))", "\(String(describing: after))", "\(scanned)"] }
+                    }
+                } catch {
+                    seen.withValue { $0 = ["error: \(error)"] }
+                }
+                readFinished.signal()
+            }
+            readStarted.wait()
+            try engine.write { writer in
+                try writer.put([1], [2])
+                try writer.put([2], [2])
+            }
+            writeCommitted.signal()
+            readFinished.wait()
+            #expect(seen.withValue { $0 } == ["Optional([1])", "Optional([1])", "[[1]=[1]]"])
+            #expect(try engine.read { try collect($0) } == [Pair(key: [1], value: [2]), Pair(key: [2], value: [2])])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aThrowingWriteLeavesNothing(_ kind: EngineKind) throws {
+        struct Abort: Error {}
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { try $0.put([1], [1]) }
+            #expect(throws: Abort.self) {
+                try engine.write { writer in
+                    try writer.put([2], [2])
+                    try writer.delete([1])
+                    throw Abort()
+                }
+            }
+            #expect(try engine.read { try collect($0) } == [Pair(key: [1], value: [1])])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func readsInsideAWriteSeeItsOwnWrites(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { writer in
+                for (key, value) in Self.sampleModel { try writer.put(key, value) }
+            }
+            var model = Self.sampleModel
+            try engine.write { writer in
+                let changes: [([UInt8], [UInt8]?)] = [
+                    ([0x01], nil), ([0x01, 0x00, 0x00], [0x21]), ([0x01, 0x01], [0x22]), ([0x00, 0x00], []),
+                    ([0xFF, 0xFF], nil), ([0xFF, 0xFF, 0xFF, 0xFF], [0x23]), ([0x03], nil), ([0x02, 0xFF], nil),
+                ]
+                for (key, value) in changes {
+                    if let value {
+                        try writer.put(key, value)
+                        model[key] = value
+                    } else {
+                        try writer.delete(key)
+                        model[key] = nil
+                    }
+                }
+                #expect(try writer.get([0x01]) == nil)
+                #expect(try writer.get([0x01, 0x00, 0x00]) == [0x21])
+                #expect(try writer.get([0x00, 0x00]) == [])
+                try expectScansMatch(writer, model)
+            }
+            try engine.read { try expectScansMatch($0, model) }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func randomWritesMatchAModel(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            var generator = SeededGenerator(seed: 42)
+            var model: [[UInt8]: [UInt8]] = [:]
+            for _ in 0..<6 {
+                try engine.write { writer in
+                    for _ in 0..<150 {
+                        let key = (0..<Int.random(in: 1...3, using: &generator)).map { _ in ([0x00, 0x01, 0x02, 0x7F, 0xFE, 0xFF] as [UInt8]).randomElement(using: &generator) ?? 0 }
+                        if Bool.random(using: &generator) {
+                            let value = (0..<Int.random(in: 0...3, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                            try writer.put(key, value)
+                            model[key] = value
+                        } else {
+                            try writer.delete(key)
+                            model[key] = nil
+                        }
+                    }
+                    try expectScansMatch(writer, model)
+                }
+                try engine.read { try expectScansMatch($0, model) }
+            }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func reopeningKeepsTheData(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            try engine.write { writer in
+                for (key, value) in Self.sampleModel { try writer.put(key, value) }
+            }
+            engine.close()
+            let reopened = try kind.openEngine(at: url)
+            defer { reopened.close() }
+            try reopened.read { try expectScansMatch($0, Self.sampleModel) }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func readsRunConcurrentlyOnSeveralThreads(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            try engine.write { writer in
+                for index in 0..<500 { try writer.put([UInt8(index >> 8), UInt8(index & 0xFF)], [UInt8(index & 0xFF)]) }
+            }
+            let failures = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                do {
+                    for round in 0..<20 {
+                        try engine.read { reader in
+                            let all = try collect(reader, reverse: (thread + round) % 2 == 0)
+                            if all.count != 500 { failures.withValue { $0.append("thread \(thread) saw \(all.count) pairs") } }
+                            if try reader.get([0x01, 0x02]) != [0x02] { failures.withValue { $0.append("thread \(thread) misread") } }
+                        }
+                    }
+                } catch {
+                    failures.withValue { $0.append("thread \(thread): \(error)") }
+                }
+            }
+            #expect(failures.withValue { $0 } == [])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func readsSeeWholeCommitsWhileWritesGrowTheStore(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = kind.engine(at: url, smallMap: true)
+            try engine.open()
+            defer { engine.close() }
+            let batches = 24
+            let batchSize = 50
+            let writing = Locked(true)
+            let failures = Locked<[String]>([])
+            let group = DispatchGroup()
+            for thread in 0..<4 {
+                DispatchQueue.global().async(group: group) {
+                    var last = 0
+                    while writing.withValue({ $0 }) {
+                        do {
+                            let count = try engine.read { try collect($0, reverse: thread % 2 == 1).count }
+                            if count % batchSize != 0 || count < last {
+                                failures.withValue { $0.append("thread \(thread) saw \(count) pairs after \(last)") }
+                            }
+                            last = count
+                        } catch {
+                            failures.withValue { $0.append("thread \(thread): \(error)") }
+                        }
+                    }
+                }
+            }
+            for batch in 0..<batches {
+                try engine.write { writer in
+                    for index in 0..<batchSize {
+                        try writer.put([UInt8(batch), UInt8(index)], [UInt8](repeating: UInt8(index), count: 2048))
+                    }
+                }
+            }
+            writing.withValue { $0 = false }
+            group.wait()
+            #expect(failures.withValue { $0 } == [])
+            #expect(try engine.read { try collect($0).count } == batches * batchSize)
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func closedEngineThrowsNotOpen(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            engine.close()
+            #expect(throws: StorageError.notOpen(store: engine.storeDescription)) { try engine.read { _ in 0 } }
+            #expect(throws: StorageError.notOpen(store: engine.storeDescription)) { try engine.write { _ in 0 } }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func destroyRemovesTheFiles(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            try engine.write { try $0.put([1], [1]) }
+            try engine.destroy()
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+            try engine.open()
+            defer { engine.close() }
+            #expect(try engine.read { try collect($0) } == [])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aDirectoryWithUnrelatedFilesIsIncompatibleAndUntouched(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data("my notes".utf8).write(to: url.appendingPathComponent("notes.txt"))
+            let before = try snapshotOfFiles(at: url)
+            let engine = kind.engine(at: url)
+            #expect(throws: (any Error).self) { try engine.open() }
+            #expect((try? engine.open()) == nil)
+            do { try engine.open() } catch { #expect(isIncompatibleStore(error), "\(error)") }
+            do { try engine.destroy() } catch { #expect(isIncompatibleStore(error), "\(error)") }
+            #expect(try snapshotOfFiles(at: url) == before)
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func aFileInPlaceOfTheDirectoryIsIncompatibleAndUntouched(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            try Data("not a directory".utf8).write(to: url)
+            let before = try snapshotOfFiles(at: url)
+            let engine = kind.engine(at: url)
+            do {
+                try engine.open()
+                Issue.record("opened a plain file")
+            } catch {
+                #expect(isIncompatibleStore(error), "\(error)")
+            }
+            #expect(try snapshotOfFiles(at: url) == before)
+        }
+    }
+}

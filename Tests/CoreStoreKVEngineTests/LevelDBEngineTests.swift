@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import CoreStoreKeyValue
+import CoreStoreStorage
+@testable import CoreStoreLevelDB
+
+@Suite("LevelDB engine")
+struct LevelDBEngineTests {
+    @Test func aDatabaseOpenedTwiceIsReportedAsInUse() throws {
+        try withTemporaryStore { url in
+            let first = LevelDBEngine(directoryURL: url)
+            try first.open()
+            let second = LevelDBEngine(directoryURL: url)
+            do {
+                try second.open()
+                Issue.record("opened one database twice")
+            } catch let StorageError.engine(_, message) {
+                #expect(message.contains("in use by another process or open handle"), "\(message)")
+            }
+            first.close()
+            try second.open()
+            second.close()
+        }
+    }
+
+    /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aDatabaseLockedByAnotherProcessIsReportedAsInUse() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url)
+            try engine.open()
+            engine.close()
+            let locker = Process()
+            locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            locker.arguments = ["-c", "import fcntl, sys; f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()", url.appendingPathComponent("LOCK").path]
+            let input = Pipe()
+            let output = Pipe()
+            locker.standardInput = input
+            locker.standardOutput = output
+            try locker.run()
+            defer {
+                try? input.fileHandleForWriting.close()
+                locker.waitUntilExit()
+            }
+            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            try #require(line.hasPrefix("locked"))
+            do {
+                try engine.open()
+                engine.close()
+                Issue.record("opened a database locked by another process")
+            } catch let StorageError.engine(_, message) {
+                #expect(message.contains("in use by another process or open handle"), "\(message)")
+            }
+        }
+    }
+
+    @Test func aGarbageCurrentFileIsIncompatibleAndUntouched() throws {
+        try withTemporaryStore { url in
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data("hello, world".utf8).write(to: url.appendingPathComponent("CURRENT"))
+            let before = try snapshotOfFiles(at: url)
+            let engine = LevelDBEngine(directoryURL: url)
+            do {
+                try engine.open()
+                Issue.record("opened a garbage CURRENT")
+            } catch {
+                #expect(isIncompatibleStore(error), "\(error)")
+            }
+            do { try engine.destroy() } catch { #expect(isIncompatibleStore(error), "\(error)") }
+            #expect(try snapshotOfFiles(at: url) == before)
+        }
+    }
+
+    @Test func aGarbageManifestIsIncompatibleAndUntouched() throws {
+        try withTemporaryStore { url in
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data("MANIFEST-000001\n".utf8).write(to: url.appendingPathComponent("CURRENT"))
+            try Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: url.appendingPathComponent("MANIFEST-000001"))
+            try Data("LOG of something else".utf8).write(to: url.appendingPathComponent("LOG"))
+            let before = try snapshotOfFiles(at: url)
+            do {
+                try LevelDBEngine(directoryURL: url).open()
+                Issue.record("opened a garbage manifest")
+            } catch {
+                #expect(isIncompatibleStore(error), "\(error)")
+            }
+            #expect(try snapshotOfFiles(at: url) == before)
+        }
+    }
+
+    @Test func aDamagedManifestIsReportedByLevelDBAsIncompatible() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url)
+            try engine.open()
+            try engine.write { try $0.put([1], [1]) }
+            engine.close()
+            let current = try String(contentsOf: url.appendingPathComponent("CURRENT"), encoding: .utf8)
+            let manifestURL = url.appendingPathComponent(String(current.dropLast()))
+            var manifest = try Data(contentsOf: manifestURL)
+            for index in 12..<manifest.count { manifest[index] ^= 0x5A }
+            try manifest.write(to: manifestURL)
+            do {
+                try engine.open()
+                Issue.record("opened a damaged manifest")
+            } catch {
+                #expect(isIncompatibleStore(error), "\(error)")
+            }
+        }
+    }
+
+    @Test func emptyKeysAreOrdinaryKeys() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url)
+            try engine.open()
+            defer { engine.close() }
+            try engine.write { writer in
+                try writer.put([], [9])
+                try writer.put([0], [])
+            }
+            #expect(try engine.read { try $0.get([]) } == [9])
+            #expect(try engine.read { try collect($0) } == [Pair(key: [], value: [9]), Pair(key: [0], value: [])])
+            #expect(try engine.read { try collect($0, reverse: true) } == [Pair(key: [0], value: []), Pair(key: [], value: [9])])
+        }
+    }
+
+    @Test func normalDurabilityIsNotDurableAndStillCommits() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url, durability: .normal)
+            #expect(!engine.isDurable)
+            #expect(LevelDBEngine(directoryURL: url).isDurable)
+            try engine.open()
+            try engine.write { try $0.put([1], [2]) }
+            engine.close()
+            try engine.open()
+            defer { engine.close() }
+            #expect(try engine.read { try $0.get([1]) } == [2])
+        }
+    }
+
+    @Test func pendingWritesMatchASortedModel() {
+        var generator = SeededGenerator(seed: 7)
+        var pending = LevelDBPendingWrites()
+        var model: [[UInt8]: [UInt8]?] = [:]
+        func randomKey() -> [UInt8] {
+            (0..<Int.random(in: 0...3, using: &generator)).map { _ in UInt8.random(in: 0...40, using: &generator) }
+        }
+        for _ in 0..<6000 {
+            let key = randomKey()
+            let value: [UInt8]? = Bool.random(using: &generator) ? [UInt8.random(in: 0...255, using: &generator)] : nil
+            pending.set(key, value)
+            model[key] = .some(value)
+        }
+        let sorted = model.keys.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(pending.count == model.count)
+        var visited: [[UInt8]] = []
+        pending.forEach { visited.append($0.key) }
+        #expect(visited == sorted)
+        for _ in 0..<500 {
+            let probe = randomKey()
+            let expected: LevelDBPendingWrites.Lookup = model[probe].map { $0.map(LevelDBPendingWrites.Lookup.put) ?? .deleted } ?? .untouched
+            #expect(pending.lookup(probe) == expected)
+            #expect(pending.first(from: probe, inclusive: true)?.key == sorted.first { !$0.lexicographicallyPrecedes(probe) })
+            #expect(pending.first(from: probe, inclusive: false)?.key == sorted.first { probe.lexicographicallyPrecedes($0) })
+            #expect(pending.last(before: probe)?.key == sorted.last { $0.lexicographicallyPrecedes(probe) })
+        }
+        #expect(pending.last(before: nil)?.key == sorted.last)
+    }
+}
