@@ -136,33 +136,4 @@ struct LevelDBEngineTests {
             #expect(try engine.read { try $0.get([1]) } == [2])
         }
     }
-
-    @Test func pendingWritesMatchASortedModel() {
-        var generator = SeededGenerator(seed: 7)
-        var pending = LevelDBPendingWrites()
-        var model: [[UInt8]: [UInt8]?] = [:]
-        func randomKey() -> [UInt8] {
-            (0..<Int.random(in: 0...3, using: &generator)).map { _ in UInt8.random(in: 0...40, using: &generator) }
-        }
-        for _ in 0..<6000 {
-            let key = randomKey()
-            let value: [UInt8]? = Bool.random(using: &generator) ? [UInt8.random(in: 0...255, using: &generator)] : nil
-            pending.set(key, value)
-            model[key] = .some(value)
-        }
-        let sorted = model.keys.sorted { $0.lexicographicallyPrecedes($1) }
-        #expect(pending.count == model.count)
-        var visited: [[UInt8]] = []
-        pending.forEach { visited.append($0.key) }
-        #expect(visited == sorted)
-        for _ in 0..<500 {
-            let probe = randomKey()
-            let expected: LevelDBPendingWrites.Lookup = model[probe].map { $0.map(LevelDBPendingWrites.Lookup.put) ?? .deleted } ?? .untouched
-            #expect(pending.lookup(probe) == expected)
-            #expect(pending.first(from: probe, inclusive: true)?.key == sorted.first { !$0.lexicographicallyPrecedes(probe) })
-            #expect(pending.first(from: probe, inclusive: false)?.key == sorted.first { probe.lexicographicallyPrecedes($0) })
-            #expect(pending.last(before: probe)?.key == sorted.last { $0.lexicographicallyPrecedes(probe) })
-        }
-        #expect(pending.last(before: nil)?.key == sorted.last)
-    }
 }

@@ -17,7 +17,7 @@ import CoreStoreStorage
 /// Each ``read(_:)`` takes a LevelDB snapshot and reads through options bound to it (with
 /// checksum verification), so it sees one committed state; reads run on any thread,
 /// concurrently with each other and with a write. Each ``write(_:)`` reads the same way and
-/// collects its puts and deletes in a sorted in-memory overlay (``LevelDBPendingWrites``) that
+/// collects its puts and deletes in a sorted in-memory overlay (`BufferedKeyValueWriter`) that
 /// its own reads and scans see; when the body returns the overlay is applied as one
 /// `leveldb_writebatch` (atomic), and when it throws it is dropped. Writes are serialized. A
 /// write's overlay lives in memory until it commits.
@@ -114,23 +114,27 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         defer { lifecycleLock.unlock() }
         let database = try openDatabase()
         return try database.withSnapshot { snapshot in
-            let writer = LevelDBWriter(snapshot: snapshot)
+            let writer = BufferedKeyValueWriter(base: snapshot)
             let value = try body(writer)
-            guard !writer.pending.isEmpty else { return value }
+            let operations = writer.operations
+            guard !operations.isEmpty else { return value }
             let batch = leveldb_writebatch_create()
             defer { leveldb_writebatch_destroy(batch) }
-            writer.pending.forEach { entry in
-                entry.key.withUnsafeBufferPointer { key in
-                    key.withMemoryRebound(to: CChar.self) { key in
-                        if let value = entry.value {
+            for operation in operations {
+                switch operation {
+                case .put(let key, let value):
+                    key.withUnsafeBufferPointer { key in
+                        key.withMemoryRebound(to: CChar.self) { key in
                             value.withUnsafeBufferPointer { value in
                                 value.withMemoryRebound(to: CChar.self) { value in
                                     leveldb_writebatch_put(batch, key.baseAddress, key.count, value.baseAddress, value.count)
                                 }
                             }
-                        } else {
-                            leveldb_writebatch_delete(batch, key.baseAddress, key.count)
                         }
+                    }
+                case .delete(let key):
+                    key.withUnsafeBufferPointer { key in
+                        key.withMemoryRebound(to: CChar.self) { leveldb_writebatch_delete(batch, $0.baseAddress, $0.count) }
                     }
                 }
             }
