@@ -105,7 +105,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB"]
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",

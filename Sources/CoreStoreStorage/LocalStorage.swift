@@ -39,6 +39,22 @@ public struct LocalStorageOptions: OptionSet, Sendable, Hashable {
     public static let allowSynchronousLightweightMigration = LocalStorageOptions(rawValue: 1 << 2)
 }
 
+/// Where local stores live when the application names only a file name.
+public enum LocalStorageLocation {
+    /// `$XDG_DATA_HOME/<process name>` when `XDG_DATA_HOME` is an absolute path, otherwise
+    /// `~/.local/share/<process name>` (the XDG Base Directory default).
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return base.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
+    }
+}
+
 extension LocalStorage {
     /// The canonical path of ``fileURL``: absolute, standardized, symbolic links resolved.
     public var canonicalPath: String {

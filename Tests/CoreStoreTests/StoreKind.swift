@@ -3,16 +3,20 @@ import Testing
 @testable import CoreStore
 import CoreStoreSQLite
 import CoreStoreKeyValue
+import CoreStoreLMDB
+import CoreStoreLevelDB
 
 /// The storage engines the API tests run against: `@Test(arguments: StoreKind.allCases)`.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case inMemory, sqlite, keyValue
+    case inMemory, sqlite, keyValue, lmdb, leveldb
 
     var testDescription: String {
         switch self {
         case .inMemory: "InMemoryStore"
         case .sqlite: "SQLiteStore"
         case .keyValue: "KeyValueStorage<MemoryKeyValueStore>"
+        case .lmdb: "LMDBStore"
+        case .leveldb: "LevelDBStore"
         }
     }
 
@@ -26,6 +30,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             SQLiteStore(fileURL: try TestStoreFiles.newFile(), configuration: configuration)
         case .keyValue:
             KeyValueStorage(engine: MemoryKeyValueStore(), configuration: configuration)
+        case .lmdb:
+            LMDBStore(fileURL: try TestStoreFiles.newFile(extension: "lmdb"), configuration: configuration)
+        case .leveldb:
+            LevelDBStore(fileURL: try TestStoreFiles.newFile(extension: "leveldb"), configuration: configuration)
         }
     }
 }
@@ -57,9 +65,9 @@ enum TestStoreFiles {
     }()
 
     /// A path in ``directory`` that no other store uses.
-    static func newFile() throws -> URL {
+    static func newFile(extension pathExtension: String = "sqlite") throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("\(UUID().uuidString).sqlite", isDirectory: false)
+        return directory.appendingPathComponent("\(UUID().uuidString).\(pathExtension)", isDirectory: false)
     }
 
     /// Whether a process with this id exists (one of another user counts as running).

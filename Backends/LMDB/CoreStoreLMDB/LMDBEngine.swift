@@ -49,13 +49,10 @@ import CoreStoreStorage
 /// engine on the same directory throws until the first is closed.
 public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// How hard a commit works to be on disk before it returns.
-    public enum Durability: Sendable, Hashable {
-        /// Data and meta pages are flushed on commit: a returned write survives a power loss.
-        case full
-        /// `MDB_NOMETASYNC`: a returned write survives a program crash; a machine crash may
-        /// undo the last commit.
-        case normal
-    }
+    /// `.full`: data and meta pages are flushed on commit, so a returned write survives a power
+    /// loss. `.normal`: `MDB_NOMETASYNC`, so a returned write survives a program crash and a
+    /// machine crash may undo the last commit (never corrupting the file).
+    public typealias Durability = CommitDurability
 
     /// The environment directory.
     public let directoryURL: URL

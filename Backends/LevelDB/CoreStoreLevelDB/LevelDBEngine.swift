@@ -37,12 +37,10 @@ import CoreStoreStorage
 /// `.engine(code: 5)` saying that the store is in use.
 public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// How hard a commit works to be on disk before it returns.
-    public enum Durability: Sendable, Hashable {
-        /// `sync = true`: a returned write survives a power loss.
-        case full
-        /// `sync = false`: a returned write survives a program crash, not a machine crash.
-        case normal
-    }
+    /// `.full`: writes with `sync = true`, so a returned write survives a power loss.
+    /// `.normal`: `sync = false`, so a returned write survives a program crash, not a machine
+    /// crash.
+    public typealias Durability = CommitDurability
 
     /// The database directory.
     public let directoryURL: URL

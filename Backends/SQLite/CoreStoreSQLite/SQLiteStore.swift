@@ -35,14 +35,9 @@ import CoreStoreStorage
 /// The table layout is described in `SQLiteSchemaMapping` and the column encodings in
 /// `SQLiteValueCodec`.
 public final class SQLiteStore: LocalStorage, @unchecked Sendable {
-    /// How hard a commit works to be on disk before it returns.
-    public enum Durability: Sendable, Hashable {
-        /// `synchronous = FULL`: a returned commit survives a power loss. The default.
-        case full
-        /// `synchronous = NORMAL`: a returned commit survives a crash of the program, but the
-        /// most recent commits may be lost on a power loss.
-        case normal
-    }
+    /// How hard a commit works to be on disk before it returns: `.full` is
+    /// `synchronous = FULL` (the default), `.normal` is `synchronous = NORMAL`.
+    public typealias Durability = CommitDurability
 
     /// The database file.
     public let fileURL: URL
@@ -92,16 +87,10 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         self.init(fileURL: SQLiteStore.defaultFileURL)
     }
 
-    /// `$XDG_DATA_HOME/<process name>` (or `~/.local/share/<process name>`).
+    /// `$XDG_DATA_HOME/<process name>` (or `~/.local/share/<process name>`): see
+    /// `LocalStorageLocation`.
     public static var defaultDirectory: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            base = URL(fileURLWithPath: xdg, isDirectory: true)
-        } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
-        }
-        return base.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
+        LocalStorageLocation.defaultDirectory
     }
 
     /// `<defaultDirectory>/<process name>.sqlite`.

@@ -1,0 +1,36 @@
+import Foundation
+import CoreStoreKeyValue
+import CoreStoreStorage
+
+/// A store in a LevelDB database (a directory): a log-structured sorted map, fast sequential
+/// writes, snapshots for readers.
+///
+/// ```swift
+/// try dataStack.addStorageAndWait(LevelDBStore(fileURL: URL(fileURLWithPath: "/var/lib/app/store.leveldb")))
+/// try dataStack.addStorageAndWait(LevelDBStore(fileName: "Events.leveldb", durability: .normal))
+/// ```
+/// Records, indexes and metadata are laid out by `KeyValueStorage` (see `CoreStoreKeyValue`);
+/// `LevelDBEngine` documents durability (a synced write per commit by default), the lock that
+/// keeps a second process or handle out (a clear error, not a wait), and the checks that leave a
+/// foreign or damaged directory untouched.
+public final class LevelDBStore: KeyValueStorageWrapper, LocalStorage, Sendable {
+    /// The database directory.
+    public let fileURL: URL
+    /// What the `DataStack` may do when the store holds another model.
+    public let localStorageOptions: LocalStorageOptions
+    /// The record engine over the LevelDB database.
+    public let keyValueStorage: KeyValueStorage<LevelDBEngine>
+
+    /// A store in the database directory `fileURL` (created when missing).
+    public init(fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+        self.fileURL = fileURL
+        self.localStorageOptions = localStorageOptions
+        self.keyValueStorage = KeyValueStorage(engine: LevelDBEngine(directoryURL: fileURL, durability: durability), configuration: configuration)
+    }
+
+    /// A store in the directory `fileName` inside `LocalStorageLocation.defaultDirectory`.
+    public convenience init(fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+        self.init(fileURL: LocalStorageLocation.defaultDirectory.appendingPathComponent(fileName, isDirectory: true),
+                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability)
+    }
+}
