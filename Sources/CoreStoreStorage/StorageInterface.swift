@@ -10,7 +10,8 @@
 /// ## Implementation requirements
 /// 1. **Opening.** `open(schema:)` on a *new* store initializes it for the schema and returns
 ///    `nil`. On an existing store it returns the ``StoredMetadata`` found there. When that
-///    metadata's `schemaHash` differs from `schema.schemaHash` the store must not be modified: the
+///    metadata's `schemaHash` differs from `schema.schemaHash` the store's data must not be
+///    modified (engines that rewrite bookkeeping files on every open, like LevelDB, may do so): the
 ///    caller then either calls ``erase()`` and `open` again, or ``close()``. Opening a store that is
 ///    already open returns its metadata without changing anything. A file or directory
 ///    that is not this kind of store, or is damaged, throws ``StorageError/incompatibleStore(path:reason:)``

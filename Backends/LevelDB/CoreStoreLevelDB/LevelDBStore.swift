@@ -12,7 +12,9 @@ import CoreStoreStorage
 /// Records, indexes and metadata are laid out by `KeyValueStorage` (see `CoreStoreKeyValue`);
 /// `LevelDBEngine` documents durability (a synced write per commit by default), the lock that
 /// keeps a second process or handle out (a clear error, not a wait), and the checks that leave a
-/// foreign or damaged directory untouched.
+/// foreign or damaged directory untouched. LevelDB starts a new log and manifest file every time
+/// it opens a database, so even an open that is refused for another model changes those files;
+/// the stored data stays as it was.
 public final class LevelDBStore: KeyValueStorageWrapper, LocalStorage, Sendable {
     /// The database directory.
     public let fileURL: URL
