@@ -23,8 +23,9 @@ struct LevelDBEngineTests {
         }
     }
 
-    /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3
+    /// (installed by `scripts/ensure-deps.sh`).
+    @Test
     func aDatabaseLockedByAnotherProcessIsReportedAsInUse() throws {
         try withTemporaryStore { url in
             let engine = LevelDBEngine(directoryURL: url)
