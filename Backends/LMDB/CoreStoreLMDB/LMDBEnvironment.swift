@@ -1,5 +1,6 @@
 import Foundation
 import CLMDB
+import CoreStoreKeyValue
 import CoreStoreStorage
 
 /// One open `MDB_env` with its main database handle. Transactions enter through ``gate``;
@@ -8,7 +9,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     let database: MDB_dbi
     let maximumKeySize: Int
-    let gate: LMDBTransactionGate
+    let gate: KeyValueTransactionGate
     private let path: String
     private var isClosed = false
     private let closeLock = NSLock()
@@ -56,7 +57,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.database = database
         self.maximumKeySize = Int(mdb_env_get_maxkeysize(environment))
         self.path = path
-        self.gate = LMDBTransactionGate(storeDescription: storeDescription)
+        self.gate = KeyValueTransactionGate(storeDescription: storeDescription)
     }
 
     /// The size of the map, from `mdb_env_info`.

@@ -1,5 +1,6 @@
 import Foundation
 import CLevelDB
+import CoreStoreKeyValue
 import CoreStoreStorage
 
 /// One open `leveldb_t`. Reads and writes enter through ``withOperation(_:)``; ``close()``
@@ -9,14 +10,11 @@ final class LevelDBDatabase: @unchecked Sendable {
     let handle: OpaquePointer
     /// Write options with `sync` set as the engine's durability asks.
     let writeOptions: OpaquePointer
-    private let storeDescription: String
-    private let condition = NSCondition()
-    private var active = 0
-    private var closed = false
+    private let gate: KeyValueTransactionGate
 
     init(handle: OpaquePointer, sync: Bool, storeDescription: String) {
         self.handle = handle
-        self.storeDescription = storeDescription
+        self.gate = KeyValueTransactionGate(storeDescription: storeDescription)
         writeOptions = leveldb_writeoptions_create()
         leveldb_writeoptions_set_sync(writeOptions, sync ? 1 : 0)
     }
@@ -24,19 +22,10 @@ final class LevelDBDatabase: @unchecked Sendable {
     /// Runs `body` with read options bound to a new snapshot; releases both afterwards. Throws
     /// `notOpen` once ``close()`` began.
     func withSnapshot<T>(_ body: (LevelDBSnapshotReader) throws -> T) throws -> T {
-        condition.lock()
-        guard !closed else {
-            condition.unlock()
-            throw StorageError.notOpen(store: storeDescription)
-        }
-        active += 1
-        condition.unlock()
-        defer {
-            condition.lock()
-            active -= 1
-            if active == 0 { condition.broadcast() }
-            condition.unlock()
-        }
+        try gate.shared { try readSnapshot(body) }
+    }
+
+    private func readSnapshot<T>(_ body: (LevelDBSnapshotReader) throws -> T) throws -> T {
         let snapshot = leveldb_create_snapshot(handle)
         let options = leveldb_readoptions_create()
         leveldb_readoptions_set_verify_checksums(options, 1)
@@ -51,14 +40,7 @@ final class LevelDBDatabase: @unchecked Sendable {
 
     /// Refuses new operations, waits for the running ones and closes the database. Idempotent.
     func close() {
-        condition.lock()
-        guard !closed else {
-            condition.unlock()
-            return
-        }
-        closed = true
-        while active > 0 { condition.wait() }
-        condition.unlock()
+        guard gate.close() else { return }
         leveldb_close(handle)
         leveldb_writeoptions_destroy(writeOptions)
     }
