@@ -22,8 +22,7 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     }
 
     private let base: any KeyValueReader
-    /// Pending changes sorted by key; a `nil` value is a delete.
-    private var overlay: [(key: [UInt8], value: [UInt8]?)] = []
+    private var pending = PendingWrites()
 
     /// A writer over `base`, the snapshot of the committed data.
     public init(base: any KeyValueReader) {
@@ -32,26 +31,13 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
 
     /// The pending changes, one per key in ascending key order, for the engine to apply at once.
     public var operations: [Operation] {
-        overlay.map { entry in entry.value.map { .put(key: entry.key, value: $0) } ?? .delete(key: entry.key) }
-    }
-
-    /// The index of the first overlay entry whose key is not below `key`.
-    private func position(_ key: [UInt8]) -> Int {
-        var low = 0, high = overlay.count
-        while low < high {
-            let mid = (low + high) / 2
-            if overlay[mid].key.lexicographicallyPrecedes(key) { low = mid + 1 } else { high = mid }
-        }
-        return low
+        var result: [Operation] = []
+        pending.forEach { entry in result.append(entry.value.map { .put(key: entry.key, value: $0) } ?? .delete(key: entry.key)) }
+        return result
     }
 
     private func record(_ key: [UInt8], _ value: [UInt8]?) {
-        let i = position(key)
-        if i < overlay.count, overlay[i].key == key {
-            overlay[i].value = value
-        } else {
-            overlay.insert((key, value), at: i)
-        }
+        pending.set(key, value)
     }
 
     /// Stores `value` under `key` in the overlay.
@@ -62,16 +48,16 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
 
     /// The pending value of `key`, else the snapshot's.
     public func get(_ key: [UInt8]) throws -> [UInt8]? {
-        let i = position(key)
-        if i < overlay.count, overlay[i].key == key { return overlay[i].value }
-        return try base.get(key)
+        switch pending.lookup(key) {
+        case .put(let value): return value
+        case .deleted: return nil
+        case .untouched: return try base.get(key)
+        }
     }
 
     /// Merges the snapshot's pairs in range with the overlay's, the overlay winning on equal keys.
     public func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
-        let start = position(lowerBound)
-        let end = upperBound.isEmpty ? overlay.count : position(upperBound)
-        let pending = start < end ? Array(overlay[start..<end]) : []
+        let pending = self.pending.entries(from: lowerBound, to: upperBound)
         var stopped = false
         if !reverse {
             var i = 0
