@@ -15,6 +15,9 @@ public struct FetchPlan: Sendable, Hashable {
     /// How candidates are found. The whole predicate is re-checked on every candidate, so an
     /// index only narrows the set.
     public var access: Access
+    /// Whether the candidates come in the request's sort order (ties by record key), so that
+    /// no sort is needed and the read can stop once offset + limit records matched.
+    public var isOrdered = false
 }
 
 /// Chooses the index a fetch reads, after the FoundationDB Record Layer's planner: the index
@@ -50,10 +53,21 @@ public struct FetchPlanner: Sendable {
         let names = request.includesSubentities ? schema.entityAndDescendants(request.entity) : [request.entity]
         let entities = Set(names.filter { schema.entity(named: $0)?.isAbstract == false })
         var plan = FetchPlan(entities: entities, access: .entityScan)
-        guard !entities.isEmpty, let predicate = request.predicate else { return plan }
+        guard !entities.isEmpty else { return plan }
+        let sortComponents = request.sortDescriptors.allSatisfy(\.ascending)
+            ? request.sortDescriptors.map { IndexDefinition.Component.attribute($0.key) } : nil
 
-        let constraints = self.constraints(predicate, entity: request.entity)
-        guard !constraints.isEmpty else { return plan }
+        let constraints = request.predicate.map { self.constraints($0, entity: request.entity) } ?? [:]
+        guard !constraints.isEmpty else {
+            // No index narrows the fetch; one whose entries are in the sort order replaces the sort.
+            if let sortComponents, !sortComponents.isEmpty,
+               let index = layout.indexes.first(where: { $0.kind != .unique && entities.isSubset(of: $0.entities) && $0.components == sortComponents }) {
+                let prefix = layout.prefix(of: index)
+                plan.access = .indexRange(index: index.name, lowerBound: prefix, upperBound: TupleEncoder.elementsEnd(prefix))
+                plan.isOrdered = true
+            }
+            return plan
+        }
 
         var best: (score: Int, index: IndexDefinition, equalities: Int, range: Bool)?
         for index in layout.indexes where entities.isSubset(of: index.entities) {
@@ -88,6 +102,13 @@ public struct FetchPlanner: Sendable {
             }
         }
         plan.access = .indexRange(index: best.index.name, lowerBound: lower, upperBound: upper)
+        // Within the equality prefix, entries are ordered by the remaining components, then by
+        // record key: exactly the sort order when the sort keys are those components, ascending.
+        // (Unique indexes may leave out tuples with nil, so they never stand in for a sort.)
+        if let sortComponents, !sortComponents.isEmpty, best.index.kind != .unique,
+           Array(best.index.components.dropFirst(best.equalities)) == sortComponents {
+            plan.isOrdered = true
+        }
         return plan
     }
 

@@ -22,23 +22,27 @@ struct KeyValueStorageReader: StorageReader {
     }
 
     func fetch(_ request: FetchRequest) throws -> FetchResult {
-        let unsorted = request.sortDescriptors.isEmpty
-        var records = try matching(request, stopAfter: unsorted ? request.limit.map { max(request.offset, 0) + max($0, 0) } : nil)
-        if !unsorted {
+        let plan = try FetchPlanner(layout: layout).plan(request)
+        let inOrder = request.sortDescriptors.isEmpty || plan.isOrdered
+        var records = try matching(request, plan, stopAfter: inOrder ? request.limit.map { max(request.offset, 0) + max($0, 0) } : nil)
+        if !inOrder {
             try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&records)
         }
         return FetchResult(records: RecordWindow.apply(records, offset: request.offset, limit: request.limit))
     }
 
     func count(_ request: FetchRequest) throws -> Int {
-        let n = try matching(request, stopAfter: request.limit.map { max(request.offset, 0) + max($0, 0) }).count
+        var unsorted = request
+        unsorted.sortDescriptors = []
+        let plan = try FetchPlanner(layout: layout).plan(unsorted)
+        let n = try matching(unsorted, plan, stopAfter: request.limit.map { max(request.offset, 0) + max($0, 0) }).count
         let afterOffset = max(0, n - max(request.offset, 0))
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
-    /// The records `request` selects, in record-key order, at most `stopAfter` of them.
-    private func matching(_ request: FetchRequest, stopAfter: Int?) throws -> [Record] {
-        let plan = try FetchPlanner(layout: layout).plan(request)
+    /// The records `request` selects, at most `stopAfter` of them: in the index's order when the
+    /// plan is ordered, otherwise in record-key order.
+    private func matching(_ request: FetchRequest, _ plan: FetchPlan, stopAfter: Int?) throws -> [Record] {
         var result: [Record] = []
         if plan.entities.isEmpty || stopAfter == 0 { return result }
         let box = SnapshotBox(reader: self)
@@ -59,19 +63,31 @@ struct KeyValueStorageReader: StorageReader {
                 return try consider(RecordCodec.decode(value))
             }
         case .indexRange(_, let lower, let upper):
-            var keys: [Int64] = []
-            try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
-                keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
-                return true
-            }
-            keys.sort()
-            var previous: Int64?
-            for key in keys where key != previous {
-                previous = key
-                guard let bytes = try snapshot.get(layout.recordKey(entity: request.entity, key: key)) else { continue }
+            // The record behind one index entry, if the request selects its entity.
+            func load(_ key: Int64) throws -> Record? {
+                guard let bytes = try snapshot.get(layout.recordKey(entity: request.entity, key: key)) else { return nil }
                 let record = try RecordCodec.decode(bytes)
-                guard plan.entities.contains(record.id.entity) else { continue }
-                if try !consider(record) { break }
+                return plan.entities.contains(record.id.entity) ? record : nil
+            }
+            if plan.isOrdered {
+                // Entries come in the sort order: read records as they come and stop early.
+                try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
+                    guard let record = try load(KeyValueLayout.recordKey(ofEntry: entry)) else { return true }
+                    return try consider(record)
+                }
+            } else {
+                var keys: [Int64] = []
+                try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
+                    keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
+                    return true
+                }
+                keys.sort()
+                var previous: Int64?
+                for key in keys where key != previous {
+                    previous = key
+                    guard let record = try load(key) else { continue }
+                    if try !consider(record) { break }
+                }
             }
         }
         return result

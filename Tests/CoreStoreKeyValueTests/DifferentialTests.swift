@@ -161,7 +161,7 @@ struct DifferentialTests {
         _ = try reference.open(schema: KV.schema)
         let storage = try KV.openStore()
         var model = Model()
-        var commits = 0, failures = 0, indexed = 0
+        var commits = 0, failures = 0, indexed = 0, ordered = 0
         let planner = FetchPlanner(layout: KeyValueLayout(schema: KV.schema))
         for step in 0..<150 {
             let changes = Self.randomChangeSet(model, &g)
@@ -181,7 +181,9 @@ struct DifferentialTests {
             }
             for _ in 0..<8 {
                 let request = Self.request(model, &g)
-                if case .indexRange = try planner.plan(request).access { indexed += 1 }
+                let plan = try planner.plan(request)
+                if case .indexRange = plan.access { indexed += 1 }
+                if plan.isOrdered { ordered += 1 }
                 let e = outcome { try reference.read { reader in try reader.fetch(request).completed(for: request, schema: KV.schema) } }
                 let a = outcome { try storage.read { reader in try reader.fetch(request).completed(for: request, schema: KV.schema) } }
                 switch (e, a) {
@@ -208,5 +210,6 @@ struct DifferentialTests {
             #expect(try reference.read { try $0.records(ids) } == storage.read { try $0.records(ids) })
         }
         #expect(commits > 40 && failures > 5 && indexed > 100, "commits \(commits), failures \(failures), index plans \(indexed)")
+        #expect(ordered > 5, "plans that read an index in sort order: \(ordered)")
     }
 }

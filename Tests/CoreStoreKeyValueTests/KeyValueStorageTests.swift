@@ -172,6 +172,22 @@ struct KeyValueStorageTests {
         #expect(try fetch(storage, request).map(\.id.key) == [4, 7, 8])
         #expect(try storage.read { try $0.count(request) } == 3)
     }
+
+    @Test("An index in the sort order replaces the sort and stops at the limit")
+    func indexOrderServesSorting() throws {
+        let storage = try KV.openStore()
+        let names = ["Eve", "Ann", "Dan", "Bob", "Cid", "Ann"]
+        _ = try storage.write(ChangeSet(inserts: names.enumerated().map { KV.person(Int64(-1 - $0.offset), $0.element, age: 30) }))
+        let planner = FetchPlanner(layout: KeyValueLayout(schema: KV.schema))
+        let ascending = FetchRequest(entity: "Person", sortDescriptors: [RecordSortDescriptor(key: "name", ascending: true)], limit: 3, offset: 1)
+        #expect(try planner.plan(ascending).isOrdered)
+        #expect(try fetch(storage, ascending).map { $0.attributes[0] } == [.string("Ann"), .string("Bob"), .string("Cid")])
+        #expect(try fetch(storage, FetchRequest(entity: "Person", sortDescriptors: [RecordSortDescriptor(key: "name", ascending: true)], limit: 2)).map(\.id.key) == [2, 6],
+                "equal names keep record-key order")
+        let descending = FetchRequest(entity: "Person", sortDescriptors: [RecordSortDescriptor(key: "name", ascending: false)], limit: 2)
+        #expect(try !planner.plan(descending).isOrdered, "a reverse scan would order ties by descending key")
+        #expect(try fetch(storage, descending).map { $0.attributes[0] } == [.string("Eve"), .string("Dan")])
+    }
 }
 
 @Suite("FetchPlanner bounds")
