@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CoreStoreInMemory", targets: ["CoreStoreInMemory"]),
         .library(name: "CoreStoreSQLite", targets: ["CoreStoreSQLite"]),
         .library(name: "CoreStoreKeyValue", targets: ["CoreStoreKeyValue"]),
+        .library(name: "CoreStoreConformance", targets: ["CoreStoreConformance"]),
         .library(name: "CoreStoreLMDB", targets: ["CoreStoreLMDB"]),
         .library(name: "CoreStoreLevelDB", targets: ["CoreStoreLevelDB"]),
         .executable(name: "corestore", targets: ["corestore"]),
@@ -37,6 +38,12 @@ let package = Package(
             dependencies: ["CoreStoreStorage"],
             path: "Sources/CoreStoreKeyValue",
             exclude: ["README.md"]
+        ),
+        // The conformance suite every backend, ours or a third party's, runs.
+        .target(
+            name: "CoreStoreConformance",
+            dependencies: ["CoreStoreStorage", "CoreStore"],
+            path: "Conformance/CoreStoreConformance"
         ),
         // SQLite from the system (libsqlite3-dev).
         .systemLibrary(
