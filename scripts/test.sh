@@ -15,6 +15,10 @@ swift test --skip-build 2>&1 | tee "$log"
 grep -E 'Test run with [0-9]+ tests? .* passed|Executed [0-9]+ tests?, with 0 failures' "$log" >/dev/null
 "$(swift build --show-bin-path)/corestore" demo >/dev/null
 
+# The third-party backend example, a separate package that depends on this one by path.
+(cd Examples/ThirdPartyBackend && swift build --build-tests && swift test --skip-build) 2>&1 | tee "$log"
+grep -E 'Test run with [0-9]+ tests? .* passed' "$log" >/dev/null
+
 # The same suite again under ThreadSanitizer: any data race fails the run.
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -E 'ThreadSanitizer|Test run with' || true
 if grep -q 'WARNING: ThreadSanitizer' "$log" || ! grep -qE 'Test run with [0-9]+ tests? .* passed' "$log"; then
