@@ -161,3 +161,22 @@ struct SQLitePersistenceTests {
         #expect(SQLiteStore(fileURL: url).capabilities.contains(.concurrentReaders))
     }
 }
+
+@Suite("SQLiteStore journal modes")
+struct SQLiteJournalModeTests {
+    @Test(arguments: [SQLiteStore.JournalMode.wal, .rollback])
+    func bothJournalModesStoreAndReopen(_ mode: SQLiteStore.JournalMode) throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        do {
+            let stack = DataStack(sqliteTestSchema)
+            try stack.addStorageAndWait(SQLiteStore(fileURL: url, journalMode: mode))
+            try stack.perform(synchronous: { $0.create(Into<Account>()).email = "j@x" })
+            #expect(FileManager.default.fileExists(atPath: url.path + "-wal") == (mode == .wal))
+        }
+        let stack = DataStack(sqliteTestSchema)
+        let store = try stack.addStorageAndWait(SQLiteStore(fileURL: url, journalMode: mode))
+        #expect(try stack.fetchOne(From<Account>())?.email == "j@x")
+        #expect(store.capabilities.contains(.concurrentReaders) == (mode == .wal))
+    }
+}

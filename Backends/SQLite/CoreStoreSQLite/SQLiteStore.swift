@@ -17,8 +17,9 @@ import CoreStoreStorage
 /// `<process name>.sqlite`. SQLite keeps two side files next to it (`-wal`, `-shm`).
 ///
 /// ## Concurrency and durability
-/// The database runs in WAL mode: one writer (the `DataStack`'s transactions) and up to four
-/// readers at once, each on its own snapshot, never blocking the writer. Another process that
+/// The database runs in WAL mode by default: one writer (the `DataStack`'s transactions) and up
+/// to four readers at once, each on its own snapshot, never blocking the writer
+/// (`journalMode: .rollback` uses the classic journal instead, where a commit waits for reads). Another process that
 /// holds a lock is waited for up to five seconds. With ``Durability/full`` (the default) a
 /// commit is on disk before it returns, even across a power loss; ``Durability/normal`` is
 /// faster and survives a crash of the program but may lose the last commits on a power loss.
@@ -35,6 +36,16 @@ import CoreStoreStorage
 /// The table layout is described in `SQLiteSchemaMapping` and the column encodings in
 /// `SQLiteValueCodec`.
 public final class SQLiteStore: LocalStorage, @unchecked Sendable {
+    /// How SQLite keeps a commit atomic.
+    public enum JournalMode: String, Sendable, Hashable {
+        /// Write-ahead log (the default): readers never block the writer and see a snapshot.
+        case wal = "WAL"
+        /// The classic rollback journal (`DELETE`): a reader holds the database shared, so a
+        /// commit waits for running reads (up to the busy timeout). For file systems where WAL's
+        /// shared memory is not available, such as some network file systems.
+        case rollback = "DELETE"
+    }
+
     /// How hard a commit works to be on disk before it returns: `.full` is
     /// `synchronous = FULL` (the default), `.normal` is `synchronous = NORMAL`.
     public typealias Durability = CommitDurability
@@ -47,11 +58,15 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     public let localStorageOptions: LocalStorageOptions
     /// How durable commits are.
     public let durability: Durability
+    /// How commits are kept atomic.
+    public let journalMode: JournalMode
 
-    /// Persistent, concurrent readers, native filtering and sorting; durable with `.full`.
+    /// Persistent, native filtering and sorting; durable with `.full`; readers concurrent with
+    /// the writer in WAL mode.
     public var capabilities: StorageCapabilities {
-        var capabilities: StorageCapabilities = [.persistent, .concurrentReaders, .nativePredicates, .nativeSorting]
+        var capabilities: StorageCapabilities = [.persistent, .nativePredicates, .nativeSorting]
         if durability == .full { capabilities.insert(.durableCommits) }
+        if journalMode == .wal { capabilities.insert(.concurrentReaders) }
         return capabilities
     }
 
@@ -69,17 +84,24 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     private var state: OpenState?
 
     /// A store in the file at `fileURL`.
-    public init(fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full) {
+    public init(
+        fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none,
+        durability: Durability = .full, journalMode: JournalMode = .wal
+    ) {
         self.fileURL = fileURL
         self.configuration = configuration
         self.localStorageOptions = localStorageOptions
         self.durability = durability
+        self.journalMode = journalMode
     }
 
     /// A store in the file `fileName` inside ``defaultDirectory``.
-    public convenience init(fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full) {
+    public convenience init(
+        fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none,
+        durability: Durability = .full, journalMode: JournalMode = .wal
+    ) {
         self.init(fileURL: SQLiteStore.defaultDirectory.appendingPathComponent(fileName, isDirectory: false),
-                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability)
+                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability, journalMode: journalMode)
     }
 
     /// A store in ``defaultFileURL``.
@@ -208,9 +230,9 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         let writer = try SQLiteConnection(path: fileURL.path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, schema: schema)
         sqlite3_busy_timeout(writer.handle, 5000)
         try writer.execute("PRAGMA encoding = 'UTF-8'")
-        let mode = try writer.scalar("PRAGMA journal_mode = WAL")
-        guard mode == .text("wal") else {
-            throw StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "cannot switch \(fileURL.path) to WAL mode (journal mode is \(mode))")
+        let mode = try writer.scalar("PRAGMA journal_mode = \(journalMode.rawValue)")
+        guard mode == .text(journalMode.rawValue.lowercased()) else {
+            throw StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "cannot switch \(fileURL.path) to journal mode \(journalMode.rawValue) (it is \(mode))")
         }
         try writer.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         try writer.execute("PRAGMA foreign_keys = OFF")
