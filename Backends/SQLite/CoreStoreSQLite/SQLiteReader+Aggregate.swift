@@ -107,11 +107,15 @@ extension SQLiteReader {
             }
             sql += " ORDER BY " + order.joined(separator: ", ")
         }
-        if request.limit != nil || request.offset > 0 {
+        // An integer sum that overflows is an error whichever rows the window keeps, but SQLite
+        // skips groups outside LIMIT/OFFSET: with sums, the window is applied here instead.
+        let windowInSQL = integerChecks.isEmpty
+        if windowInSQL, request.limit != nil || request.offset > 0 {
             sql += " LIMIT \(builder.bind(.integer(Int64(request.limit ?? -1)))) OFFSET \(builder.bind(.integer(Int64(max(request.offset, 0)))))"
         }
         do {
-            return try rows(sql, builder, columns, integerChecks: integerChecks.count)
+            let all = try rows(sql, builder, columns, integerChecks: integerChecks.count)
+            return windowInSQL ? all : RecordWindow.apply(all, offset: request.offset, limit: request.limit)
         } catch NativeAggregateFallback.needed {
             return nil
         } catch let error as StorageError {
