@@ -6,14 +6,14 @@ public enum ConformanceSuite {
     /// The groups, in order.
     public static let groups: [String] = [
         "lifecycle", "values", "crud", "relationships", "predicates", "sorting", "aggregates",
-        "atomicity", "isolation", "durability", "uniqueness", "errors",
+        "atomicity", "isolation", "durability", "uniqueness", "errors", "api",
     ]
 
     /// Every case of every group.
     public static let cases: [ConformanceCase] =
         LifecycleCases.all + ValueCases.all + CRUDCases.all + RelationshipCases.all + PredicateCases.all
         + SortingCases.all + AggregateCases.all + AtomicityCases.all + IsolationCases.all + DurabilityCases.all
-        + UniquenessCases.all + ErrorCases.all
+        + UniquenessCases.all + ErrorCases.all + APICases.all
 
     /// Runs the cases of `groups` (all when `nil`) against `factory`, one after the other.
     public static func run(with factory: some StorageFactory, groups: Set<String>? = nil) -> ConformanceReport {

@@ -14,11 +14,14 @@ enum ErrorCases {
         }
     }
 
+    /// `count(_:)` ignores sort keys, so it is only checked when the error is not about sorting.
     static func fetch(_ name: String, _ kind: Kind, _ request: FetchRequest) -> ConformanceCase {
         ConformanceCase("fetch with \(name) throws", group: "errors") { ctx in
             let (store, _) = try ctx.seeded(Fixtures.world())
             try ctx.expectError("fetch with \(name)", matching: matches(kind)) { _ = try ctx.fetch(store, request) }
-            try ctx.expectError("count with \(name)", matching: matches(kind)) { _ = try store.read { try $0.count(request) } }
+            if request.sortDescriptors.isEmpty {
+                try ctx.expectError("count with \(name)", matching: matches(kind)) { _ = try store.read { try $0.count(request) } }
+            }
         }
     }
 
