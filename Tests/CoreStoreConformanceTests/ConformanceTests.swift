@@ -23,12 +23,39 @@ struct ConformanceSuiteTests {
         #expect(ConformanceSuite.cases.count >= 150)
     }
 
-    @Test func aBrokenBackendFailsInTheNamedGroups() {
-        let report = ConformanceSuite.run(with: BrokenFactory(), groups: ["sorting", "crud", "predicates"])
-        #expect(report.failedGroups == ["sorting"], "\(report)")
-        #expect(report.failed.contains { $0.caseID == "sorting/int ascending, nil first" })
+    @Test(arguments: [
+        (Fault.reversedSorts, "sorting"), (.droppedLastInsert, "crud"), (.ignoredPredicates, "predicates"), (.nonAtomicWrites, "atomicity"),
+    ])
+    func aBrokenBackendFailsInTheNamedGroup(_ fault: Fault, _ group: String) {
+        let report = ConformanceSuite.run(with: BrokenFactory(fault: fault))
+        #expect(report.failedGroups.contains(group), "\(report)")
         #expect(!report.passed.isEmpty)
         #expect(report.summaryLine == "\(report.passed.count) passed, \(report.failed.count) failed, \(report.skipped.count) skipped")
+        print("\(fault): \(report.summaryLine); failing groups: \(report.failedGroups.sorted())")
+    }
+
+    @Test func reversedSortsFailOnlyWhereOrderMatters() {
+        let report = ConformanceSuite.run(with: BrokenFactory(fault: .reversedSorts), groups: ["sorting", "crud", "predicates"])
+        #expect(report.failedGroups == ["sorting"], "\(report)")
+        #expect(report.failed.contains { $0.caseID == "sorting/int ascending, nil first" })
+    }
+
+    /// The one-call runner (for XCTest users and the CLI): every backend, every case, no failure.
+    @Test(arguments: ["InMemory", "SQLite(full)", "SQLite(normal)", "KeyValue", "LMDB", "LevelDB(full)", "LevelDB(normal)"])
+    func oneCallReport(_ backend: String) {
+        let report: ConformanceReport
+        switch backend {
+        case "InMemory": report = ConformanceSuite.run(with: InMemoryFactory())
+        case "SQLite(full)": report = ConformanceSuite.run(with: SQLiteFactory(durability: .full))
+        case "SQLite(normal)": report = ConformanceSuite.run(with: SQLiteFactory(durability: .normal))
+        case "KeyValue": report = ConformanceSuite.run(with: KeyValueFactory())
+        case "LMDB": report = ConformanceSuite.run(with: LMDBFactory(durability: .full))
+        case "LevelDB(full)": report = ConformanceSuite.run(with: LevelDBFactory(durability: .full))
+        default: report = ConformanceSuite.run(with: LevelDBFactory(durability: .normal))
+        }
+        print(report)
+        #expect(report.failed.isEmpty, "\(report)")
+        #expect(report.passed.count + report.skipped.count == ConformanceSuite.cases.count)
     }
 
     @Test func skipsAreReportedWithTheirReasonNotAsPasses() {

@@ -52,6 +52,11 @@ enum IsolationCases {
         let written = DispatchSemaphore(value: 0)
         private let lock = NSLock()
         private var _error: (any Error)?
+        private var _timedOut = false
+        var timedOut: Bool {
+            get { lock.withLock { _timedOut } }
+            set { lock.withLock { _timedOut = newValue } }
+        }
         var error: (any Error)? {
             get { lock.withLock { _error } }
             set { lock.withLock { _error = newValue } }
@@ -73,7 +78,10 @@ enum IsolationCases {
                 let request = FetchRequest(entity: "Pet")
                 let first = try reader.fetch(request).completed(for: request, schema: Fixtures.schema).map(\.id.key)
                 signal.started.signal()
-                if signal.written.wait(timeout: .now() + 10) == .timedOut { return "the write did not finish within 10 s while a read was open" }
+                if signal.written.wait(timeout: .now() + 10) == .timedOut {
+                    signal.timedOut = true
+                    return "the write did not finish within 10 s while a read was open"
+                }
                 let second = try reader.fetch(request).completed(for: request, schema: Fixtures.schema)
                 if second.map(\.id.key) != first { return "inside one read, pets were \(first) then \(second.map(\.id.key))" }
                 let again = try reader.records(world.all.map(\.id))
@@ -81,7 +89,7 @@ enum IsolationCases {
                 return nil
             }
             if let outcome {
-                signal.written.wait()
+                if signal.timedOut { signal.written.wait() }
                 try ctx.fail(outcome)
             }
             if let error = signal.error { try ctx.fail("the concurrent write failed: \(error)") }
