@@ -12,3 +12,10 @@ func reportSkip(_ skip: ConformanceSkip) throws {
     #endif
     throw skip
 }
+
+#if canImport(Testing)
+extension ConformanceCase: CustomTestStringConvertible {
+    /// `group/name`, as Swift Testing shows each argument.
+    public var testDescription: String { id }
+}
+#endif
