@@ -119,6 +119,10 @@ let package = Package(
             dependencies: ["CoreStore", "CoreStoreSQLite", "CSQLite"]
         ),
         .testTarget(
+            name: "CoreStoreConformanceTests",
+            dependencies: ["CoreStoreConformance", "CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB"]
+        ),
+        .testTarget(
             name: "CoreStoreKVEngineTests",
             dependencies: ["CoreStoreLMDB", "CoreStoreLevelDB", "CoreStoreKeyValue", "CoreStoreStorage"]
         ),

@@ -1,0 +1,149 @@
+import Foundation
+import CoreStoreStorage
+
+/// Whether a case talks to a store directly or through the user API.
+public enum ConformanceLevel: String, Sendable, Hashable {
+    /// The case calls ``StorageInterface`` requirements directly.
+    case contract
+    /// The case goes through `DataStack` and `CoreStoreObject` models.
+    case api
+}
+
+/// One executable requirement of the storage contract, run against any ``StorageFactory``.
+///
+/// With Swift Testing a backend author gets one result per case:
+/// ```swift
+/// @Test(arguments: ConformanceSuite.cases)
+/// func conformance(_ c: ConformanceCase) throws { try c.run(with: MyBackendFactory()) }
+/// ```
+public struct ConformanceCase: Sendable, Hashable, CustomStringConvertible {
+    /// The case's name inside its group, such as `"Int64.max round-trips"`.
+    public let name: String
+    /// The group, such as `"values"` or `"predicates"`.
+    public let group: String
+    /// Contract or API level.
+    public let level: ConformanceLevel
+    /// The capabilities a store must declare for the case to apply; otherwise it is skipped.
+    public let requires: StorageCapabilities
+    let body: @Sendable (ConformanceContext) throws -> Void
+
+    /// Creates a case.
+    public init(
+        _ name: String, group: String, level: ConformanceLevel = .contract, requires: StorageCapabilities = [],
+        body: @escaping @Sendable (ConformanceContext) throws -> Void
+    ) {
+        self.name = name
+        self.group = group
+        self.level = level
+        self.requires = requires
+        self.body = body
+    }
+
+    /// `group/name`, unique in ``ConformanceSuite/cases``.
+    public var id: String { "\(group)/\(name)" }
+
+    /// `group/name`.
+    public var description: String { id }
+
+    /// Cases are identified by ``id``.
+    public static func == (lhs: ConformanceCase, rhs: ConformanceCase) -> Bool { lhs.id == rhs.id }
+
+    /// Hashes ``id``.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    /// Runs the case against stores made by `factory`.
+    ///
+    /// Throws ``ConformanceFailure`` when the store does not behave as the contract says. When
+    /// the store lacks a capability in ``requires``, the case is reported as skipped with the
+    /// reason: inside a Swift Testing test the test is cancelled (shown as skipped, never as
+    /// passed); elsewhere ``ConformanceSkip`` is thrown.
+    public func run(with factory: some StorageFactory) throws {
+        switch outcome(with: factory) {
+        case .passed:
+            return
+        case .failed(let failure):
+            throw failure
+        case .skipped(let reason):
+            try reportSkip(ConformanceSkip(caseID: id, reason: reason))
+        }
+    }
+
+    /// What running the case gave, without throwing.
+    public func outcome(with factory: some StorageFactory) -> ConformanceOutcome {
+        let capabilities: StorageCapabilities
+        do {
+            capabilities = try factory.makeStorage(configuration: nil).capabilities
+        } catch {
+            return .failed(ConformanceFailure(caseID: id, message: "the factory could not make a store: \(error)"))
+        }
+        let missing = requires.subtracting(capabilities)
+        if !missing.isEmpty {
+            return .skipped("\(factory.name) does not declare \(missing.names.joined(separator: ", "))")
+        }
+        let context = ConformanceContext(caseID: id, factory: factory, capabilities: capabilities)
+        defer {
+            context.finish()
+            factory.cleanUp()
+        }
+        do {
+            try body(context)
+            return .passed
+        } catch let failure as ConformanceFailure {
+            return .failed(failure)
+        } catch {
+            return .failed(ConformanceFailure(caseID: id, message: "unexpected error: \(error)"))
+        }
+    }
+}
+
+/// The result of one case.
+public enum ConformanceOutcome: Sendable {
+    /// The store behaved as the contract says.
+    case passed
+    /// The store did not; the failure says how.
+    case failed(ConformanceFailure)
+    /// The case does not apply to the store; the reason names the missing capability.
+    case skipped(String)
+}
+
+/// A store that does not behave as the contract says.
+public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
+    /// `group/name` of the failing case.
+    public let caseID: String
+    /// What differed.
+    public let message: String
+
+    /// Creates a failure.
+    public init(caseID: String, message: String) {
+        self.caseID = caseID
+        self.message = message
+    }
+
+    /// `group/name: message`.
+    public var description: String { "\(caseID): \(message)" }
+}
+
+/// A case that does not apply to a store, thrown by ``ConformanceCase/run(with:)`` outside a
+/// Swift Testing test.
+public struct ConformanceSkip: Error, Sendable, CustomStringConvertible {
+    /// `group/name` of the skipped case.
+    public let caseID: String
+    /// Why it was skipped.
+    public let reason: String
+
+    /// `group/name skipped: reason`.
+    public var description: String { "\(caseID) skipped: \(reason)" }
+}
+
+extension StorageCapabilities {
+    /// The names of the capabilities in this set.
+    var names: [String] {
+        var names: [String] = []
+        if contains(.persistent) { names.append("persistent") }
+        if contains(.durableCommits) { names.append("durableCommits") }
+        if contains(.concurrentReaders) { names.append("concurrentReaders") }
+        if contains(.nativePredicates) { names.append("nativePredicates") }
+        if contains(.nativeSorting) { names.append("nativeSorting") }
+        return names
+    }
+}

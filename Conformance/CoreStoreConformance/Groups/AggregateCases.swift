@@ -1,0 +1,64 @@
+import Foundation
+import CoreStoreStorage
+
+/// Aggregates and GROUP BY: the store's rows must equal ``AggregateEvaluator``'s (requirement 6).
+enum AggregateCases {
+    static func t(_ function: AggregateFunction, _ key: String) -> AggregateTerm { AggregateTerm(function, key) }
+
+    static let table: [(String, AggregateRequest)] = [
+        ("count of an integer", AggregateRequest(entity: "Person", terms: [t(.count, "age")])),
+        ("sum of integers", AggregateRequest(entity: "Pet", terms: [t(.sum, "tag")])),
+        ("average of integers", AggregateRequest(entity: "Pet", terms: [t(.average, "tag")])),
+        ("minimum and maximum of integers", AggregateRequest(entity: "Person", terms: [t(.minimum, "age"), t(.maximum, "age")])),
+        ("sum of doubles with NaN", AggregateRequest(entity: "Pet", terms: [t(.sum, "weight")])),
+        ("average of doubles", AggregateRequest(entity: "Pet", predicate: .comparison(Comparison("weight", .less, .double(100))), terms: [t(.average, "weight")])),
+        ("minimum and maximum skip NaN", AggregateRequest(entity: "Pet", terms: [t(.minimum, "weight"), t(.maximum, "weight")])),
+        ("minimum and maximum of strings", AggregateRequest(entity: "Person", terms: [t(.minimum, "name"), t(.maximum, "name")])),
+        ("count of strings with nil", AggregateRequest(entity: "Person", terms: [t(.count, "email")])),
+        ("aggregates of no records", AggregateRequest(entity: "Pet", predicate: .constant(false), terms: [t(.count, "tag"), t(.sum, "tag"), t(.average, "weight"), t(.minimum, "name")])),
+        ("aggregates with a predicate", AggregateRequest(entity: "Pet", predicate: .comparison(Comparison("name", .beginsWith, .string("R"))), terms: [t(.count, "tag"), t(.sum, "weight")])),
+        ("only sub-entity", AggregateRequest(entity: "Pet", includesSubentities: false, terms: [t(.sum, "tag"), t(.count, "weight")])),
+        ("group by one key", AggregateRequest(entity: "Person", terms: [t(.value, "age"), t(.count, "email")], groupBy: ["age"])),
+        ("group by with nil group", AggregateRequest(entity: "Dog", terms: [t(.value, "breed"), t(.sum, "weight"), t(.average, "weight")], groupBy: ["breed"])),
+        ("group by sorted descending", AggregateRequest(entity: "Person", terms: [t(.value, "age"), t(.maximum, "score")], groupBy: ["age"], sortDescriptors: [RecordSortDescriptor(key: "age", ascending: false)])),
+        ("group by -0.0 and 0.0 together", AggregateRequest(entity: "Person", terms: [t(.value, "score"), t(.count, "name")], groupBy: ["score"])),
+        ("group by two keys", AggregateRequest(entity: "Person", terms: [t(.value, "age"), t(.value, "score"), t(.count, "name")], groupBy: ["age", "score"])),
+        ("group by with limit and offset", AggregateRequest(entity: "Person", terms: [t(.value, "age"), t(.count, "age")], groupBy: ["age"], limit: 2, offset: 1)),
+        ("ungrouped values in fetch order", AggregateRequest(entity: "Person", terms: [t(.value, "name"), t(.value, "age")], sortDescriptors: [RecordSortDescriptor(key: "age", ascending: true)])),
+        ("count of a relationship per record", AggregateRequest(entity: "Person", terms: [t(.value, "name"), t(.count, "pets")])),
+        ("ungrouped with limit", AggregateRequest(entity: "Pet", terms: [t(.value, "name")], limit: 3, offset: 2)),
+    ]
+
+    static let all: [ConformanceCase] = table.map { name, request in
+        ConformanceCase(name, group: "aggregates") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            try expectSameRows(ctx, store, world, request)
+        }
+    } + [
+        ConformanceCase("sum overflow is an error", group: "aggregates") { ctx in
+            let (store, _) = try ctx.seeded([Fixtures.pet(-1, "a", tag: Int64.max), Fixtures.pet(-2, "b", tag: 1)])
+            try ctx.expectError("sum overflowing Int64") {
+                _ = try store.read { try $0.aggregate(AggregateRequest(entity: "Pet", terms: [t(.sum, "tag")]), schema: Fixtures.schema) }
+            }
+        },
+        ConformanceCase("sum of a string is an error", group: "aggregates") { ctx in
+            let (store, _) = try ctx.seeded(Fixtures.world())
+            try ctx.expectError("sum of name") {
+                _ = try store.read { try $0.aggregate(AggregateRequest(entity: "Pet", terms: [t(.sum, "name")]), schema: Fixtures.schema) }
+            }
+        },
+        ConformanceCase("every sample kind min and max", group: "aggregates") { ctx in
+            let values = ValueCases.roundTrips.filter { $0.0 != "16 MiB bytes" && $0.0 != "1 MiB string" }
+            let (store, world) = try ctx.seeded(values.enumerated().map { Fixtures.sample(-Int64($0.offset + 1), [$0.element.1: $0.element.2]) })
+            for key in Fixtures.sampleKeys {
+                try expectSameRows(ctx, store, world, AggregateRequest(entity: "Sample", terms: [t(.minimum, key), t(.maximum, key), t(.count, key)]))
+            }
+        },
+    ]
+
+    static func expectSameRows(_ ctx: ConformanceContext, _ store: any StorageInterface, _ world: World, _ request: AggregateRequest) throws {
+        let expected = try world.referenceRows(request)
+        let actual = try store.read { try $0.aggregate(request, schema: Fixtures.schema) }
+        try ctx.expectEqual(actual, expected, "aggregate rows")
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import CoreStoreStorage
+
+/// Inserting, updating, deleting, identifiers and commit sequences (requirement 3).
+enum CRUDCases {
+    static func c(_ name: String, requires: StorageCapabilities = [], _ body: @escaping @Sendable (ConformanceContext) throws -> Void) -> ConformanceCase {
+        ConformanceCase(name, group: "crud", requires: requires, body: body)
+    }
+
+    static func isNotFound(_ error: StorageError) -> Bool {
+        if case .recordNotFound = error { return true }
+        return false
+    }
+
+    static let all: [ConformanceCase] = [
+        c("inserts get distinct positive permanent keys") { ctx in
+            let store = try ctx.openStore()
+            let changes = ChangeSet(inserts: Fixtures.world())
+            let info = try store.write(changes)
+            try ctx.expectEqual(Set(info.permanentIDs.keys.map(\.key)), Set(changes.inserts.map(\.id.key)), "temporary identifiers mapped")
+            let keys = info.permanentIDs.values.map(\.key)
+            try ctx.expect(keys.allSatisfy { $0 > 0 }, "permanent keys \(keys.sorted()) are not all positive")
+            try ctx.expectEqual(Set(keys).count, keys.count, "number of distinct permanent keys")
+            for (temporary, permanent) in info.permanentIDs {
+                try ctx.expectEqual(permanent.entity, temporary.entity, "entity of the permanent identifier of \(temporary)")
+            }
+        },
+        c("inserted records read back by identifier") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            let read = try ctx.records(store, world.all.map(\.id))
+            for (actual, expected) in zip(read, world.all) { try ctx.expectSameRecord(actual, expected) }
+        },
+        c("records(_:) keeps input order and answers nil for missing") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            let ids = world.all.map(\.id)
+            let asked = [ids[3], Fixtures.id("Person", 99_999), ids[0], ids[3], Fixtures.id("Pet", -1)]
+            let read = try ctx.records(store, asked)
+            try ctx.expectEqual(read.map { $0?.id.key }, [ids[3].key, nil, ids[0].key, ids[3].key, nil], "keys returned by records(_:)")
+        },
+        c("unsorted fetch is in key order") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+        c("fetch of a parent includes sub-entities") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
+        c("fetch without sub-entities") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet", includesSubentities: false))
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Dog"))
+        },
+        c("an empty entity fetches nothing") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
+        },
+        c("update replaces the whole record") { ctx in
+            var (store, world) = try ctx.seeded(Fixtures.world())
+            var record = world.all[1]
+            record.attributes = [.string("Robert"), .null, .string("robert@x"), .double(-1)]
+            try ctx.commit(store, ChangeSet(updates: [RecordUpdate(record: record, changedKeys: ["name", "age", "email", "score"])]), into: &world)
+            try ctx.expectSameRecord(try ctx.records(store, [record.id]).first ?? nil, record)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+        c("delete removes the record") { ctx in
+            var (store, world) = try ctx.seeded(Fixtures.world())
+            let victim = world.all.first { $0.id.entity == "Pet" && $0.relationships[0].isEmpty }
+            guard let victim else { try ctx.fail("no pet without owner in the fixture") }
+            try ctx.commit(store, ChangeSet(deletes: [victim.id]), into: &world)
+            try ctx.expect(try ctx.records(store, [victim.id]).first ?? nil == nil, "records(_:) still returns the deleted \(victim.id)")
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
+        c("insert, update and delete in one change set") { ctx in
+            var (store, world) = try ctx.seeded(Fixtures.world())
+            let pets = world.all.filter { $0.id.entity == "Pet" && $0.relationships[0].isEmpty }
+            var updated = pets[0]
+            updated.attributes[0] = .string("Renamed")
+            try ctx.commit(store, ChangeSet(inserts: [Fixtures.pet(-1, "New", tag: 100)], updates: [RecordUpdate(record: updated, changedKeys: ["name"])],
+                                            deletes: [pets[1].id]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
+        c("update of a missing record throws recordNotFound") { ctx in
+            let (store, _) = try ctx.seeded(Fixtures.world())
+            try ctx.expectError("updating Person#99999", matching: isNotFound) {
+                _ = try store.write(ChangeSet(updates: [RecordUpdate(record: Fixtures.person(99_999, "Ghost"), changedKeys: ["name"])]))
+            }
+        },
+        c("delete of a missing record throws recordNotFound") { ctx in
+            let (store, _) = try ctx.seeded(Fixtures.world())
+            try ctx.expectError("deleting Person#99999", matching: isNotFound) {
+                _ = try store.write(ChangeSet(deletes: [Fixtures.id("Person", 99_999)]))
+            }
+        },
+        c("delete of an already deleted record throws recordNotFound") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.pet(-1, "Rex")])
+            let id = world.all[0].id
+            try ctx.commit(store, ChangeSet(deletes: [id]), into: &world)
+            try ctx.expectError("deleting \(id) twice", matching: isNotFound) { _ = try store.write(ChangeSet(deletes: [id])) }
+        },
+        c("keys are never reused after a delete") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.pet(-1, "A"), Fixtures.pet(-2, "B")])
+            let highest = world.all.map(\.id.key).max() ?? 0
+            try ctx.commit(store, ChangeSet(deletes: world.all.map(\.id)), into: &world)
+            let info = try ctx.commit(store, ChangeSet(inserts: [Fixtures.pet(-1, "C")]), into: &world)
+            let key = info.permanentIDs.values.first?.key ?? 0
+            try ctx.expect(key > highest, "new key \(key) is not above the deleted keys (highest \(highest))")
+        },
+        c("keys are unique across entities") { ctx in
+            let (_, world) = try ctx.seeded(Fixtures.world() + [Fixtures.sample(-500, [:]), Fixtures.code(-501, "a", 1)])
+            try ctx.expectEqual(world.records.count, Fixtures.world().count + 2, "records with distinct keys")
+        },
+        c("sequence grows with every commit") { ctx in
+            let store = try ctx.openStore()
+            var last: UInt64?
+            for i in 0..<5 {
+                let info = try store.write(ChangeSet(inserts: [Fixtures.pet(-1, "P\(i)")]))
+                if let last { try ctx.expect(info.sequence > last, "commit \(i) has sequence \(info.sequence), not above \(last)") }
+                last = info.sequence
+            }
+        },
+        c("a thousand inserts in one commit") { ctx in
+            let (store, world) = try ctx.seeded((1...1000).map { Fixtures.pet(-Int64($0), "pet \($0 % 37)", tag: Int64($0), weight: Double($0) / 3) })
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
+        c("many small commits") { ctx in
+            let store = try ctx.openStore()
+            var world = World()
+            for i in 1...100 { try ctx.commit(store, ChangeSet(inserts: [Fixtures.pet(-1, "p\(i)", tag: Int64(i))]), into: &world) }
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
+        c("count agrees with fetch") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            for entity in ["Person", "Pet", "Dog", "Sample"] {
+                try ctx.expectEqual(try store.read { try $0.count(FetchRequest(entity: entity)) }, try world.reference(FetchRequest(entity: entity)).count, "count of \(entity)")
+            }
+        },
+    ]
+}

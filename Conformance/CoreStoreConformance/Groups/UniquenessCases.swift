@@ -1,0 +1,65 @@
+import Foundation
+import CoreStoreStorage
+
+/// Unique constraints hold after every write; nil never collides (requirement 4).
+enum UniquenessCases {
+    static func c(_ name: String, _ body: @escaping @Sendable (ConformanceContext) throws -> Void) -> ConformanceCase {
+        ConformanceCase(name, group: "uniqueness", body: body)
+    }
+
+    static let all: [ConformanceCase] = [
+        c("a duplicate insert throws uniqueConstraintViolation with entity, attributes and values") { ctx in
+            let (store, _) = try ctx.seeded(Fixtures.world())
+            let error = try ctx.expectError("inserting a second ann@x") {
+                _ = try store.write(ChangeSet(inserts: [Fixtures.person(-1, "Other", email: "ann@x")]))
+            }
+            try ctx.expectEqual(error, StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [.string("ann@x")]), "the error")
+        },
+        c("a sub-entity collision names the declaring entity") { ctx in
+            let (store, _) = try ctx.seeded(Fixtures.world())
+            let error = try ctx.expectError("inserting a dog with pet tag 1") { _ = try store.write(ChangeSet(inserts: [Fixtures.dog(-1, "Clone", tag: 1)])) }
+            try ctx.expectEqual(error, StorageError.uniqueConstraintViolation(entity: "Pet", attributes: ["tag"], values: [.int(1)]), "the error")
+        },
+        c("a compound constraint only collides on all attributes") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.code(-1, "a", 1)])
+            try ctx.commit(store, ChangeSet(inserts: [Fixtures.code(-1, "a", 2), Fixtures.code(-2, "b", 1)]), into: &world)
+            let error = try ctx.expectError("inserting (a, 1) again") { _ = try store.write(ChangeSet(inserts: [Fixtures.code(-1, "a", 1)])) }
+            try ctx.expectEqual(error, StorageError.uniqueConstraintViolation(entity: "Code", attributes: ["a", "b"], values: [.string("a"), .int(1)]), "the error")
+        },
+        c("nil never collides") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.person(-1, "A"), Fixtures.person(-2, "B"), Fixtures.code(-3, nil, nil), Fixtures.code(-4, nil, nil)])
+            try ctx.commit(store, ChangeSet(inserts: [Fixtures.person(-1, "C"), Fixtures.code(-2, "x", nil), Fixtures.code(-3, "x", nil)]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
+        },
+        c("two values swapped in one change set") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.person(-1, "A", email: "a@x"), Fixtures.person(-2, "B", email: "b@x")])
+            var a = world.all[0], b = world.all[1]
+            a.attributes[2] = .string("b@x")
+            b.attributes[2] = .string("a@x")
+            try ctx.commit(store, ChangeSet(updates: [RecordUpdate(record: a, changedKeys: ["email"]), RecordUpdate(record: b, changedKeys: ["email"])]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+        c("a deleted value can be reused in the same change set") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.person(-1, "A", email: "a@x")])
+            try ctx.commit(store, ChangeSet(inserts: [Fixtures.person(-1, "A2", email: "a@x")], deletes: [world.all[0].id]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+        c("a deleted value can be reused later") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.pet(-1, "A", tag: 42)])
+            try ctx.commit(store, ChangeSet(deletes: [world.all[0].id]), into: &world)
+            try ctx.commit(store, ChangeSet(inserts: [Fixtures.dog(-1, "B", tag: 42)]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
+        c("uniqueness is binary: NFC and NFD, case differ") { ctx in
+            let (store, world) = try ctx.seeded([Fixtures.code(-1, "\u{E9}", 1), Fixtures.code(-2, "e\u{301}", 1), Fixtures.code(-3, "E\u{301}", 1)])
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
+        },
+        c("an update keeping its own value does not collide") { ctx in
+            var (store, world) = try ctx.seeded([Fixtures.person(-1, "A", email: "a@x")])
+            var a = world.all[0]
+            a.attributes[0] = .string("Renamed")
+            try ctx.commit(store, ChangeSet(updates: [RecordUpdate(record: a, changedKeys: ["name"])]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+    ]
+}
