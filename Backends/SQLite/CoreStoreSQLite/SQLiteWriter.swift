@@ -20,7 +20,7 @@ struct SQLiteWriter {
 
     private func delete(_ id: RecordID) throws {
         let entity = try mapping.entity(id.entity)
-        try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_key\" = ?1").execute([.integer(id.key)])
+        try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = ?2").execute([.integer(id.key), .text(entity.name)])
         guard connection.changes == 1 else { throw StorageError.recordNotFound(id) }
         for relationship in entity.relationships {
             if case .joinTable(let table) = relationship.storage {
@@ -59,7 +59,7 @@ struct SQLiteWriter {
         let entity = try mapping.entity(record.id.entity)
         try checkShape(record, entity)
         var assignments: [String] = []
-        var values: [SQLiteValue] = [.integer(record.id.key)]
+        var values: [SQLiteValue] = [.integer(record.id.key), .text(entity.name)]
         let schemaEntity = mapping.schema.entity(named: entity.name)
         for (ordinal, column) in entity.attributeColumns.enumerated() where update.changedKeys.contains(schemaEntity?.attributes[ordinal].name ?? "") {
             values.append(SQLiteValueCodec.encode(record.attributes[ordinal], as: entity.attributeTypes[ordinal]))
@@ -72,11 +72,11 @@ struct SQLiteWriter {
             }
         }
         if assignments.isEmpty {
-            let exists = try connection.scalar("SELECT count(*) FROM \(entity.table.sqlIdentifier) WHERE \"_key\" = ?1", [.integer(record.id.key)])
+            let exists = try connection.scalar("SELECT count(*) FROM \(entity.table.sqlIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = ?2", [.integer(record.id.key), .text(entity.name)])
             guard exists == .integer(1) else { throw StorageError.recordNotFound(record.id) }
             return
         }
-        let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \"_key\" = ?1"
+        let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \"_key\" = ?1 AND \"_entity\" = ?2"
         do {
             try connection.statement(sql).execute(values)
         } catch let error as StorageError {
