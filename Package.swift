@@ -119,6 +119,13 @@ let package = Package(
             dependencies: ["CoreStore", "CoreStoreSQLite", "CSQLite"]
         ),
         .testTarget(
+            name: "CoreStoreConformanceDifferentialTests",
+            dependencies: [
+                "CoreStoreConformance", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
+                "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
+            ]
+        ),
+        .testTarget(
             name: "CoreStoreKVEngineTests",
             dependencies: ["CoreStoreLMDB", "CoreStoreLevelDB", "CoreStoreKeyValue", "CoreStoreStorage"]
         ),

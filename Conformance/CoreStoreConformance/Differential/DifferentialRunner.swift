@@ -35,6 +35,37 @@ public struct DifferentialMismatch: Sendable, CustomStringConvertible {
     }
 }
 
+/// How the operations of a run turned out (counted on the reference model's side).
+public struct DifferentialStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// Change sets committed.
+    public var commits = 0
+    /// Change sets rejected (missing record, uniqueness violation, …).
+    public var rejectedWrites = 0
+    /// Fetches, counts, aggregates and lookups that returned something non-empty.
+    public var nonEmptyReads = 0
+    /// Fetches, counts, aggregates and lookups that returned nothing.
+    public var emptyReads = 0
+    /// Reads that threw (the store had to throw the same error).
+    public var readErrors = 0
+
+    /// Creates empty statistics.
+    public init() {}
+
+    /// Adds `other` to these statistics.
+    public mutating func add(_ other: DifferentialStatistics) {
+        commits += other.commits
+        rejectedWrites += other.rejectedWrites
+        nonEmptyReads += other.nonEmptyReads
+        emptyReads += other.emptyReads
+        readErrors += other.readErrors
+    }
+
+    /// `commits 1, rejected 2, …`.
+    public var description: String {
+        "commits \(commits), rejected writes \(rejectedWrites), non-empty reads \(nonEmptyReads), empty reads \(emptyReads), read errors \(readErrors)"
+    }
+}
+
 /// What a differential run did.
 public struct DifferentialReport: Sendable, CustomStringConvertible {
     /// The number of sequences run (the failing one included).
@@ -42,11 +73,15 @@ public struct DifferentialReport: Sendable, CustomStringConvertible {
     /// The number of operations applied to the backend, shrinking replays excluded.
     public var operationsRun: Int
     /// The first mismatch, or `nil` when the backend agreed everywhere.
-    public var mismatch: DifferentialMismatch?
+    public var mismatch: DifferentialMismatch? { mismatches.first }
+    /// Every mismatch found: at most one, unless ``DifferentialRunner/continuesAfterMismatch``.
+    public var mismatches: [DifferentialMismatch] = []
+    /// How the operations turned out, to show what the run exercised.
+    public var statistics = DifferentialStatistics()
 
     /// A one-line summary, or the mismatch.
     public var description: String {
-        mismatch?.description ?? "\(sequencesRun) sequences, \(operationsRun) operations, no mismatch"
+        mismatches.isEmpty ? "\(sequencesRun) sequences, \(operationsRun) operations, no mismatch; \(statistics)" : mismatches.map(\.description).joined(separator: "\n\n")
     }
 }
 
@@ -68,6 +103,9 @@ public struct DifferentialRunner: Sendable {
     public let operationsPerSequence: Int
     /// The most replays shrinking may spend.
     public var shrinkBudget = 3_000
+    /// Whether the run goes on with the next sequence after a mismatch (to collect every
+    /// failing sequence) instead of stopping at the first.
+    public var continuesAfterMismatch = false
 
     /// A runner of `sequences` sequences of `operationsPerSequence` operations from `seed`.
     public init(seed: UInt64, sequences: Int, operationsPerSequence: Int = 40) {
@@ -85,14 +123,15 @@ public struct DifferentialRunner: Sendable {
     /// Runs every sequence against fresh stores from `factory`; stops at the first mismatch.
     /// Throws only when the factory cannot make or open a store.
     public func run(with factory: any StorageFactory) throws -> DifferentialReport {
-        var report = DifferentialReport(sequencesRun: 0, operationsRun: 0, mismatch: nil)
+        var report = DifferentialReport(sequencesRun: 0, operationsRun: 0)
         for index in 0..<max(sequences, 0) {
-            let (operations, mismatch) = try runSequenceReturningCount(index, with: factory)
+            let (operations, mismatch, statistics) = try runSequenceReturningCount(index, with: factory)
+            report.statistics.add(statistics)
             report.sequencesRun += 1
             report.operationsRun += operations
             if let mismatch {
-                report.mismatch = mismatch
-                break
+                report.mismatches.append(mismatch)
+                if !continuesAfterMismatch { break }
             }
         }
         return report
@@ -103,7 +142,7 @@ public struct DifferentialRunner: Sendable {
         try runSequenceReturningCount(index, with: factory).1
     }
 
-    private func runSequenceReturningCount(_ index: Int, with factory: any StorageFactory) throws -> (Int, DifferentialMismatch?) {
+    private func runSequenceReturningCount(_ index: Int, with factory: any StorageFactory) throws -> (Int, DifferentialMismatch?, DifferentialStatistics) {
         let sequenceSeed = Self.sequenceSeed(seed: seed, index: index)
         var generator = OperationGenerator(seed: sequenceSeed)
         var session = try Session(factory: factory)
@@ -122,10 +161,10 @@ public struct DifferentialRunner: Sendable {
                     backend: factory.name, seed: seed, sequenceIndex: index, sequenceSeed: sequenceSeed,
                     originalLength: operations.count, operations: shrunk,
                     expected: final?.expected ?? "?", actual: final?.actual ?? "? (the shrunk sequence no longer fails)"
-                ))
+                ), session.statistics)
             }
         }
-        return (operations.count, nil)
+        return (operations.count, nil, session.statistics)
     }
 
     /// Replays `operations` on a fresh store and model; the first disagreement, if any.
@@ -186,6 +225,7 @@ private struct Session {
     let schema = DifferentialSchema.schema
     var model = ReferenceModel(schema: DifferentialSchema.schema)
     var lastSequence: UInt64?
+    var statistics = DifferentialStatistics()
     private var finished = false
 
     init(factory: any StorageFactory) throws {
@@ -225,9 +265,16 @@ private struct Session {
 
     mutating func apply(_ operation: DifferentialOperation) -> Disagreement? {
         let schema = self.schema
+        func note<T>(_ result: Result<T, StorageError>, isEmpty: (T) -> Bool) {
+            switch result {
+            case .success(let value): if isEmpty(value) { statistics.emptyReads += 1 } else { statistics.nonEmptyReads += 1 }
+            case .failure: statistics.readErrors += 1
+            }
+        }
         switch operation {
         case .write(let changes, _):
             let expected = model.apply(changes)
+            if case .success = expected { statistics.commits += 1 } else { statistics.rejectedWrites += 1 }
             let actual = Self.catching { try store.write(changes) }
             switch (expected, actual) {
             case (.success(let e), .success(let a)):
@@ -252,23 +299,27 @@ private struct Session {
         case .fetch(let request):
             let model = self.model
             let expected = Self.catching { try model.fetch(request) }
+            note(expected) { $0.isEmpty }
             let actual = Self.catching { try store.read { try $0.fetch(request).completed(for: request, schema: schema) } }
             return Self.compare(expected, actual, same: { $0.map(CanonicalRecord.init) == $1.map(CanonicalRecord.init) },
                                 show: { "\($0.count) records: " + $0.map(DifferentialOperation.render).joined(separator: ", ") })
         case .count(let request):
             let model = self.model
             let expected = Self.catching { try model.count(request) }
+            note(expected) { $0 == 0 }
             let actual = Self.catching { try store.read { try $0.count(request) } }
             return Self.compare(expected, actual, same: ==, show: { "count \($0)" })
         case .aggregate(let request):
             let model = self.model
             let expected = Self.catching { try model.aggregate(request) }
+            note(expected) { $0.isEmpty }
             let actual = Self.catching { try store.read { try $0.aggregate(request, schema: schema) } }
             return Self.compare(expected, actual, same: ==, show: { rows in
                 "\(rows.count) rows: " + rows.map { "(" + $0.map(DifferentialOperation.renderValue).joined(separator: ", ") + ")" }.joined(separator: ", ")
             })
         case .lookUp(let ids):
             let expected = Result<[Record?], StorageError>.success(model.lookUp(ids))
+            note(expected) { $0.allSatisfy { $0 == nil } }
             let actual = Self.catching { try store.read { try $0.records(ids) } }
             return Self.compare(expected, actual, same: { $0.map { $0.map(CanonicalRecord.init) } == $1.map { $0.map(CanonicalRecord.init) } },
                                 show: { $0.map { $0.map(DifferentialOperation.render) ?? "nil" }.joined(separator: ", ") })
