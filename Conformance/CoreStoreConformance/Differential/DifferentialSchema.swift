@@ -7,7 +7,8 @@ import CoreStoreStorage
 ///   `flag` (optional boolean); to-one `owner` (inverse `Owner.items`) and many-to-many `tags`
 ///   (inverse `Tag.items`).
 /// - `Gadget` (child of `Item`): adds `weight` (optional double).
-/// - `Widget` (child of `Item`): adds `level` (optional integer) and `label` (optional string).
+/// - `Widget` (child of `Item`): adds `level` (optional integer), `label` (optional string),
+///   `price` (optional decimal) and `stamp` (optional date).
 /// - `Owner`: `name` (string, indexed), `age` (optional integer); to-many `items`.
 /// - `Tag`: `title` (string); to-many `items`.
 public enum DifferentialSchema {
@@ -37,6 +38,8 @@ public enum DifferentialSchema {
         EntityDescription(name: "Widget", parentName: "Item", attributes: itemAttributes + [
             AttributeDescription(name: "level", type: .integer, isOptional: true),
             AttributeDescription(name: "label", type: .string, isOptional: true),
+            AttributeDescription(name: "price", type: .decimal, isOptional: true),
+            AttributeDescription(name: "stamp", type: .date, isOptional: true),
         ], relationships: itemRelationships),
         EntityDescription(name: "Owner", attributes: [
             AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: .string(""), isIndexed: true),

@@ -85,7 +85,24 @@ public struct OperationGenerator: Sendable {
         random.oneIn(4) ? .null : .bool(random.oneIn(2))
     }
 
-    private enum Kind { case string([String]), integer, double, boolean }
+    private mutating func decimal() -> Value {
+        switch random.below(8) {
+        case 0: return .null
+        case 1: return .decimal(Decimal(string: "12345678901234567890.25") ?? 0)
+        case 2: return .decimal(Decimal(string: "0.1") ?? 0)
+        default: return .decimal(Decimal(random.below(13) - 6) / 4)
+        }
+    }
+
+    private mutating func date() -> Value {
+        switch random.below(6) {
+        case 0: return .null
+        case 1: return .date(Date(timeIntervalSince1970: 1_000_000.123456 + Double(random.below(3))))
+        default: return .date(Date(timeIntervalSinceReferenceDate: Double(random.below(9) - 4) * 3600.5))
+        }
+    }
+
+    private enum Kind { case string([String]), integer, double, boolean, decimal, date }
 
     private func kind(of key: String) -> Kind {
         switch key {
@@ -95,6 +112,8 @@ public struct OperationGenerator: Sendable {
         case "label": return .string(Self.names + Self.titles)
         case "rank", "level", "age": return .integer
         case "score", "weight": return .double
+        case "price": return .decimal
+        case "stamp": return .date
         default: return .boolean
         }
     }
@@ -106,6 +125,8 @@ public struct OperationGenerator: Sendable {
         case .integer: v = integer()
         case .double: v = double()
         case .boolean: v = boolean()
+        case .decimal: v = decimal()
+        case .date: v = date()
         }
         if !optional, v.isNull { v = .string(random.pick(Self.names) ?? "") }
         return v
@@ -128,6 +149,7 @@ public struct OperationGenerator: Sendable {
             let live = model.records.keys.sorted()
             var ids = (0..<random.below(4)).compactMap { _ in random.pick(live).flatMap { model.records[$0]?.id } }
             if random.oneIn(3) { ids.append(RecordID(entity: random.pick(DifferentialSchema.concreteEntities) ?? "Tag", key: model.nextKey + Int64(random.below(3)))) }
+            if random.oneIn(2), let gone = random.pick(model.deleted) { ids.append(gone) }
             return .lookUp(ids)
         }
     }
@@ -190,7 +212,8 @@ public struct OperationGenerator: Sendable {
             break
         }
         // A missing record: a key never assigned, or one just deleted.
-        let missing = RecordID(entity: random.pick(DifferentialSchema.concreteEntities) ?? "Tag", key: model.nextKey + 50 + Int64(random.below(5)))
+        var missing = RecordID(entity: random.pick(DifferentialSchema.concreteEntities) ?? "Tag", key: model.nextKey + 50 + Int64(random.below(5)))
+        if random.oneIn(2), let gone = random.pick(model.deleted) { missing = gone }
         if random.oneIn(2) {
             draft.deletes.append(missing)
         } else {
@@ -246,11 +269,13 @@ public struct OperationGenerator: Sendable {
                 let op = random.pick([ComparisonOperator.equal, .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]) ?? .equal
                 return Comparison(keyPath, op, .value(random.oneIn(15) ? .int(1) : string(pool)), options: options, quantifier: quantifier)
             }
-        case .integer, .double, .boolean:
+        case .integer, .double, .boolean, .decimal, .date:
             func operand() -> Value {
                 switch kind(of: key) {
                 case .integer: return random.oneIn(5) ? .double(Double(random.below(9) - 3) / 2) : integer()
                 case .double: return random.oneIn(5) ? .int(Int64(random.below(7) - 3)) : double()
+                case .decimal: return random.oneIn(4) ? (random.oneIn(2) ? .int(Int64(random.below(5) - 2)) : .double(Double(random.below(9) - 4) / 4)) : decimal()
+                case .date: return date()
                 default: return random.oneIn(6) ? .int(Int64(random.below(2))) : boolean()
                 }
             }
@@ -337,7 +362,7 @@ public struct OperationGenerator: Sendable {
         let entity = random.pick(DifferentialSchema.fetchableEntities) ?? "Item"
         let attributes = self.attributes(of: entity)
         let keys = attributes.map(\.name)
-        let numeric = attributes.filter { [AttributeType.integer, .double, .bool].contains($0.type) }.map(\.name)
+        let numeric = attributes.filter { [AttributeType.integer, .double, .bool, .decimal].contains($0.type) }.map(\.name)
         let predicate = random.oneIn(2) ? nil : self.predicate(entity, model)
         let limit = random.oneIn(3) ? random.below(4) : nil
         let offset = random.oneIn(4) ? random.below(3) : 0

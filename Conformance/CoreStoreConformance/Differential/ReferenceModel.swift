@@ -26,6 +26,8 @@ public struct ReferenceModel: Sendable {
     public private(set) var nextKey: Int64 = 1
     /// The number of successful commits.
     public private(set) var sequence: UInt64 = 0
+    /// The identifiers of the records deleted so far, oldest first.
+    public private(set) var deleted: [RecordID] = []
 
     /// An empty model for `schema`.
     public init(schema: StoreSchema) {
@@ -75,6 +77,7 @@ public struct ReferenceModel: Sendable {
         if problems.isEmpty { problems = uniquenessViolations(next) }
         if !problems.isEmpty { return .failure(ReferenceRejection(candidates: problems)) }
         records = next
+        deleted += resolved.deletes
         nextKey += Int64(permanentIDs.count)
         sequence += 1
         return .success(CommitInfo(sequence: sequence, permanentIDs: permanentIDs))
