@@ -167,6 +167,13 @@ public struct DifferentialRunner: Sendable {
         return (operations.count, nil, session.statistics)
     }
 
+    /// Replays a reproduction (such as ``DifferentialMismatch/operations``) on a fresh store from
+    /// `factory`: the first operation's index and both answers where the store disagrees, `nil`
+    /// when it agrees throughout.
+    public func reproduce(_ operations: [DifferentialOperation], with factory: any StorageFactory) throws -> (index: Int, expected: String, actual: String)? {
+        try replay(operations, factory: factory).map { ($0.index, $0.expected, $0.actual) }
+    }
+
     /// Replays `operations` on a fresh store and model; the first disagreement, if any.
     func replay(_ operations: [DifferentialOperation], factory: any StorageFactory) throws -> Disagreement? {
         var session = try Session(factory: factory)
