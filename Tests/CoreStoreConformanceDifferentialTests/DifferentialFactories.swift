@@ -65,15 +65,25 @@ struct LevelDBFactory: StorageFactory {
     func cleanUp() { directory.remove() }
 }
 
-/// `InMemoryStore` with a planted bug: every fetch with sort keys loses its last record.
-final class DropsLastSortedRecordStore: StorageInterface {
+/// A bug planted in `InMemoryStore` to prove the runner finds and shrinks it.
+enum PlantedBug: Sendable {
+    /// Every fetch with sort keys loses its last record.
+    case dropsLastSortedRecord
+    /// Fetches ignore their offset.
+    case ignoresOffset
+}
+
+/// `InMemoryStore` with a ``PlantedBug``.
+final class PlantedBugStore: StorageInterface {
     let inner = InMemoryStore()
+    let bug: PlantedBug
+    init(bug: PlantedBug) { self.bug = bug }
     var configuration: String? { inner.configuration }
     var capabilities: StorageCapabilities { inner.capabilities }
-    var storeDescription: String { "DropsLastSortedRecordStore" }
+    var storeDescription: String { "PlantedBugStore(\(bug))" }
     func open(schema: StoreSchema) throws -> StoredMetadata? { try inner.open(schema: schema) }
     func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
-        try inner.read { try body(Reader(inner: $0)) }
+        try inner.read { try body(Reader(inner: $0, bug: bug)) }
     }
     func write(_ changes: ChangeSet) throws -> CommitInfo { try inner.write(changes) }
     func erase() throws { try inner.erase() }
@@ -81,11 +91,19 @@ final class DropsLastSortedRecordStore: StorageInterface {
 
     struct Reader: StorageReader {
         let inner: any StorageReader
+        let bug: PlantedBug
         func records(_ ids: [RecordID]) throws -> [Record?] { try inner.records(ids) }
         func fetch(_ request: FetchRequest) throws -> FetchResult {
-            var result = try inner.fetch(request)
-            if !request.sortDescriptors.isEmpty, result.pending.isEmpty, !result.records.isEmpty { result.records.removeLast() }
-            return result
+            switch bug {
+            case .dropsLastSortedRecord:
+                var result = try inner.fetch(request)
+                if !request.sortDescriptors.isEmpty, result.pending.isEmpty, !result.records.isEmpty { result.records.removeLast() }
+                return result
+            case .ignoresOffset:
+                var unwindowed = request
+                unwindowed.offset = 0
+                return try inner.fetch(unwindowed)
+            }
         }
         func count(_ request: FetchRequest) throws -> Int { try inner.count(request) }
         func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] { try inner.aggregate(request, schema: schema) }
@@ -93,7 +111,8 @@ final class DropsLastSortedRecordStore: StorageInterface {
 }
 
 struct BrokenFactory: StorageFactory {
-    let name = "DropsLastSortedRecordStore"
-    func makeStorage(configuration: String?) throws -> any StorageInterface { DropsLastSortedRecordStore() }
+    var bug = PlantedBug.dropsLastSortedRecord
+    var name: String { "InMemoryStore with planted bug \(bug)" }
+    func makeStorage(configuration: String?) throws -> any StorageInterface { PlantedBugStore(bug: bug) }
     func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
 }

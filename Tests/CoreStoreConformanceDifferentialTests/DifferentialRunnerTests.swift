@@ -66,6 +66,20 @@ struct DifferentialRunnerTests {
         #expect(again?.operations == mismatch.operations)
     }
 
+    @Test("A planted offset bug is found and shrunk")
+    func ignoresOffset() throws {
+        let report = try DifferentialRunner(seed: 99, sequences: 50).run(with: BrokenFactory(bug: .ignoresOffset))
+        let mismatch = try #require(report.mismatch)
+        print(mismatch)
+        #expect(mismatch.operations.count <= 5, "\(mismatch)")
+        #expect(mismatch.description.contains("seed 99"))
+        guard case .fetch(let request) = mismatch.operations.last else {
+            Issue.record("the reproduction should end in a fetch: \(mismatch)")
+            return
+        }
+        #expect(request.offset > 0)
+    }
+
     /// Found by the runner (seed 20261123, sequence 116, before decimal and date attributes were
     /// added to the schema): SQLiteStore answers a grouped aggregate with `limit 0` with no rows
     /// instead of throwing the sum overflow AggregateEvaluator throws.

@@ -175,7 +175,7 @@ public struct OperationGenerator: Sendable {
             for _ in 0...random.below(2) {
                 let i = random.below(attributes.count)
                 record.attributes[i] = value(for: attributes[i].name, optional: attributes[i].isOptional)
-                if attributes[i].name == "code", let v = Optional(record.attributes[i]), !v.isNull, draft.codeInUse(v, except: id.key) {
+                if attributes[i].name == "code", !record.attributes[i].isNull, draft.codeInUse(record.attributes[i], except: id.key) {
                     record.attributes[i] = .null
                 }
             }
