@@ -123,6 +123,13 @@ let package = Package(
             dependencies: ["CoreStoreConformance", "CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB"]
         ),
         .testTarget(
+            name: "CoreStoreConformanceDifferentialTests",
+            dependencies: [
+                "CoreStoreConformance", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
+                "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
+            ]
+        ),
+        .testTarget(
             name: "CoreStoreKVEngineTests",
             dependencies: ["CoreStoreLMDB", "CoreStoreLevelDB", "CoreStoreKeyValue", "CoreStoreStorage"]
         ),

@@ -1,0 +1,118 @@
+import Foundation
+import CoreStoreStorage
+import CoreStoreConformance
+import CoreStoreInMemory
+import CoreStoreSQLite
+import CoreStoreKeyValue
+import CoreStoreLMDB
+import CoreStoreLevelDB
+
+/// A fresh directory under the system's temporary directory, removed by `cleanUp`.
+struct TemporaryDirectory: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-differential-\(UUID().uuidString)", isDirectory: true)
+
+    func fresh(_ name: String) -> URL {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.appendingPathComponent("\(name)-\(UUID().uuidString)")
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+struct InMemoryFactory: StorageFactory {
+    let name = "InMemoryStore"
+    func makeStorage(configuration: String?) throws -> any StorageInterface { InMemoryStore(configuration: configuration) }
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
+}
+
+struct SQLiteFactory: StorageFactory {
+    let name = "SQLiteStore"
+    let directory = TemporaryDirectory()
+    func makeStorage(configuration: String?) throws -> any StorageInterface {
+        SQLiteStore(fileURL: directory.fresh("store").appendingPathExtension("sqlite"), configuration: configuration, durability: .normal)
+    }
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
+    func cleanUp() { directory.remove() }
+}
+
+struct MemoryKeyValueFactory: StorageFactory {
+    let name = "KeyValueStorage<MemoryKeyValueStore>"
+    func makeStorage(configuration: String?) throws -> any StorageInterface {
+        KeyValueStorage(engine: MemoryKeyValueStore(), configuration: configuration)
+    }
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
+}
+
+struct LMDBFactory: StorageFactory {
+    let name = "LMDBStore"
+    let directory = TemporaryDirectory()
+    func makeStorage(configuration: String?) throws -> any StorageInterface {
+        LMDBStore(fileURL: directory.fresh("lmdb"), configuration: configuration, durability: .normal)
+    }
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
+    func cleanUp() { directory.remove() }
+}
+
+struct LevelDBFactory: StorageFactory {
+    let name = "LevelDBStore"
+    let directory = TemporaryDirectory()
+    func makeStorage(configuration: String?) throws -> any StorageInterface {
+        LevelDBStore(fileURL: directory.fresh("leveldb"), configuration: configuration, durability: .normal)
+    }
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
+    func cleanUp() { directory.remove() }
+}
+
+/// A bug planted in `InMemoryStore` to prove the runner finds and shrinks it.
+enum PlantedBug: Sendable {
+    /// Every fetch with sort keys loses its last record.
+    case dropsLastSortedRecord
+    /// Fetches ignore their offset.
+    case ignoresOffset
+}
+
+/// `InMemoryStore` with a ``PlantedBug``.
+final class PlantedBugStore: StorageInterface {
+    let inner = InMemoryStore()
+    let bug: PlantedBug
+    init(bug: PlantedBug) { self.bug = bug }
+    var configuration: String? { inner.configuration }
+    var capabilities: StorageCapabilities { inner.capabilities }
+    var storeDescription: String { "PlantedBugStore(\(bug))" }
+    func open(schema: StoreSchema) throws -> StoredMetadata? { try inner.open(schema: schema) }
+    func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        try inner.read { try body(Reader(inner: $0, bug: bug)) }
+    }
+    func write(_ changes: ChangeSet) throws -> CommitInfo { try inner.write(changes) }
+    func erase() throws { try inner.erase() }
+    func close() { inner.close() }
+
+    struct Reader: StorageReader {
+        let inner: any StorageReader
+        let bug: PlantedBug
+        func records(_ ids: [RecordID]) throws -> [Record?] { try inner.records(ids) }
+        func fetch(_ request: FetchRequest) throws -> FetchResult {
+            switch bug {
+            case .dropsLastSortedRecord:
+                var result = try inner.fetch(request)
+                if !request.sortDescriptors.isEmpty, result.pending.isEmpty, !result.records.isEmpty { result.records.removeLast() }
+                return result
+            case .ignoresOffset:
+                var unwindowed = request
+                unwindowed.offset = 0
+                return try inner.fetch(unwindowed)
+            }
+        }
+        func count(_ request: FetchRequest) throws -> Int { try inner.count(request) }
+        func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] { try inner.aggregate(request, schema: schema) }
+    }
+}
+
+struct BrokenFactory: StorageFactory {
+    var bug = PlantedBug.dropsLastSortedRecord
+    var name: String { "InMemoryStore with planted bug \(bug)" }
+    func makeStorage(configuration: String?) throws -> any StorageInterface { PlantedBugStore(bug: bug) }
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
+}
