@@ -45,6 +45,15 @@ let package = Package(
             dependencies: ["CoreStoreStorage", "CoreStore"],
             path: "Conformance/CoreStoreConformance"
         ),
+        // Factories of the first-party stores for the conformance suite (tests and CLI).
+        .target(
+            name: "CoreStoreFirstPartyFactories",
+            dependencies: [
+                "CoreStoreConformance", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
+                "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
+            ],
+            path: "Conformance/FirstPartyFactories"
+        ),
         // SQLite from the system (libsqlite3-dev).
         .systemLibrary(
             name: "CSQLite",
@@ -98,6 +107,8 @@ let package = Package(
             dependencies: [
                 "CoreStore",
                 "CoreStoreSQLite",
+                "CoreStoreConformance",
+                "CoreStoreFirstPartyFactories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/corestore"
@@ -120,12 +131,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreConformanceTests",
-            dependencies: ["CoreStoreConformance", "CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB"]
+            dependencies: ["CoreStoreConformance", "CoreStoreFirstPartyFactories", "CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB"]
         ),
         .testTarget(
             name: "CoreStoreConformanceDifferentialTests",
             dependencies: [
-                "CoreStoreConformance", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
+                "CoreStoreConformance", "CoreStoreFirstPartyFactories", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
                 "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
             ]
         ),

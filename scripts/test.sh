@@ -14,6 +14,7 @@ swift test --skip-build 2>&1 | tee "$log"
 # Swift Testing prints its own summary; fail loudly if it did not run.
 grep -E 'Test run with [0-9]+ tests? .* passed|Executed [0-9]+ tests?, with 0 failures' "$log" >/dev/null
 "$(swift build --show-bin-path)/corestore" demo >/dev/null
+"$(swift build --show-bin-path)/corestore" conformance --backend sqlite --sequences 50 | tail -n 1
 
 # The third-party backend example, a separate package that depends on this one by path.
 (cd Examples/ThirdPartyBackend && swift build --build-tests && swift test --skip-build) 2>&1 | tee "$log"

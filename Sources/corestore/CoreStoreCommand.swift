@@ -6,7 +6,7 @@ struct CoreStoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "corestore",
         abstract: "CoreStore for Linux: typed models, transactions and queries over pluggable storage.",
-        subcommands: [DemoCommand.self],
+        subcommands: [DemoCommand.self, ConformanceCommand.self],
         defaultSubcommand: DemoCommand.self
     )
 }

@@ -1,71 +1,15 @@
 import Foundation
 import CoreStoreStorage
 import CoreStoreConformance
+import CoreStoreFirstPartyFactories
 import CoreStoreInMemory
 import CoreStoreSQLite
 import CoreStoreKeyValue
 import CoreStoreLMDB
 import CoreStoreLevelDB
 
-/// A fresh directory under the system's temporary directory, removed by `cleanUp`.
-struct TemporaryDirectory: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-differential-\(UUID().uuidString)", isDirectory: true)
 
-    func fresh(_ name: String) -> URL {
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.appendingPathComponent("\(name)-\(UUID().uuidString)")
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
-struct InMemoryFactory: StorageFactory {
-    let name = "InMemoryStore"
-    func makeStorage(configuration: String?) throws -> any StorageInterface { InMemoryStore(configuration: configuration) }
-    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
-}
-
-struct SQLiteFactory: StorageFactory {
-    let name = "SQLiteStore"
-    let directory = TemporaryDirectory()
-    func makeStorage(configuration: String?) throws -> any StorageInterface {
-        SQLiteStore(fileURL: directory.fresh("store").appendingPathExtension("sqlite"), configuration: configuration, durability: .normal)
-    }
-    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
-    func cleanUp() { directory.remove() }
-}
-
-struct MemoryKeyValueFactory: StorageFactory {
-    let name = "KeyValueStorage<MemoryKeyValueStore>"
-    func makeStorage(configuration: String?) throws -> any StorageInterface {
-        KeyValueStorage(engine: MemoryKeyValueStore(), configuration: configuration)
-    }
-    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
-}
-
-struct LMDBFactory: StorageFactory {
-    let name = "LMDBStore"
-    let directory = TemporaryDirectory()
-    func makeStorage(configuration: String?) throws -> any StorageInterface {
-        LMDBStore(fileURL: directory.fresh("lmdb"), configuration: configuration, durability: .normal)
-    }
-    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
-    func cleanUp() { directory.remove() }
-}
-
-struct LevelDBFactory: StorageFactory {
-    let name = "LevelDBStore"
-    let directory = TemporaryDirectory()
-    func makeStorage(configuration: String?) throws -> any StorageInterface {
-        LevelDBStore(fileURL: directory.fresh("leveldb"), configuration: configuration, durability: .normal)
-    }
-    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface { storage }
-    func cleanUp() { directory.remove() }
-}
-
-/// A bug planted in `InMemoryStore` to prove the runner finds and shrinks it.
+/// A bug planted in an otherwise correct store, which the runner must find.
 enum PlantedBug: Sendable {
     /// Every fetch with sort keys loses its last record.
     case dropsLastSortedRecord

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CoreStoreStorage
 import CoreStoreConformance
+import CoreStoreFirstPartyFactories
 
 /// Every backend against the differential runner's reference model: 200 seeded sequences each.
 @Suite("Differential random testing")

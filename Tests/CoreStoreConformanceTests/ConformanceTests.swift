@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CoreStoreConformance
+import CoreStoreFirstPartyFactories
 
 /// The whole conformance suite, once per backend: one result per case.
 @Suite("Conformance")
@@ -8,7 +9,7 @@ struct ConformanceTests {
     @Test(arguments: ConformanceSuite.cases) func inMemory(_ c: ConformanceCase) throws { try c.run(with: InMemoryFactory()) }
     @Test(arguments: ConformanceSuite.cases) func sqliteFull(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .full)) }
     @Test(arguments: ConformanceSuite.cases) func sqliteNormal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .normal)) }
-    @Test(arguments: ConformanceSuite.cases) func keyValueMemory(_ c: ConformanceCase) throws { try c.run(with: KeyValueFactory()) }
+    @Test(arguments: ConformanceSuite.cases) func keyValueMemory(_ c: ConformanceCase) throws { try c.run(with: MemoryKeyValueFactory()) }
     @Test(arguments: ConformanceSuite.cases) func lmdb(_ c: ConformanceCase) throws { try c.run(with: LMDBFactory(durability: .full)) }
     @Test(arguments: ConformanceSuite.cases) func leveldbFull(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .full)) }
     @Test(arguments: ConformanceSuite.cases) func leveldbNormal(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .normal)) }
@@ -48,7 +49,7 @@ struct ConformanceSuiteTests {
         case "InMemory": report = ConformanceSuite.run(with: InMemoryFactory())
         case "SQLite(full)": report = ConformanceSuite.run(with: SQLiteFactory(durability: .full))
         case "SQLite(normal)": report = ConformanceSuite.run(with: SQLiteFactory(durability: .normal))
-        case "KeyValue": report = ConformanceSuite.run(with: KeyValueFactory())
+        case "KeyValue": report = ConformanceSuite.run(with: MemoryKeyValueFactory())
         case "LMDB": report = ConformanceSuite.run(with: LMDBFactory(durability: .full))
         case "LevelDB(full)": report = ConformanceSuite.run(with: LevelDBFactory(durability: .full))
         default: report = ConformanceSuite.run(with: LevelDBFactory(durability: .normal))

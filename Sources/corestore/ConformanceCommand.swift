@@ -1,0 +1,88 @@
+import ArgumentParser
+import CoreStoreConformance
+import CoreStoreFirstPartyFactories
+import CoreStoreStorage
+
+/// `corestore conformance`: runs the conformance suite and the differential runner on one of
+/// the first-party stores, prints a table per group and a closing `N passed, N failed, N skipped`.
+struct ConformanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conformance",
+        abstract: "Run the conformance suite (and the differential runner) against a store."
+    )
+
+    enum Backend: String, ExpressibleByArgument, CaseIterable {
+        case memory, sqlite, lmdb, leveldb
+
+        var factory: any StorageFactory {
+            switch self {
+            case .memory: InMemoryFactory()
+            case .sqlite: SQLiteFactory()
+            case .lmdb: LMDBFactory()
+            case .leveldb: LevelDBFactory()
+            }
+        }
+    }
+
+    @Option(help: "The store to check: \(Backend.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var backend: Backend = .sqlite
+
+    @Option(help: "The seed of the differential runner.")
+    var seed: UInt64 = 20_261_123
+
+    @Option(help: "How many random operation sequences the differential runner plays (0: none).")
+    var sequences: Int = 200
+
+    @Option(help: "Run only this group of cases (repeatable); the differential runner is the group 'differential'.")
+    var group: [String] = []
+
+    func validate() throws {
+        let known = Set(ConformanceSuite.groups + ["differential"])
+        for name in group where !known.contains(name) {
+            throw ValidationError("unknown group '\(name)'; the groups are: \(known.sorted().joined(separator: ", "))")
+        }
+        guard sequences >= 0 else { throw ValidationError("--sequences must not be negative") }
+    }
+
+    func run() throws {
+        let factory = backend.factory
+        let selected = group.isEmpty ? nil : Set(group)
+        var passed = 0, failed = 0, skipped = 0
+        print("Conformance of \(factory.name)\n")
+        print(pad("group", 16) + pad("passed", 8) + pad("failed", 8) + "skipped")
+
+        let caseGroups = ConformanceSuite.groups.filter { selected?.contains($0) ?? true }
+        if !caseGroups.isEmpty {
+            let report = ConformanceSuite.run(with: factory, groups: Set(caseGroups))
+            for name in caseGroups {
+                let inGroup = { (id: String) in id.hasPrefix(name + "/") }
+                let p = report.passed.filter(inGroup).count
+                let f = report.failed.filter { inGroup($0.caseID) }.count
+                let s = report.skipped.filter { inGroup($0.caseID) }.count
+                print(pad(name, 16) + pad("\(p)", 8) + pad("\(f)", 8) + "\(s)")
+            }
+            passed += report.passed.count
+            failed += report.failed.count
+            skipped += report.skipped.count
+            for failure in report.failed { print("  FAILED \(failure)") }
+            for skip in report.skipped { print("  SKIPPED \(skip)") }
+        }
+
+        if selected?.contains("differential") ?? true, sequences > 0 {
+            var runner = DifferentialRunner(seed: seed, sequences: sequences)
+            runner.continuesAfterMismatch = true
+            let report = try runner.run(with: factory)
+            let f = report.mismatches.count
+            print(pad("differential", 16) + pad("\(report.sequencesRun - f)", 8) + pad("\(f)", 8) + "0")
+            for mismatch in report.mismatches { print("  MISMATCH \(mismatch)") }
+            passed += report.sequencesRun - f
+            failed += f
+        }
+        print("\n\(passed) passed, \(failed) failed, \(skipped) skipped")
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
