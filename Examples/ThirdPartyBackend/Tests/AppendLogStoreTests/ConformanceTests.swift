@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import CoreStoreStorage
+import CoreStoreConformance
+import AppendLogStore
+
+/// Makes append-log stores in a directory of their own: all the conformance suite needs.
+struct AppendLogFactory: StorageFactory {
+    let name = "AppendLogStore"
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("append-log-\(UUID().uuidString)", isDirectory: true)
+
+    func makeStorage(configuration: String?) throws -> any StorageInterface {
+        AppendLogStore(fileURL: directory.appendingPathComponent("\(UUID().uuidString).log"), configuration: configuration)
+    }
+
+    func reopen(_ storage: any StorageInterface) throws -> any StorageInterface {
+        guard let store = storage as? AppendLogStore else { throw StorageError.invalidRequest("not an AppendLogStore") }
+        return AppendLogStore(fileURL: store.fileURL, configuration: store.configuration)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+@Test(arguments: ConformanceSuite.cases)
+func conformance(_ c: ConformanceCase) throws {
+    try c.run(with: AppendLogFactory())
+}
+
+@Test func differential() throws {
+    let factory = AppendLogFactory()
+    defer { factory.cleanUp() }
+    let report = try DifferentialRunner(seed: 20_261_123, sequences: 200).run(with: factory)
+    #expect(report.mismatch == nil, "\(String(describing: report.mismatch))")
+    #expect(report.sequencesRun == 200)
+}
