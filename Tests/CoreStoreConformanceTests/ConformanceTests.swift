@@ -9,6 +9,7 @@ struct ConformanceTests {
     @Test(arguments: ConformanceSuite.cases) func inMemory(_ c: ConformanceCase) throws { try c.run(with: InMemoryFactory()) }
     @Test(arguments: ConformanceSuite.cases) func sqliteFull(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .full)) }
     @Test(arguments: ConformanceSuite.cases) func sqliteNormal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .normal)) }
+    @Test(arguments: ConformanceSuite.cases) func sqliteRollbackJournal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(journalMode: .rollback)) }
     @Test(arguments: ConformanceSuite.cases) func keyValueMemory(_ c: ConformanceCase) throws { try c.run(with: MemoryKeyValueFactory()) }
     @Test(arguments: ConformanceSuite.cases) func lmdb(_ c: ConformanceCase) throws { try c.run(with: LMDBFactory(durability: .full)) }
     @Test(arguments: ConformanceSuite.cases) func leveldbFull(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .full)) }
