@@ -98,6 +98,22 @@ func snapshotOfFiles(at url: URL) throws -> [String: Data] {
 }
 
 /// Whether `error` is `StorageError.incompatibleStore`.
+/// Opening `engine` over `url` is refused as an incompatible store (and, with `destroying`,
+/// `destroy()` refuses to delete it), and the files under `url` are byte-for-byte what they were.
+func expectRefusedAndUntouched(_ engine: some OrderedKeyValueStore, at url: URL, _ what: String, destroying: Bool = true) throws {
+    let before = try snapshotOfFiles(at: url)
+    do {
+        try engine.open()
+        Issue.record("opened \(what)")
+    } catch {
+        #expect(isIncompatibleStore(error), "\(error)")
+    }
+    if destroying {
+        do { try engine.destroy() } catch { #expect(isIncompatibleStore(error), "\(error)") }
+    }
+    #expect(try snapshotOfFiles(at: url) == before)
+}
+
 func isIncompatibleStore(_ error: any Error) -> Bool {
     if case StorageError.incompatibleStore = error { return true }
     return false

@@ -64,16 +64,7 @@ struct LMDBEngineTests {
         try withTemporaryStore { url in
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: url.appendingPathComponent("data.mdb"))
-            let before = try snapshotOfFiles(at: url)
-            let engine = LMDBEngine(directoryURL: url)
-            do {
-                try engine.open()
-                Issue.record("opened a garbage data.mdb")
-            } catch {
-                #expect(isIncompatibleStore(error), "\(error)")
-            }
-            do { try engine.destroy() } catch { #expect(isIncompatibleStore(error), "\(error)") }
-            #expect(try snapshotOfFiles(at: url) == before)
+            try expectRefusedAndUntouched(LMDBEngine(directoryURL: url), at: url, "a garbage data.mdb")
         }
     }
 
@@ -86,14 +77,7 @@ struct LMDBEngineTests {
             let dataURL = url.appendingPathComponent("data.mdb")
             try Data(try Data(contentsOf: dataURL).prefix(100)).write(to: dataURL)
             try FileManager.default.removeItem(at: url.appendingPathComponent("lock.mdb"))
-            let before = try snapshotOfFiles(at: url)
-            do {
-                try engine.open()
-                Issue.record("opened a truncated data.mdb")
-            } catch {
-                #expect(isIncompatibleStore(error), "\(error)")
-            }
-            #expect(try snapshotOfFiles(at: url) == before)
+            try expectRefusedAndUntouched(engine, at: url, "a truncated data.mdb", destroying: false)
         }
     }
 

@@ -59,16 +59,7 @@ struct LevelDBEngineTests {
         try withTemporaryStore { url in
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             try Data("hello, world".utf8).write(to: url.appendingPathComponent("CURRENT"))
-            let before = try snapshotOfFiles(at: url)
-            let engine = LevelDBEngine(directoryURL: url)
-            do {
-                try engine.open()
-                Issue.record("opened a garbage CURRENT")
-            } catch {
-                #expect(isIncompatibleStore(error), "\(error)")
-            }
-            do { try engine.destroy() } catch { #expect(isIncompatibleStore(error), "\(error)") }
-            #expect(try snapshotOfFiles(at: url) == before)
+            try expectRefusedAndUntouched(LevelDBEngine(directoryURL: url), at: url, "a garbage CURRENT")
         }
     }
 
@@ -78,14 +69,7 @@ struct LevelDBEngineTests {
             try Data("MANIFEST-000001\n".utf8).write(to: url.appendingPathComponent("CURRENT"))
             try Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: url.appendingPathComponent("MANIFEST-000001"))
             try Data("LOG of something else".utf8).write(to: url.appendingPathComponent("LOG"))
-            let before = try snapshotOfFiles(at: url)
-            do {
-                try LevelDBEngine(directoryURL: url).open()
-                Issue.record("opened a garbage manifest")
-            } catch {
-                #expect(isIncompatibleStore(error), "\(error)")
-            }
-            #expect(try snapshotOfFiles(at: url) == before)
+            try expectRefusedAndUntouched(LevelDBEngine(directoryURL: url), at: url, "a garbage manifest", destroying: false)
         }
     }
 
