@@ -4,11 +4,14 @@ import Testing
 import CoreStoreStorage
 
 /// Collects the per-store commit descriptions a stack publishes.
-final class CommitRecorder: @unchecked Sendable {
+final class CommitRecorder: CommitObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var _commits: [StoreCommit] = []
     var commits: [StoreCommit] { lock.withLock { _commits } }
-    func append(_ commit: StoreCommit) { lock.withLock { _commits.append(commit) } }
+    func stackDidCommit(_ commits: [StoreCommit]) -> ObservationDelivery? {
+        lock.withLock { _commits += commits }
+        return nil
+    }
 }
 
 @Suite("Commit pipeline")
@@ -17,8 +20,8 @@ struct CommitPipelineTests {
     func everyCommitIsDescribedOnceWithOnlyTheKeysThatChanged(_ kind: StoreKind) throws {
         let stack = try makeStack(kind)
         let recorder = CommitRecorder()
-        let token = stack.addCommitObserver { recorder.append($0) }
-        defer { stack.removeCommitObserver(token) }
+        try stack.addCommitObserver(recorder) { () throws(CoreStoreError) in }
+        defer { stack.removeCommitObserver(ObjectIdentifier(recorder)) }
 
         try insertPeople(stack, [("Ann", 30), ("Bob", 40)])
         #expect(recorder.commits.count == 1)
@@ -48,8 +51,8 @@ struct CommitPipelineTests {
     func aTransactionWithoutChangesCommitsNothing(_ kind: StoreKind) throws {
         let stack = try makeStack(kind)
         let recorder = CommitRecorder()
-        let token = stack.addCommitObserver { recorder.append($0) }
-        defer { stack.removeCommitObserver(token) }
+        try stack.addCommitObserver(recorder) { () throws(CoreStoreError) in }
+        defer { stack.removeCommitObserver(ObjectIdentifier(recorder)) }
         try stack.perform(synchronous: { _ in })
         #expect(recorder.commits.isEmpty)
     }

@@ -35,16 +35,6 @@ public struct SectionBy<O: CoreStoreObject> {
     /// strings, ISO 8601 with fractional seconds for dates, the uppercase form of UUIDs and the
     /// lowercase hexadecimal form of data.
     public func sectionName(for value: Value) -> String? {
-        switch value {
-        case .null: return nil
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .double(let d): return String(d)
-        case .decimal(let d): return "\(d)"
-        case .string(let s): return s
-        case .bytes(let data): return data.map { String(format: "%02x", $0) }.joined()
-        case .date(let date): return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-        case .uuid(let uuid): return uuid.uuidString
-        }
+        ListSectionName.name(for: value)
     }
 }

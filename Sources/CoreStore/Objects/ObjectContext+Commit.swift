@@ -9,6 +9,8 @@ struct StoreCommit: @unchecked Sendable {
     var updated: [Record]
     var changedKeys: [RecordID: Set<String>]
     var deleted: [RecordID]
+    /// The last committed values of the deleted records, in the order of ``deleted``.
+    var deletedRecords: [Record]
 }
 
 /// The change set for one store and the objects it came from.
@@ -89,11 +91,12 @@ extension ObjectContext {
             var changedKeys: [RecordID: Set<String>] = [:]
             for update in part.changes.updates { changedKeys[update.record.id] = update.changedKeys }
             for state in part.insertedStates + part.updatedStates { state.committed = state.record }
+            let deletedRecords = part.deletedStates.map { $0.committed ?? $0.record }
             for state in part.deletedStates { state.committed = nil }
             commits.append(StoreCommit(
                 store: part.store, sequence: info.sequence,
                 inserted: part.insertedStates.map(\.record), updated: part.updatedStates.map(\.record),
-                changedKeys: changedKeys, deleted: part.deletedStates.map(\.recordID)
+                changedKeys: changedKeys, deleted: part.deletedStates.map(\.recordID), deletedRecords: deletedRecords
             ))
         }
         clearPendingChanges()

@@ -45,8 +45,12 @@ extension DataStack {
         if isOnTransactionQueue {
             throw Log.error(.transactionMisuse(message: "perform(synchronous:) was called from inside a transaction of the same DataStack"), "Refusing to deadlock.")
         }
+        var deliveries: [ObservationDelivery] = []
         let result = transactionQueue.sync {
-            runTransaction(SynchronousDataTransaction(dataStack: self), task)
+            runTransaction(SynchronousDataTransaction(dataStack: self), task, deliveries: &deliveries)
+        }
+        if waitForAllObservers {
+            for delivery in deliveries { delivery.flush() }
         }
         return try result.get()
     }
@@ -59,13 +63,22 @@ extension DataStack {
 
     /// Runs a closure transaction and commits it; always ends the transaction.
     func runTransaction<Transaction: BaseDataTransaction, T>(_ transaction: Transaction, _ task: (Transaction) throws -> T) -> Result<T, CoreStoreError> {
+        var deliveries: [ObservationDelivery] = []
+        return runTransaction(transaction, task, deliveries: &deliveries)
+    }
+
+    /// Runs a closure transaction and commits it; always ends the transaction. `deliveries`
+    /// receives the deliveries that will tell observers about the commit.
+    func runTransaction<Transaction: BaseDataTransaction, T>(
+        _ transaction: Transaction, _ task: (Transaction) throws -> T, deliveries: inout [ObservationDelivery]
+    ) -> Result<T, CoreStoreError> {
         defer {
             transaction.context.isActive = false
             transaction.context.dropAllObjects()
         }
         do {
             let value = try task(transaction)
-            try commit(transaction.context)
+            deliveries = try commit(transaction.context)
             return .success(value)
         } catch {
             let wrapped = CoreStoreError.wrap(error)

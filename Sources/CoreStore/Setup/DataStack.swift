@@ -29,7 +29,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     private let stateLock = NSLock()
     private var attachedStores: [AttachedStore] = []
     private let commitLock = NSLock()
-    private var commitObservers: [UUID: (StoreCommit) -> Void] = [:]
+    private var commitObservers: [ObjectIdentifier: WeakCommitObserver] = [:]
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// A stack for one or more model versions; the last one (or the leaf of `migrationChain`)
@@ -132,9 +132,11 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     // MARK: Commits
 
     /// Writes a context's pending changes to its stores, merges them into the read-only
-    /// context and tells observers. Serialized across all transactions of the stack.
-    func commit(_ context: ObjectContext) throws(CoreStoreError) {
-        let commits = try commitLock.locked { () throws(CoreStoreError) -> [StoreCommit] in
+    /// context and lets monitors work out what the commit means for them. Serialized across all
+    /// transactions of the stack. Returns the deliveries that will tell observers.
+    @discardableResult
+    func commit(_ context: ObjectContext) throws(CoreStoreError) -> [ObservationDelivery] {
+        try commitLock.locked { () throws(CoreStoreError) -> [ObservationDelivery] in
             let prepared = try context.prepareCommit()
             var infos: [CommitInfo] = []
             for part in prepared {
@@ -146,24 +148,39 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             }
             let commits = context.finishCommit(prepared, infos: infos)
             for commit in commits { mainContext.merge(commit) }
-            return commits
-        }
-        let observers = stateLock.withLock { Array(commitObservers.values) }
-        for commit in commits {
-            for observer in observers { observer(commit) }
+            guard !commits.isEmpty else { return [] }
+            let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
+            var deliveries: [ObservationDelivery] = []
+            for observer in observers {
+                if let delivery = observer.stackDidCommit(commits), !deliveries.contains(where: { $0 === delivery }) {
+                    deliveries.append(delivery)
+                }
+            }
+            return deliveries
         }
     }
 
-    /// Registers a callback for every commit (called on the committing thread, after the
-    /// read-only context has merged it). Returns a token for ``removeCommitObserver(_:)``.
-    func addCommitObserver(_ observer: @escaping (StoreCommit) -> Void) -> UUID {
-        let token = UUID()
-        stateLock.withLock { commitObservers[token] = observer }
-        return token
+    /// Registers a monitor for every commit and runs `start` while no commit can happen, so
+    /// that what `start` reads and the first commit the monitor sees fit together.
+    func addCommitObserver<T>(_ observer: any CommitObserver, start: () throws(CoreStoreError) -> T) throws(CoreStoreError) -> T {
+        try commitLock.locked { () throws(CoreStoreError) -> T in
+            let value = try start()
+            stateLock.withLock {
+                commitObservers = commitObservers.filter { $0.value.observer != nil }
+                commitObservers[ObjectIdentifier(observer)] = WeakCommitObserver(observer)
+            }
+            return value
+        }
     }
 
-    func removeCommitObserver(_ token: UUID) {
-        stateLock.withLock { commitObservers[token] = nil }
+    /// Runs `body` while no commit can happen (a monitor's refetch).
+    func withCommitsPaused<T>(_ body: () throws(CoreStoreError) -> T) throws(CoreStoreError) -> T {
+        try commitLock.locked(body)
+    }
+
+    /// Forgets a monitor (called from its `deinit`).
+    func removeCommitObserver(_ identifier: ObjectIdentifier) {
+        stateLock.withLock { commitObservers[identifier] = nil }
     }
 
     // MARK: FetchableSource

@@ -1,0 +1,18 @@
+import CoreStoreStorage
+
+extension ObjectContext {
+    /// The object to hand an observer for `id`: the context's live object when it still exists,
+    /// otherwise a detached, deleted instance showing `lastKnown` (the values the commit saw).
+    func observedObject(for id: ObjectID, lastKnown: Record?) -> CoreStoreObject? {
+        if let live = object(for: id) { return live }
+        guard let lastKnown, let store = stack?.store(withID: id.storeID) else { return nil }
+        return lock.withLock {
+            guard let entity = runtime.entitiesByName[lastKnown.id.entity] else { return nil }
+            let state = ObjectState(context: self, entity: entity, store: store, record: lastKnown, committed: lastKnown)
+            state.isDeleted = true
+            let object = entity.type.init(rawObject: CoreStoreObject.RawObject(state: state))
+            state.object = object
+            return object
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// A list that publishes a new ``ListSnapshot`` once per commit that changes it.
+///
+/// ```swift
+/// let publisher = try dataStack.publishList(From<Person>().orderBy(.ascending(\.$name)))
+/// publisher.addObserver(self) { publisher in apply(publisher.snapshot) }
+/// for await snapshot in publisher.snapshots { … }
+/// ```
+/// It follows commits like a ``ListMonitor`` (incrementally, on the delivery queue, the main
+/// queue by default) and holds observers weakly.
+public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, CustomDebugStringConvertible {
+    /// The stack whose commits the publisher follows.
+    public let dataStack: DataStack
+    private let monitor: ListMonitor<O>
+    private let lock = NSLock()
+    private var current: ListSnapshot<O>
+    private var observers: [PublisherObserver<ListPublisher<O>>] = []
+    private var streams: [UUID: AsyncStream<ListSnapshot<O>>.Continuation] = [:]
+    private var sinkToken: UUID?
+
+    init(monitor: ListMonitor<O>) {
+        self.dataStack = monitor.dataStack
+        self.monitor = monitor
+        self.current = Self.snapshot(of: monitor)
+        sinkToken = monitor.addSink(ListChangeSink(send: { [weak self] _ in self?.publish() }, finish: {}))
+    }
+
+    deinit {
+        if let sinkToken { monitor.removeSink(sinkToken) }
+        for continuation in streams.values { continuation.finish() }
+    }
+
+    /// The list as of the last delivered commit.
+    public var snapshot: ListSnapshot<O> {
+        lock.withLock { current }
+    }
+
+    /// Calls `callback` after every commit that changes the list, while `observer` lives (held
+    /// weakly); with `notifyInitial`, also right away.
+    public func addObserver<T: AnyObject>(_ observer: T, notifyInitial: Bool = false, _ callback: @escaping (ListPublisher<O>) -> Void) {
+        lock.withLock {
+            observers.removeAll { $0.owner == nil || $0.owner === observer }
+            observers.append(PublisherObserver(owner: observer, callback: callback))
+        }
+        if notifyInitial { callback(self) }
+    }
+
+    /// Stops calling `observer`'s callback.
+    public func removeObserver<T: AnyObject>(_ observer: T) {
+        lock.withLock { observers.removeAll { $0.owner == nil || $0.owner === observer } }
+    }
+
+    /// The current snapshot, then one after every commit that changes the list. Cancelling the
+    /// iterating task unsubscribes; the sequence ends when the publisher goes away.
+    public var snapshots: AsyncStream<ListSnapshot<O>> {
+        AsyncStream { continuation in
+            let token = UUID()
+            lock.withLock {
+                continuation.yield(current)
+                streams[token] = continuation
+            }
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                self.lock.withLock { _ = self.streams.removeValue(forKey: token) }
+            }
+        }
+    }
+
+    /// Replaces the filter, order and tweaks (the `From` and sections stay); observers hear
+    /// about the new list once it is delivered.
+    public func refetch(_ fetchClauses: FetchClause...) throws {
+        try monitor.refetch(fetchClauses)
+    }
+
+    /// Replaces the filter, order and tweaks.
+    public func refetch(_ fetchClauses: [FetchClause]) throws {
+        try monitor.refetch(fetchClauses)
+    }
+
+    private func publish() {
+        let snapshot = Self.snapshot(of: monitor)
+        let (observers, streams) = lock.withLock {
+            current = snapshot
+            return (self.observers.filter { $0.owner != nil }, Array(self.streams.values))
+        }
+        for observer in observers { observer.callback(self) }
+        for continuation in streams { continuation.yield(snapshot) }
+    }
+
+    private static func snapshot(of monitor: ListMonitor<O>) -> ListSnapshot<O> {
+        let sections = monitor.withState { state in
+            state.sections.enumerated().map { index, run in
+                let start = state.sectionStarts[index]
+                return ListSnapshot<O>.Section(
+                    id: run.name, indexTitle: monitor.sectionBy?.sectionIndexTransformer(run.name),
+                    itemIDs: state.entries[start..<start + run.count].map(\.id)
+                )
+            }
+        }
+        return ListSnapshot(sections: sections, dataStack: monitor.dataStack)
+    }
+
+    /// The entity and size.
+    public var debugDescription: String {
+        let snapshot = self.snapshot
+        return "ListPublisher<\(O.self)>(\(snapshot.numberOfItems) objects in \(snapshot.numberOfSections) sections)"
+    }
+}

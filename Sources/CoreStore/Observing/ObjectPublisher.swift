@@ -1,0 +1,143 @@
+import Foundation
+import CoreStoreStorage
+
+/// A `Sendable` handle on one object of a `DataStack` that tells its observers, once per
+/// commit, when the object changed or was deleted; read its ``snapshot`` or ``object`` then.
+///
+/// ```swift
+/// let publisher = dataStack.publishObject(person)
+/// publisher.addObserver(self) { publisher in print(publisher.snapshot?.$name ?? "deleted") }
+/// for await snapshot in publisher.snapshots { … }
+/// ```
+/// Following the object starts with the first observer or sequence; callbacks arrive on the
+/// delivery queue (the main queue by default). Observers are held weakly.
+public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Hashable, Identifiable, CustomDebugStringConvertible {
+    /// The stack the object lives in.
+    public let dataStack: DataStack
+    /// The object's identifier.
+    public let objectID: ObjectID
+    private let deliveryQueue: DispatchQueue
+    private let lock = NSLock()
+    private var monitor: ObjectMonitor<O>?
+    private var sinkToken: UUID?
+    private var observers: [PublisherObserver<ObjectPublisher<O>>] = []
+    private var streams: [UUID: AsyncStream<ObjectSnapshot<O>?>.Continuation] = [:]
+
+    init(dataStack: DataStack, objectID: ObjectID, deliveryQueue: DispatchQueue = .main) {
+        self.dataStack = dataStack
+        self.objectID = objectID
+        self.deliveryQueue = deliveryQueue
+    }
+
+    deinit {
+        if let sinkToken { monitor?.removeSink(sinkToken) }
+        for continuation in streams.values { continuation.finish() }
+    }
+
+    /// The identifier.
+    public var id: ObjectID { objectID }
+
+    /// The object in the stack's read-only context; `nil` once deleted.
+    public var object: O? {
+        dataStack.fetchExisting(objectID)
+    }
+
+    /// The object's current values; `nil` once deleted.
+    public var snapshot: ObjectSnapshot<O>? {
+        object.flatMap { ObjectSnapshot(of: $0, in: dataStack) }
+    }
+
+    /// Calls `callback` after every commit that changes or deletes the object, while `observer`
+    /// lives (held weakly); with `notifyInitial`, also right away.
+    public func addObserver<T: AnyObject>(_ observer: T, notifyInitial: Bool = false, _ callback: @escaping (ObjectPublisher<O>) -> Void) {
+        startFollowing()
+        lock.withLock {
+            observers.removeAll { $0.owner == nil || $0.owner === observer }
+            observers.append(PublisherObserver(owner: observer, callback: callback))
+        }
+        if notifyInitial { callback(self) }
+    }
+
+    /// Stops calling `observer`'s callback.
+    public func removeObserver<T: AnyObject>(_ observer: T) {
+        lock.withLock { observers.removeAll { $0.owner == nil || $0.owner === observer } }
+    }
+
+    /// The current snapshot, then one after every commit that changes the object; `nil` and
+    /// the end of the sequence once it is deleted. Cancelling the iterating task unsubscribes.
+    public var snapshots: AsyncStream<ObjectSnapshot<O>?> {
+        startFollowing()
+        return AsyncStream { continuation in
+            let token = UUID()
+            let current = snapshot
+            continuation.yield(current)
+            if current == nil {
+                continuation.finish()
+                return
+            }
+            lock.withLock { streams[token] = continuation }
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                self.lock.withLock { _ = self.streams.removeValue(forKey: token) }
+            }
+        }
+    }
+
+    private func startFollowing() {
+        let needsMonitor = lock.withLock { monitor == nil }
+        guard needsMonitor, let newMonitor = try? ObjectMonitor<O>(dataStack: dataStack, objectID: objectID, deliveryQueue: deliveryQueue) else { return }
+        let token = newMonitor.addSink(ObjectChangeSink(
+            send: { [weak self] change in self?.publish(change) },
+            finish: {}
+        ))
+        lock.withLock {
+            if monitor == nil {
+                monitor = newMonitor
+                sinkToken = token
+            }
+        }
+    }
+
+    private func publish(_ change: ObjectChange) {
+        let (observers, streams) = lock.withLock { (self.observers.filter { $0.owner != nil }, Array(self.streams.values)) }
+        for observer in observers { observer.callback(self) }
+        let current = change == .deleted ? nil : snapshot
+        for continuation in streams {
+            continuation.yield(current)
+            if current == nil { continuation.finish() }
+        }
+    }
+
+    /// Equal when they follow the same object of the same stack.
+    public static func == (lhs: ObjectPublisher, rhs: ObjectPublisher) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.dataStack === rhs.dataStack
+    }
+
+    /// Hashes the identifier.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+    }
+
+    /// The entity and identifier.
+    public var debugDescription: String { "ObjectPublisher<\(O.self)>(\(objectID))" }
+}
+
+/// An observer of a publisher: held weakly, with its callback.
+struct PublisherObserver<Publisher> {
+    weak var owner: AnyObject?
+    let callback: (Publisher) -> Void
+}
+
+/// Lets every model class hand out a publisher typed by itself: `person.asPublisher(in: dataStack)`.
+public protocol ObjectPublishing: AnyObject {}
+
+extension CoreStoreObject: ObjectPublishing {}
+
+extension ObjectPublishing where Self: CoreStoreObject {
+    /// A publisher of this object in `dataStack`. The object must have been committed; for an
+    /// uncommitted one the publisher's ``ObjectPublisher/object`` stays `nil`.
+    public func asPublisher(in dataStack: DataStack) -> ObjectPublisher<Self> {
+        let id = cs_id() ?? ObjectID(storeID: 0, recordID: RecordID(entity: "\(Self.self)", key: 0))
+        return ObjectPublisher(dataStack: dataStack, objectID: id)
+    }
+}

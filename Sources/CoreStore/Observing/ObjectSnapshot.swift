@@ -1,0 +1,84 @@
+import CoreStoreStorage
+
+/// The stored values of one object at one moment: a `Sendable` value to hand across threads,
+/// compare, or show. Read fields by their projected names: `snapshot.$name`, `snapshot.$age`.
+///
+/// Relationships read as publishers of the related objects (`snapshot.$master` is an
+/// `ObjectPublisher<Person>?`); their values are read when asked.
+@dynamicMemberLookup
+public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiable {
+    /// The object's identifier.
+    public let objectID: ObjectID
+    let record: Record
+    let entity: EntityDescription
+    let dataStack: DataStack
+
+    init(objectID: ObjectID, record: Record, entity: EntityDescription, dataStack: DataStack) {
+        self.objectID = objectID
+        self.record = record
+        self.entity = entity
+        self.dataStack = dataStack
+    }
+
+    /// The snapshot of an object of `dataStack`'s read-only context (or a transaction), as it is now.
+    init?(of object: O, in dataStack: DataStack) {
+        guard let state = object.cs_state else { return nil }
+        let (id, record, isDeleted) = state.lock.withLock { (ObjectID(storeID: state.store.id, recordID: state.recordID), state.record, state.isDeleted) }
+        if isDeleted { return nil }
+        self.init(objectID: id, record: record, entity: state.entity.description, dataStack: dataStack)
+    }
+
+    /// The object's identifier.
+    public var id: ObjectID { objectID }
+
+    /// The value of a stored field.
+    public subscript<V: FieldStorableType>(dynamicMember keyPath: KeyPath<O, Field.Stored<V>>) -> V {
+        let key = FieldKeys.key(keyPath, on: O.self)
+        if let ordinal = entity.attributeOrdinal(key), let value = V.cs_fromStoredValue(record.attributes[ordinal]) {
+            return value
+        }
+        return O(asMeta: ())[keyPath: keyPath].initialValue()
+    }
+
+    /// The decoded value of a coded field.
+    public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Coded<V>>) -> V {
+        let field = O(asMeta: ())[keyPath: keyPath]
+        if let ordinal = entity.attributeOrdinal(field.keyPath), case .bytes(let data) = record.attributes[ordinal], let value = field.decode(data) {
+            return value
+        }
+        return field.initialValue()
+    }
+
+    /// The destination of a to-one relationship.
+    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, Field.Relationship<D?>>) -> ObjectPublisher<D>? {
+        let all: [ObjectPublisher<D>] = destinations(FieldKeys.key(keyPath, on: O.self))
+        return all.first
+    }
+
+    /// The destinations of an ordered to-many relationship, in order.
+    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, Field.Relationship<[D]>>) -> [ObjectPublisher<D>] {
+        destinations(FieldKeys.key(keyPath, on: O.self))
+    }
+
+    /// The destinations of an unordered to-many relationship.
+    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, Field.Relationship<Set<D>>>) -> Set<ObjectPublisher<D>> {
+        let all: [ObjectPublisher<D>] = destinations(FieldKeys.key(keyPath, on: O.self))
+        return Set(all)
+    }
+
+    private func destinations<D: CoreStoreObject>(_ key: String) -> [ObjectPublisher<D>] {
+        guard let ordinal = entity.relationshipOrdinal(key) else { return [] }
+        return record.relationships[ordinal].map { ObjectPublisher(dataStack: dataStack, objectID: ObjectID(storeID: objectID.storeID, recordID: $0)) }
+    }
+
+    /// Equal when the identifiers and every stored value are equal.
+    public static func == (lhs: ObjectSnapshot, rhs: ObjectSnapshot) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.record == rhs.record
+    }
+
+    /// Hashes the identifier and the values.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(record)
+    }
+}

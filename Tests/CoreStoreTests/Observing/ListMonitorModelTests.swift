@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import CoreStore
+
+/// One callback, with identifiers instead of objects.
+enum ListEvent: Equatable {
+    case insert(ObjectID, IndexPath), delete(ObjectID, IndexPath), update(ObjectID, IndexPath), move(ObjectID, IndexPath, IndexPath)
+    case insertSection(Int), deleteSection(Int)
+}
+
+final class EventRecorder: ListSectionObserver, @unchecked Sendable {
+    typealias ListEntityType = Person
+    var events: [ListEvent] = []
+    var batches = 0
+    func listMonitorDidChange(_ monitor: ListMonitor<Person>) { batches += 1 }
+    func listMonitor(_ monitor: ListMonitor<Person>, didInsertObject object: Person, toIndexPath indexPath: IndexPath) { events.append(.insert(object.cs_id()!, indexPath)) }
+    func listMonitor(_ monitor: ListMonitor<Person>, didDeleteObject object: Person, fromIndexPath indexPath: IndexPath) { events.append(.delete(object.cs_id()!, indexPath)) }
+    func listMonitor(_ monitor: ListMonitor<Person>, didUpdateObject object: Person, atIndexPath indexPath: IndexPath) { events.append(.update(object.cs_id()!, indexPath)) }
+    func listMonitor(_ monitor: ListMonitor<Person>, didMoveObject object: Person, fromIndexPath: IndexPath, toIndexPath: IndexPath) { events.append(.move(object.cs_id()!, fromIndexPath, toIndexPath)) }
+    func listMonitor(_ monitor: ListMonitor<Person>, didInsertSection sectionInfo: ListMonitor<Person>.SectionInfo, toSectionIndex sectionIndex: Int) { events.append(.insertSection(sectionIndex)) }
+    func listMonitor(_ monitor: ListMonitor<Person>, didDeleteSection sectionInfo: ListMonitor<Person>.SectionInfo, fromSectionIndex sectionIndex: Int) { events.append(.deleteSection(sectionIndex)) }
+}
+
+/// Applies one commit's callbacks to the old list the way a table view applies batch updates:
+/// deletes and move sources by old index path, inserts and move targets by new index path.
+func replay(_ old: [[ObjectID]], _ events: [ListEvent]) -> [[ObjectID]]? {
+    var removed = Set<IndexPath>()
+    var deletedSections = Set<Int>()
+    var insertedSections: [Int] = []
+    var placed: [(IndexPath, ObjectID)] = []
+    for event in events {
+        switch event {
+        case .delete(_, let p): removed.insert(p)
+        case .move(let id, let from, let to): removed.insert(from); placed.append((to, id))
+        case .insert(let id, let p): placed.append((p, id))
+        case .deleteSection(let s): deletedSections.insert(s)
+        case .insertSection(let s): insertedSections.append(s)
+        case .update: break
+        }
+    }
+    var sections: [[ObjectID]] = []
+    for (s, items) in old.enumerated() {
+        let kept = items.enumerated().filter { !removed.contains(IndexPath(item: $0.offset, section: s)) }.map(\.element)
+        if deletedSections.contains(s) {
+            if !kept.isEmpty { return nil }
+        } else {
+            sections.append(kept)
+        }
+    }
+    for s in insertedSections.sorted() {
+        guard s <= sections.count else { return nil }
+        sections.insert([], at: s)
+    }
+    for (p, id) in placed.sorted(by: { $0.0 < $1.0 }) {
+        guard sections.indices.contains(p.section), p.item <= sections[p.section].count else { return nil }
+        sections[p.section].insert(id, at: p.item)
+    }
+    return sections
+}
+
+@Suite("ListMonitor against refetches")
+struct ListMonitorModelTests {
+    /// Random commits of inserts, edits and deletes: after each, the monitor shows exactly what
+    /// a fetch returns, and replaying its callbacks on the previous list gives the new one.
+    @Test(arguments: StoreKind.allCases)
+    func randomCommitsMatchAFetchAndReplayExactly(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let clauses = From<Person>().where(\.$age != 3).orderBy(.ascending(\.$age), .descending(\.$name))
+        let monitor = try stack.monitorSectionedList(clauses.sectionBy(\.$age), deliveryQueue: makeDeliveryQueue())
+        let recorder = EventRecorder()
+        monitor.addObserver(recorder)
+        var generator = SplitMix(seed: 0xC0FFEE)
+        var previous: [[ObjectID]] = []
+        for step in 0..<150 {
+            recorder.events = []
+            let before = recorder.batches
+            try stack.perform(synchronous: { t in
+                let people = try t.fetchAll(From<Person>())
+                func pick() -> Person? {
+                    guard !people.isEmpty else { return nil }
+                    let p = people[generator.next(people.count)]
+                    return p.cs_isDeleted() ? nil : p
+                }
+                for _ in 0..<(1 + generator.next(4)) {
+                    switch generator.next(6) {
+                    case 0, 1:
+                        let p = t.create(Into<Person>())
+                        p.name = "p\(generator.next(30))"
+                        p.age = generator.next(6)
+                    case 2:
+                        pick()?.age = generator.next(6)
+                    case 3:
+                        pick()?.name = "p\(generator.next(30))"
+                    case 4:
+                        pick()?.nickname = "n\(generator.next(3))"
+                    case 5:
+                        if let victim = pick() { t.delete(victim) }
+                    default:
+                        break
+                    }
+                }
+            })
+            let expected = Dictionary(grouping: try stack.fetchAll(clauses), by: \.age).sorted { $0.key < $1.key }.map { $0.value.compactMap { $0.cs_id() } }
+            let shown = (0..<monitor.numberOfSections()).map { monitor.objects(in: $0).compactMap { $0.cs_id() } }
+            #expect(shown == expected, "step \(step)")
+            if recorder.batches == before {
+                #expect(previous == expected, "step \(step): the list changed without callbacks")
+            } else {
+                #expect(replay(previous, recorder.events) == expected, "step \(step): \(recorder.events)")
+                for case .update(let id, let p) in recorder.events {
+                    #expect(expected[p.section][p.item] == id, "step \(step): update at the wrong index path")
+                }
+            }
+            previous = expected
+        }
+    }
+}
+
+/// A small seeded generator for reproducible random tests.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
