@@ -16,6 +16,8 @@ final class ObservationDelivery: @unchecked Sendable {
             if let existing = queue.getSpecific(key: key) { return existing }
             let delivery = ObservationDelivery(queue: queue)
             queue.setSpecific(key: key, value: delivery)
+            // `DispatchQueue.main` may be a new wrapper each time: compare what the queues hold.
+            delivery.isMainQueue = DispatchQueue.main.getSpecific(key: key) === delivery
             return delivery
         }
     }
@@ -23,7 +25,8 @@ final class ObservationDelivery: @unchecked Sendable {
     /// Weak: the queue keeps its delivery (as a queue-specific value), and every monitor that
     /// uses the delivery keeps the queue.
     private weak var queue: DispatchQueue?
-    private let isMainQueue: Bool
+    /// Set once, under the registry lock, before the delivery is handed out.
+    private(set) var isMainQueue = false
     private let lock = NSLock()
     private var pending: [() -> Void] = []
     /// Touched on the queue only.
@@ -31,7 +34,6 @@ final class ObservationDelivery: @unchecked Sendable {
 
     private init(queue: DispatchQueue) {
         self.queue = queue
-        self.isMainQueue = queue === DispatchQueue.main
     }
 
     /// Whether the caller runs on this delivery's queue.

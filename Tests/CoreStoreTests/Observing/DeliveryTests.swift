@@ -64,8 +64,9 @@ struct DeliveryTests {
         let ann = try #require(try stack.fetchOne(From<Person>()))
         let objectMonitor = try stack.monitorObject(ann)
         let listMonitor = try stack.monitorList(From<Person>().orderBy(.ascending(\.$name)))
-        #expect(listMonitor.deliveryQueue === DispatchQueue.main)
-        #expect(objectMonitor.deliveryQueue === DispatchQueue.main)
+        #expect(listMonitor.delivery.isMainQueue && listMonitor.delivery === ObservationDelivery.on(.main))
+        #expect(objectMonitor.delivery.isMainQueue)
+        #expect(!ObservationDelivery.on(makeDeliveryQueue()).isMainQueue)
     }
 
     @Test func changeStreamsStopWhenCancelled() async throws {
