@@ -163,6 +163,7 @@ extension StorageCapabilities {
         if contains(.concurrentReaders) { names.append("concurrentReaders") }
         if contains(.nativePredicates) { names.append("nativePredicates") }
         if contains(.nativeSorting) { names.append("nativeSorting") }
+        if contains(.localFiles) { names.append("localFiles") }
         return names
     }
 }

@@ -6,14 +6,14 @@ public enum ConformanceSuite {
     /// The groups, in order.
     public static let groups: [String] = [
         "lifecycle", "values", "crud", "relationships", "predicates", "sorting", "aggregates",
-        "atomicity", "isolation", "durability", "uniqueness", "errors", "changes", "api",
+        "atomicity", "isolation", "durability", "uniqueness", "errors", "changes", "files", "api",
     ]
 
     /// Every case of every group.
     public static let cases: [ConformanceCase] =
         LifecycleCases.all + ValueCases.all + CRUDCases.all + RelationshipCases.all + PredicateCases.all
         + SortingCases.all + AggregateCases.all + AtomicityCases.all + IsolationCases.all + DurabilityCases.all
-        + UniquenessCases.all + ErrorCases.all + ChangeCases.all + APICases.all
+        + UniquenessCases.all + ErrorCases.all + ChangeCases.all + FileCases.all + APICases.all
 
     /// The cases a store declaring `capabilities` runs: those whose ``ConformanceCase/requires``
     /// it declares, in suite order.
