@@ -43,6 +43,15 @@ public final class ConformanceContext {
         return (reopened, metadata)
     }
 
+    /// A new, closed instance over the data of `store` (closed first), from the factory's
+    /// `reopen`; closed again when the case ends.
+    public func instance(over store: any StorageInterface) throws -> any StorageInterface {
+        store.close()
+        let instance = try factory.reopen(store)
+        stores.append(instance)
+        return instance
+    }
+
     /// A failure of the running case.
     public func failure(_ message: String) -> ConformanceFailure {
         ConformanceFailure(caseID: caseID, message: message)

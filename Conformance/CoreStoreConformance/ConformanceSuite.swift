@@ -6,14 +6,56 @@ public enum ConformanceSuite {
     /// The groups, in order.
     public static let groups: [String] = [
         "lifecycle", "values", "crud", "relationships", "predicates", "sorting", "aggregates",
-        "atomicity", "isolation", "durability", "uniqueness", "errors", "api",
+        "atomicity", "isolation", "durability", "uniqueness", "errors", "changes", "files", "api",
     ]
 
     /// Every case of every group.
     public static let cases: [ConformanceCase] =
         LifecycleCases.all + ValueCases.all + CRUDCases.all + RelationshipCases.all + PredicateCases.all
         + SortingCases.all + AggregateCases.all + AtomicityCases.all + IsolationCases.all + DurabilityCases.all
-        + UniquenessCases.all + ErrorCases.all + APICases.all
+        + UniquenessCases.all + ErrorCases.all + ChangeCases.all + FileCases.all + APICases.all
+
+    /// The cases a store declaring `capabilities` runs: those whose ``ConformanceCase/requires``
+    /// it declares, in suite order.
+    public static func cases(applicableTo capabilities: StorageCapabilities) -> [ConformanceCase] {
+        cases.filter { $0.applies(to: capabilities) }
+    }
+
+    /// The cases the stores of `factory` run, for a parameterized test that shows only real
+    /// results (see ``skips(for:)`` for the rest).
+    ///
+    /// ```swift
+    /// @Test(arguments: ConformanceSuite.cases(applicableTo: MyBackendFactory()))
+    /// func conformance(_ c: ConformanceCase) throws { try c.run(with: MyBackendFactory()) }
+    /// ```
+    /// When the factory cannot make a store, every case is returned, so that each fails and says so.
+    public static func cases(applicableTo factory: some StorageFactory) -> [ConformanceCase] {
+        guard let capabilities = probeCapabilities(factory) else { return cases }
+        return cases(applicableTo: capabilities)
+    }
+
+    /// The cases the stores of `factory` skip, each with the missing capabilities as its reason;
+    /// together with ``cases(applicableTo:)`` they are every case.
+    ///
+    /// ```swift
+    /// @Test func skippedCases() {
+    ///     for skip in ConformanceSuite.skips(for: MyBackendFactory()) { print("SKIPPED \(skip)") }
+    /// }
+    /// ```
+    public static func skips(for factory: some StorageFactory) -> [ConformanceSkip] {
+        guard let capabilities = probeCapabilities(factory) else { return [] }
+        return cases.compactMap { c in
+            c.skipReason(for: capabilities, backend: factory.name).map { ConformanceSkip(caseID: c.id, reason: $0) }
+        }
+    }
+
+    /// The capabilities of a new store of `factory` (closed again, files cleaned up), or `nil`.
+    private static func probeCapabilities(_ factory: some StorageFactory) -> StorageCapabilities? {
+        defer { factory.cleanUp() }
+        guard let store = try? factory.makeStorage(configuration: nil) else { return nil }
+        defer { store.close() }
+        return store.capabilities
+    }
 
     /// Runs the cases of `groups` (all when `nil`) against `factory`, one after the other.
     public static func run(with factory: some StorageFactory, groups: Set<String>? = nil) -> ConformanceReport {

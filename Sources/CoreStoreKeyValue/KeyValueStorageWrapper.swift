@@ -22,8 +22,13 @@ public protocol KeyValueStorageWrapper: StorageInterface {
 extension KeyValueStorageWrapper {
     /// The configuration whose entities this store holds.
     public var configuration: String? { keyValueStorage.configuration }
-    /// What the engine promises.
-    public var capabilities: StorageCapabilities { keyValueStorage.capabilities }
+    /// What the engine promises, and ``StorageCapabilities/localFiles`` when the wrapper is a
+    /// ``LocalStorage``.
+    public var capabilities: StorageCapabilities {
+        var capabilities = keyValueStorage.capabilities
+        if self is any LocalStorage { capabilities.insert(.localFiles) }
+        return capabilities
+    }
     /// The engine's description.
     public var storeDescription: String { keyValueStorage.storeDescription }
     /// Opens the store (see ``StorageInterface/open(schema:)``).

@@ -65,7 +65,8 @@ public struct ChangeSet: Sendable, Hashable {
 
 /// What a successful ``StorageInterface/write(_:)`` reports.
 public struct CommitInfo: Sendable, Hashable {
-    /// A number that grows with every commit of the store.
+    /// A number that strictly increases with every commit of the store (an empty change set
+    /// included), also across closing and reopening a persistent store.
     public var sequence: UInt64
     /// The permanent identifier given to each temporary identifier of the change set.
     public var permanentIDs: [RecordID: RecordID]

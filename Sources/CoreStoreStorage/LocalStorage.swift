@@ -13,6 +13,8 @@ import Foundation
 ///    ``StorageError/incompatibleStore(path:reason:)`` and is left byte-for-byte as it was.
 /// 3. ``StorageInterface/erase()`` deletes the file (and the engine's side files) so that the
 ///    next `open` starts afresh.
+/// 4. ``StorageInterface/capabilities`` includes ``StorageCapabilities/localFiles``, so that the
+///    conformance suite's `files` group damages the files and checks requirement 2.
 public protocol LocalStorage: StorageInterface {
     /// The file or directory holding the store.
     var fileURL: URL { get }

@@ -17,4 +17,8 @@ public struct StorageCapabilities: OptionSet, Sendable, Hashable {
     public static let nativePredicates = StorageCapabilities(rawValue: 1 << 3)
     /// The backend sorts fetches itself.
     public static let nativeSorting = StorageCapabilities(rawValue: 1 << 4)
+    /// The data lives in files on the local file system (the store is usually a
+    /// ``LocalStorage``). Files that are not this kind of store, or are damaged, must be refused
+    /// with ``StorageError/incompatibleStore(path:reason:)`` and left byte-for-byte as they were.
+    public static let localFiles = StorageCapabilities(rawValue: 1 << 5)
 }

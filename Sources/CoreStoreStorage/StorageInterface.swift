@@ -23,7 +23,9 @@
 ///    permanent identifiers to temporary ones (use ``ChangeSet/assigningPermanentIDs(startingAt:)``
 ///    with a key counter kept atomically with the data; keys are never reused), rewrites
 ///    relationship destinations accordingly, and returns them in ``CommitInfo`` with a sequence
-///    number that grows with every commit. A failing write (unknown record, uniqueness violation,
+///    number that grows with every commit. A change set that changes no record (``ChangeSet/isEmpty``,
+///    possibly carrying metadata) is a commit too: it returns no permanent identifiers and a
+///    higher sequence, and changes nothing else. A failing write (unknown record, uniqueness violation,
 ///    full disk) throws a ``StorageError`` and leaves the store as it was. With
 ///    ``StorageCapabilities/durableCommits`` a returned write survives a crash.
 /// 4. **Uniqueness.** Each of an entity's `uniqueConstraints` must hold across the entity and

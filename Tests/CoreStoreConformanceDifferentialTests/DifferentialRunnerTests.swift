@@ -28,7 +28,8 @@ struct DifferentialRunnerTests {
         // The run exercised writes, rejections, non-empty answers and errors.
         let stats = report.statistics
         #expect(stats.commits > Self.sequences * Self.operations / 10 && stats.rejectedWrites > Self.sequences / 4, "\(stats)")
-        #expect(stats.nonEmptyReads > stats.emptyReads / 3 && stats.readErrors > 0, "\(stats)")
+        // Predicate constants are drawn mostly from values the model holds: most reads find something.
+        #expect(stats.nonEmptyReads > stats.emptyReads && stats.readErrors > 0, "\(stats)")
     }
 
     @Test("InMemoryStore agrees with the reference model") func inMemory() throws { try check(InMemoryFactory()) }
@@ -49,6 +50,8 @@ struct DifferentialRunnerTests {
             return
         }
         #expect(!request.sortDescriptors.isEmpty)
+        // The operations themselves are simplified too: the bug needs one sort key and nothing else.
+        #expect(request.sortDescriptors.count == 1 && request.predicate == nil && request.limit == nil && request.offset == 0, "\(mismatch)")
         // The sequence reruns alone, from its own index.
         let again = try DifferentialRunner(seed: 7, sequences: 50).runSequence(mismatch.sequenceIndex, with: BrokenFactory())
         #expect(again?.operations == mismatch.operations)
@@ -66,6 +69,7 @@ struct DifferentialRunnerTests {
             return
         }
         #expect(request.offset > 0)
+        #expect(request.predicate == nil && request.sortDescriptors.isEmpty && request.limit == nil, "\(mismatch)")
     }
 
     /// Found by the runner (seed 20261123, sequence 116, before decimal and date attributes were

@@ -3,17 +3,61 @@ import Testing
 import CoreStoreConformance
 import CoreStoreFirstPartyFactories
 
-/// The whole conformance suite, once per backend: one result per case.
+/// The first-party backends the suite runs on.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inMemory = "InMemory", sqliteFull = "SQLite(full)", sqliteNormal = "SQLite(normal)"
+    case sqliteRollbackJournal = "SQLite(rollback journal)", keyValueMemory = "KeyValue", lmdb = "LMDB"
+    case leveldbFull = "LevelDB(full)", leveldbNormal = "LevelDB(normal)"
+
+    var testDescription: String { rawValue }
+
+    /// A new factory (with its own directory) for this backend.
+    var factory: any StorageFactory {
+        switch self {
+        case .inMemory: return InMemoryFactory()
+        case .sqliteFull: return SQLiteFactory(durability: .full)
+        case .sqliteNormal: return SQLiteFactory(durability: .normal)
+        case .sqliteRollbackJournal: return SQLiteFactory(journalMode: .rollback)
+        case .keyValueMemory: return MemoryKeyValueFactory()
+        case .lmdb: return LMDBFactory(durability: .full)
+        case .leveldbFull: return LevelDBFactory(durability: .full)
+        case .leveldbNormal: return LevelDBFactory(durability: .normal)
+        }
+    }
+}
+
+/// The whole conformance suite, once per backend: one result per case that applies to the
+/// backend's capabilities. The cases that do not apply are never run as tests (a cancelled
+/// test case would be printed as passed); `skippedCases` lists them with their reasons.
 @Suite("Conformance")
 struct ConformanceTests {
-    @Test(arguments: ConformanceSuite.cases) func inMemory(_ c: ConformanceCase) throws { try c.run(with: InMemoryFactory()) }
-    @Test(arguments: ConformanceSuite.cases) func sqliteFull(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .full)) }
-    @Test(arguments: ConformanceSuite.cases) func sqliteNormal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .normal)) }
-    @Test(arguments: ConformanceSuite.cases) func sqliteRollbackJournal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(journalMode: .rollback)) }
-    @Test(arguments: ConformanceSuite.cases) func keyValueMemory(_ c: ConformanceCase) throws { try c.run(with: MemoryKeyValueFactory()) }
-    @Test(arguments: ConformanceSuite.cases) func lmdb(_ c: ConformanceCase) throws { try c.run(with: LMDBFactory(durability: .full)) }
-    @Test(arguments: ConformanceSuite.cases) func leveldbFull(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .full)) }
-    @Test(arguments: ConformanceSuite.cases) func leveldbNormal(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .normal)) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: InMemoryFactory())) func inMemory(_ c: ConformanceCase) throws { try c.run(with: InMemoryFactory()) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: SQLiteFactory())) func sqliteFull(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .full)) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: SQLiteFactory(durability: .normal))) func sqliteNormal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(durability: .normal)) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: SQLiteFactory(journalMode: .rollback))) func sqliteRollbackJournal(_ c: ConformanceCase) throws { try c.run(with: SQLiteFactory(journalMode: .rollback)) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: MemoryKeyValueFactory())) func keyValueMemory(_ c: ConformanceCase) throws { try c.run(with: MemoryKeyValueFactory()) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: LMDBFactory())) func lmdb(_ c: ConformanceCase) throws { try c.run(with: LMDBFactory(durability: .full)) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: LevelDBFactory())) func leveldbFull(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .full)) }
+    @Test(arguments: ConformanceSuite.cases(applicableTo: LevelDBFactory(durability: .normal))) func leveldbNormal(_ c: ConformanceCase) throws { try c.run(with: LevelDBFactory(durability: .normal)) }
+
+    /// Prints the cases the backend skips, with their reasons, and checks that they are exactly
+    /// the cases whose required capabilities the backend does not declare.
+    @Test(arguments: Backend.allCases)
+    func skippedCases(_ backend: Backend) throws {
+        let factory = backend.factory
+        defer { factory.cleanUp() }
+        let capabilities = try factory.makeStorage(configuration: nil).capabilities
+        let skips = ConformanceSuite.skips(for: factory)
+        let inapplicable = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }
+        print("\(factory.name): \(ConformanceSuite.cases.count - skips.count) cases run, \(skips.count) skipped")
+        for skip in skips { print("SKIPPED on \(factory.name): \(skip)") }
+        #expect(skips.map(\.caseID) == inapplicable.map(\.id))
+        #expect(skips.allSatisfy { $0.reason.contains("does not declare") })
+        #expect(ConformanceSuite.cases(applicableTo: factory).count + skips.count == ConformanceSuite.cases.count)
+        if backend == .inMemory {
+            #expect(skips.contains { $0.caseID.hasPrefix("durability/") }, "InMemoryStore is not persistent, so the durability cases are skipped")
+        }
+    }
 }
 
 @Suite("Conformance suite itself")
@@ -43,18 +87,9 @@ struct ConformanceSuiteTests {
     }
 
     /// The one-call runner (for XCTest users and the CLI): every backend, every case, no failure.
-    @Test(arguments: ["InMemory", "SQLite(full)", "SQLite(normal)", "KeyValue", "LMDB", "LevelDB(full)", "LevelDB(normal)"])
-    func oneCallReport(_ backend: String) {
-        let report: ConformanceReport
-        switch backend {
-        case "InMemory": report = ConformanceSuite.run(with: InMemoryFactory())
-        case "SQLite(full)": report = ConformanceSuite.run(with: SQLiteFactory(durability: .full))
-        case "SQLite(normal)": report = ConformanceSuite.run(with: SQLiteFactory(durability: .normal))
-        case "KeyValue": report = ConformanceSuite.run(with: MemoryKeyValueFactory())
-        case "LMDB": report = ConformanceSuite.run(with: LMDBFactory(durability: .full))
-        case "LevelDB(full)": report = ConformanceSuite.run(with: LevelDBFactory(durability: .full))
-        default: report = ConformanceSuite.run(with: LevelDBFactory(durability: .normal))
-        }
+    @Test(arguments: Backend.allCases)
+    func oneCallReport(_ backend: Backend) {
+        let report = ConformanceSuite.run(with: backend.factory)
         print(report)
         #expect(report.failed.isEmpty, "\(report)")
         #expect(report.passed.count + report.skipped.count == ConformanceSuite.cases.count)

@@ -81,6 +81,25 @@ struct LMDBEngineTests {
         }
     }
 
+    /// Found by the conformance suite's `files` group: a `data.mdb` cut to two pages kept valid
+    /// meta pages, passed the header check, and LMDB's map then crashed the process (SIGBUS) on
+    /// the first read of a page past the end of the file.
+    @Test func aDataFileCutBeforeItsLastPageIsIncompatibleAndUntouched() throws {
+        try withTemporaryStore { url in
+            let engine = LMDBEngine(directoryURL: url)
+            try engine.open()
+            for index in 0..<64 {
+                try engine.write { try $0.put([1, UInt8(index)], [UInt8](repeating: UInt8(index), count: 2048)) }
+            }
+            engine.close()
+            let dataURL = url.appendingPathComponent("data.mdb")
+            let whole = try Data(contentsOf: dataURL)
+            #expect(whole.count > 4 * 4096)
+            try Data(whole.prefix(2 * 4096)).write(to: dataURL)
+            try expectRefusedAndUntouched(engine, at: url, "a data.mdb cut to its two meta pages", destroying: false)
+        }
+    }
+
     @Test func aSecondEngineOnTheSameEnvironmentIsRefused() throws {
         try withTemporaryStore { url in
             let first = LMDBEngine(directoryURL: url)

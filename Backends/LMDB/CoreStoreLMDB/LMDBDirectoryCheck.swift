@@ -26,7 +26,8 @@ enum LMDBDirectoryCheck {
     /// Inspects `directory`. Throws ``StorageError/incompatibleStore(path:reason:)`` when it is a
     /// file, holds other files but no `data.mdb`, or holds a `data.mdb` whose first meta page is
     /// not LMDB's (checked for 64-bit builds: the page header is 16 bytes, the magic and version
-    /// follow, the page size is at byte 40). An empty `data.mdb` is what an interrupted creation
+    /// follow, the page size is at byte 40), or whose newer meta page records a last page beyond
+    /// the end of the file (truncated). An empty `data.mdb` is what an interrupted creation
     /// leaves; LMDB initialises it.
     static func inspect(_ directory: URL) throws -> Contents {
         let path = directory.path
@@ -94,6 +95,44 @@ enum LMDBDirectoryCheck {
         }
         guard size >= 2 * pageSize else {
             throw StorageError.incompatibleStore(path: path, reason: "\(dataFileName) is truncated (\(size) bytes, less than its two meta pages)")
+        }
+        try checkLastPage(url, size: size, pageSize: pageSize)
+    }
+
+    /// LMDB maps the file and trusts its meta pages: a page past the end of a truncated file is
+    /// a SIGBUS, not an error. So, as `mdb_env_open` does, both meta pages must be LMDB's, and the
+    /// file must reach the last page (`mm_last_pg`, at byte 136 of the meta) recorded by the newer
+    /// one (larger `mm_txnid`, at byte 144).
+    private static func checkLastPage(_ url: URL, size: Int, pageSize: Int) throws {
+        let path = url.path
+        let pages: [UInt8]
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            pages = [UInt8](try handle.read(upToCount: 2 * pageSize) ?? Data())
+        } catch {
+            throw StorageError.incompatibleStore(path: path, reason: "\(dataFileName) cannot be read (\(error.localizedDescription))")
+        }
+        guard pages.count == 2 * pageSize else {
+            throw StorageError.incompatibleStore(path: path, reason: "\(dataFileName) is truncated (its meta pages cannot be read)")
+        }
+        func integer(_ offset: Int, bytes: Int) -> UInt64 {
+            (0..<bytes).reduce(UInt64(0)) { $0 | UInt64(pages[offset + $1]) << (8 * UInt64($1)) }
+        }
+        var newest: (txnid: UInt64, lastPage: UInt64)?
+        for meta in 0..<2 {
+            let base = meta * pageSize
+            guard integer(base + 16, bytes: 4) == UInt64(magic) else {
+                throw StorageError.incompatibleStore(path: path, reason: "\(dataFileName) is damaged (meta page \(meta) is not LMDB's)")
+            }
+            let txnid = integer(base + 144, bytes: 8), lastPage = integer(base + 136, bytes: 8)
+            if newest.map({ txnid > $0.txnid }) ?? true { newest = (txnid, lastPage) }
+        }
+        let lastPage = newest?.lastPage ?? 1
+        let (pagesNeeded, overflow) = lastPage.addingReportingOverflow(1)
+        let (bytesNeeded, overflow2) = pagesNeeded.multipliedReportingOverflow(by: UInt64(pageSize))
+        guard !overflow, !overflow2, bytesNeeded <= UInt64(size) else {
+            throw StorageError.incompatibleStore(path: path, reason: "\(dataFileName) is truncated (\(size) bytes; its last page \(lastPage) ends past the end)")
         }
     }
 }

@@ -61,10 +61,10 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     /// How commits are kept atomic.
     public let journalMode: JournalMode
 
-    /// Persistent, native filtering and sorting; durable with `.full`; readers concurrent with
+    /// Persistent in local files, native filtering and sorting; durable with `.full`; readers concurrent with
     /// the writer in WAL mode.
     public var capabilities: StorageCapabilities {
-        var capabilities: StorageCapabilities = [.persistent, .nativePredicates, .nativeSorting]
+        var capabilities: StorageCapabilities = [.persistent, .localFiles, .nativePredicates, .nativeSorting]
         if durability == .full { capabilities.insert(.durableCommits) }
         if journalMode == .wal { capabilities.insert(.concurrentReaders) }
         return capabilities

@@ -187,22 +187,38 @@ public struct DifferentialRunner: Sendable {
         return nil
     }
 
-    /// Drops halves, then smaller chunks, then single operations while a replay still disagrees;
-    /// the result ends at the operation that disagrees.
+    /// Shrinks a failing sequence: drops halves, then smaller chunks, then single operations
+    /// while a replay still disagrees; then simplifies the operations that are left, one at a
+    /// time (``OperationSimplifier``: a compound predicate replaced by one of its parts, sort
+    /// keys, limits and offsets dropped, …); and drops again while simplifying helped. The
+    /// result ends at the operation that disagrees.
     func shrink(_ operations: [DifferentialOperation], factory: any StorageFactory) throws -> [DifferentialOperation] {
-        var current = operations
-        var budget = shrinkBudget
+        let budget = ShrinkBudget(shrinkBudget)
         func failingPrefix(_ candidate: [DifferentialOperation]) throws -> [DifferentialOperation]? {
-            budget -= 1
+            budget.remaining -= 1
             guard let disagreement = try replay(candidate, factory: factory) else { return nil }
             return Array(candidate[...disagreement.index])
         }
-        if let prefix = try failingPrefix(current) { current = prefix } else { return current }
+        guard var current = try failingPrefix(operations) else { return operations }
+        while budget.remaining > 0 {
+            current = try dropOperations(current, budget: budget, failingPrefix)
+            let simplified = try simplifyOperations(current, budget: budget, failingPrefix)
+            if simplified == current { break }
+            current = simplified
+        }
+        return current
+    }
+
+    /// Drops chunks of operations (halves first, single ones last) while the sequence still fails.
+    private func dropOperations(
+        _ operations: [DifferentialOperation], budget: ShrinkBudget, _ failingPrefix: ([DifferentialOperation]) throws -> [DifferentialOperation]?
+    ) throws -> [DifferentialOperation] {
+        var current = operations
         var chunk = max(current.count / 2, 1)
-        while budget > 0 {
+        while budget.remaining > 0 {
             var removedAny = false
             var start = 0
-            while start < current.count, budget > 0 {
+            while start < current.count, budget.remaining > 0 {
                 var candidate = current
                 candidate.removeSubrange(start..<min(start + chunk, candidate.count))
                 if !candidate.isEmpty, let prefix = try failingPrefix(candidate) {
@@ -217,6 +233,36 @@ public struct DifferentialRunner: Sendable {
         }
         return current
     }
+
+    /// Replaces operations by simpler variants, last operation first, while the sequence still fails.
+    private func simplifyOperations(
+        _ operations: [DifferentialOperation], budget: ShrinkBudget, _ failingPrefix: ([DifferentialOperation]) throws -> [DifferentialOperation]?
+    ) throws -> [DifferentialOperation] {
+        var current = operations
+        var index = current.count - 1
+        while index >= 0, budget.remaining > 0 {
+            var simplified = false
+            for variant in OperationSimplifier.variants(of: current[index]) where budget.remaining > 0 {
+                guard OperationSimplifier.size(variant) < OperationSimplifier.size(current[index]) else { continue }
+                var candidate = current
+                candidate[index] = variant
+                if let prefix = try failingPrefix(candidate) {
+                    current = prefix
+                    simplified = true
+                    break
+                }
+            }
+            if !simplified { index -= 1 }
+            index = min(index, current.count - 1)
+        }
+        return current
+    }
+}
+
+/// The replays shrinking may still spend, shared by its steps.
+final class ShrinkBudget {
+    var remaining: Int
+    init(_ remaining: Int) { self.remaining = remaining }
 }
 
 /// One disagreement between a store and the reference model.

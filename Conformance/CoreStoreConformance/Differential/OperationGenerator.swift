@@ -140,6 +140,12 @@ public struct OperationGenerator: Sendable {
 
     /// The next operation, given the reference model's current state.
     public mutating func next(model: ReferenceModel) -> DifferentialOperation {
+        // Reads of an empty store can only answer nothing: fill it first, mostly.
+        if model.records.isEmpty, !random.oneIn(4) {
+            var draft = Draft(model: model)
+            for _ in 0...random.below(3) { create(&draft, model) }
+            return .write(draft.changeSet(schema), note: "create")
+        }
         switch random.below(20) {
         case 0..<7: return write(model)
         case 7..<14: return .fetch(fetchRequest(model))
@@ -147,7 +153,7 @@ public struct OperationGenerator: Sendable {
         case 16, 17, 18: return .aggregate(aggregateRequest(model))
         default:
             let live = model.records.keys.sorted()
-            var ids = (0..<random.below(4)).compactMap { _ in random.pick(live).flatMap { model.records[$0]?.id } }
+            var ids = (0..<(random.oneIn(8) ? 0 : 1 + random.below(3))).compactMap { _ in random.pick(live).flatMap { model.records[$0]?.id } }
             if random.oneIn(3) { ids.append(RecordID(entity: random.pick(DifferentialSchema.concreteEntities) ?? "Tag", key: model.nextKey + Int64(random.below(3)))) }
             if random.oneIn(2), let gone = random.pick(model.deleted) { ids.append(gone) }
             return .lookUp(ids)
@@ -250,27 +256,84 @@ public struct OperationGenerator: Sendable {
 
     // MARK: Predicates
 
-    private mutating func attributeComparison(_ path: [String], key: String) -> Comparison {
+    /// The non-nil values of attribute `key` held by the live records of `entity` (and its
+    /// sub-entities), in key order: the constants that make a comparison select something.
+    private func presentValues(_ model: ReferenceModel, entity: String, key: String) -> [Value] {
+        model.records.keys.sorted().compactMap { k -> Value? in
+            guard let record = model.records[k], schema.entity(record.id.entity, isKindOf: entity),
+                  let ordinal = schema.attributeOrdinal(key, in: record.id.entity) else { return nil }
+            let value = record.attributes[ordinal]
+            return value.isNull ? nil : value
+        }
+    }
+
+    /// Three times out of four a value present in the model (when there is one), otherwise
+    /// `nil` for the caller's own random constant: most comparisons then select some records,
+    /// and the rest still probe values no record has.
+    private mutating func presentValue(_ present: [Value]) -> Value? {
+        guard !present.isEmpty, !random.oneIn(4) else { return nil }
+        return random.pick(present)
+    }
+
+    /// A prefix, suffix or inner run of a present string (one or two characters), or a fragment.
+    private mutating func fragment(of present: [Value], _ part: Int) -> Value {
+        guard !random.oneIn(4), case .string(let s)? = random.pick(present), !s.isEmpty else { return string(Self.fragments) }
+        let characters = Array(s)
+        let length = min(characters.count, 1 + random.below(2))
+        switch part {
+        case 0: return .string(String(characters.prefix(length)))
+        case 1: return .string(String(characters.suffix(length)))
+        default:
+            let start = random.below(characters.count - length + 1)
+            return .string(String(characters[start..<start + length]))
+        }
+    }
+
+    /// A LIKE pattern that matches a present string (one character turned into `?`, or the tail
+    /// into `*`), or one of the fixed patterns.
+    private mutating func likePattern(for present: [Value]) -> Value {
+        guard !random.oneIn(4), case .string(let s)? = random.pick(present), !s.isEmpty else { return string(Self.likePatterns) }
+        var characters = Array(s).map(String.init).map { $0 == "*" || $0 == "?" || $0 == "\\" ? "\\" + $0 : $0 }
+        let i = random.below(characters.count)
+        if random.oneIn(2) {
+            characters[i] = "?"
+        } else {
+            characters = Array(characters.prefix(i)) + ["*"]
+        }
+        return .string(characters.joined())
+    }
+
+    /// BETWEEN bounds: usually low to high, now and then reversed (which selects nothing).
+    private mutating func ordered(_ bounds: [Value]) -> [Value] {
+        random.oneIn(4) ? bounds : bounds.sorted()
+    }
+
+    private mutating func attributeComparison(_ path: [String], key: String, present: [Value]) -> Comparison {
         let keyPath = path + [key]
         let quantifier: Quantifier = path.isEmpty ? .any : (random.pick([.any, .any, .all, .none]) ?? .any)
         switch kind(of: key) {
         case .string(let pool):
             let options = StringComparisonOptions(rawValue: UInt8(random.below(4)))
+            func constant() -> Value {
+                if let value = presentValue(present) { return value }
+                return string(pool)
+            }
             switch random.below(12) {
             case 0: return Comparison(keyPath, random.oneIn(2) ? .equal : .notEqual, .value(.null), quantifier: quantifier)
-            case 1: return Comparison(keyPath, .beginsWith, .value(string(Self.fragments)), options: options, quantifier: quantifier)
-            case 2: return Comparison(keyPath, .endsWith, .value(string(Self.fragments)), options: options, quantifier: quantifier)
-            case 3: return Comparison(keyPath, .contains, .value(string(Self.fragments)), options: options, quantifier: quantifier)
-            case 4: return Comparison(keyPath, .like, .value(string(Self.likePatterns)), options: options, quantifier: quantifier)
+            case 1: return Comparison(keyPath, .beginsWith, .value(fragment(of: present, 0)), options: options, quantifier: quantifier)
+            case 2: return Comparison(keyPath, .endsWith, .value(fragment(of: present, 1)), options: options, quantifier: quantifier)
+            case 3: return Comparison(keyPath, .contains, .value(fragment(of: present, 2)), options: options, quantifier: quantifier)
+            case 4: return Comparison(keyPath, .like, .value(likePattern(for: present)), options: options, quantifier: quantifier)
             case 5 where random.oneIn(2): return Comparison(keyPath, .matches, .value(string(Self.regexes)), options: options, quantifier: quantifier)
-            case 6: return Comparison(keyPath, .in, .list((0..<random.below(3)).map { _ in string(pool) }), options: options, quantifier: quantifier)
-            case 7: return Comparison(keyPath, .between, .list([string(pool), string(pool)]), options: options, quantifier: quantifier)
+            case 6: return Comparison(keyPath, .in, .list((0..<random.below(3)).map { _ in constant() }), options: options, quantifier: quantifier)
+            case 7: return Comparison(keyPath, .between, .list(ordered([constant(), constant()])), options: options, quantifier: quantifier)
             default:
                 let op = random.pick([ComparisonOperator.equal, .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]) ?? .equal
-                return Comparison(keyPath, op, .value(random.oneIn(15) ? .int(1) : string(pool)), options: options, quantifier: quantifier)
+                return Comparison(keyPath, op, .value(random.oneIn(15) ? .int(1) : constant()), options: options, quantifier: quantifier)
             }
         case .integer, .double, .boolean, .decimal, .date:
             func operand() -> Value {
+                if let value = presentValue(present) { return value }
                 switch kind(of: key) {
                 case .integer: return random.oneIn(5) ? .double(Double(random.below(9) - 3) / 2) : integer()
                 case .double: return random.oneIn(5) ? .int(Int64(random.below(7) - 3)) : double()
@@ -281,7 +344,7 @@ public struct OperationGenerator: Sendable {
             }
             switch random.below(10) {
             case 0: return Comparison(keyPath, .in, .list((0..<random.below(4)).map { _ in operand() }), quantifier: quantifier)
-            case 1: return Comparison(keyPath, .between, .list([operand(), operand()]), quantifier: quantifier)
+            case 1: return Comparison(keyPath, .between, .list(ordered([operand(), operand()])), quantifier: quantifier)
             case 2 where random.oneIn(3): return Comparison(keyPath, .equal, .value(.string("1")), quantifier: quantifier)
             default:
                 let op = random.pick([ComparisonOperator.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]) ?? .equal
@@ -304,7 +367,8 @@ public struct OperationGenerator: Sendable {
         let relationships = Self.relationships[base(entity)] ?? []
         guard random.below(10) < 4, let relationship = random.pick(relationships) else {
             let keys = attributes(of: entity).map(\.name)
-            return .comparison(attributeComparison([], key: random.pick(keys) ?? "name"))
+            let key = random.pick(keys) ?? "name"
+            return .comparison(attributeComparison([], key: key, present: presentValues(model, entity: entity, key: key)))
         }
         let destinations = model.records.keys.sorted().compactMap { model.records[$0]?.id }.filter { schema.entity($0.entity, isKindOf: relationship.destination) }
         switch random.below(6) {
@@ -324,12 +388,14 @@ public struct OperationGenerator: Sendable {
             let second = (Self.relationships[relationship.destination] ?? []).filter { $0.destination != base(entity) || $0.toMany }
             if let hop = random.pick(second) {
                 let keys = attributes(of: hop.destination).map(\.name)
-                return .comparison(attributeComparison([relationship.name, hop.name], key: random.pick(keys) ?? "name"))
+                let key = random.pick(keys) ?? "name"
+                return .comparison(attributeComparison([relationship.name, hop.name], key: key, present: presentValues(model, entity: hop.destination, key: key)))
             }
             fallthrough
         default:
             let keys = attributes(of: relationship.destination).map(\.name)
-            return .comparison(attributeComparison([relationship.name], key: random.pick(keys) ?? "name"))
+            let key = random.pick(keys) ?? "name"
+            return .comparison(attributeComparison([relationship.name], key: key, present: presentValues(model, entity: relationship.destination, key: key)))
         }
     }
 
@@ -349,22 +415,31 @@ public struct OperationGenerator: Sendable {
         return (0..<random.below(3)).map { _ in RecordSortDescriptor(key: random.pick(keys) ?? "name", ascending: !random.oneIn(3)) }
     }
 
+    /// An entity to read: three times out of four one that has live records (when any does).
+    private mutating func readEntity(_ model: ReferenceModel) -> String {
+        let populated = DifferentialSchema.fetchableEntities.filter { entity in
+            model.records.values.contains { schema.entity($0.id.entity, isKindOf: entity) }
+        }
+        if !populated.isEmpty, !random.oneIn(4), let entity = random.pick(populated) { return entity }
+        return random.pick(DifferentialSchema.fetchableEntities) ?? "Item"
+    }
+
     private mutating func fetchRequest(_ model: ReferenceModel) -> FetchRequest {
-        let entity = random.pick(DifferentialSchema.fetchableEntities) ?? "Item"
+        let entity = readEntity(model)
         return FetchRequest(
             entity: entity, includesSubentities: !random.oneIn(6), predicate: predicate(entity, model),
-            sortDescriptors: sorts(entity), limit: random.oneIn(2) ? nil : random.below(6),
-            offset: random.oneIn(3) ? random.below(5) : 0
+            sortDescriptors: sorts(entity), limit: random.oneIn(2) ? nil : (random.oneIn(20) ? 0 : 1 + random.below(5)),
+            offset: random.oneIn(4) ? random.below(3) : 0
         )
     }
 
     private mutating func aggregateRequest(_ model: ReferenceModel) -> AggregateRequest {
-        let entity = random.pick(DifferentialSchema.fetchableEntities) ?? "Item"
+        let entity = readEntity(model)
         let attributes = self.attributes(of: entity)
         let keys = attributes.map(\.name)
         let numeric = attributes.filter { [AttributeType.integer, .double, .bool, .decimal].contains($0.type) }.map(\.name)
         let predicate = random.oneIn(2) ? nil : self.predicate(entity, model)
-        let limit = random.oneIn(3) ? random.below(4) : nil
+        let limit = random.oneIn(3) ? (random.oneIn(10) ? 0 : 1 + random.below(3)) : nil
         let offset = random.oneIn(4) ? random.below(3) : 0
         if random.oneIn(3) {
             // Ungrouped: per-record values and relationship counts.

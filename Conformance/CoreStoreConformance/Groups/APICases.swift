@@ -30,6 +30,46 @@ enum APICases {
         ConformanceCase(name, group: "api", level: .api, requires: requires, body: body)
     }
 
+    /// A stack over a new store of the factory for `configuration`.
+    static func makeStack(_ ctx: ConformanceContext, _ schema: CoreStoreSchema, configuration: String? = nil) throws -> (DataStack, any StorageInterface) {
+        let stack = DataStack(schema)
+        let store = try ctx.newStore(configuration: configuration)
+        try stack.addStorageAndWait(store)
+        return (stack, store)
+    }
+
+    /// A new store filled by `populate` through a stack that is gone (and has closed the store)
+    /// when this returns.
+    static func populatedStore(_ ctx: ConformanceContext, _ schema: CoreStoreSchema, _ populate: (DataStack) throws -> Void) throws -> any StorageInterface {
+        let (stack, store) = try makeStack(ctx, schema)
+        try populate(stack)
+        return store
+    }
+
+    /// A new stack over a new instance of the data of `store` (closed first, its stack gone).
+    static func reopenedStack(_ ctx: ConformanceContext, _ store: any StorageInterface, _ schema: CoreStoreSchema) throws -> DataStack {
+        let instance = try ctx.instance(over: store)
+        let stack = DataStack(schema)
+        try stack.addStorageAndWait(instance)
+        return stack
+    }
+
+    /// Runs `body`, which must throw a ``CoreStoreError`` accepted by `matching`; returns it.
+    @discardableResult
+    static func expectCoreStoreError(_ ctx: ConformanceContext, _ what: String, matching: (CoreStoreError) -> Bool, _ body: () throws -> Void) throws -> CoreStoreError {
+        do {
+            try body()
+        } catch let error as CoreStoreError {
+            if matching(error) { return error }
+            try ctx.fail("\(what): threw the wrong error: \(error.debugDescription)")
+        } catch let failure as ConformanceFailure {
+            throw failure
+        } catch {
+            try ctx.fail("\(what): threw \(error), which is not a CoreStoreError")
+        }
+        try ctx.fail("\(what): did not throw")
+    }
+
     /// A stack over a new store of the factory, with three people and two pets.
     static func seededStack(_ ctx: ConformanceContext) throws -> (DataStack, any StorageInterface) {
         let stack = DataStack(schema())
@@ -54,7 +94,9 @@ enum APICases {
         return (stack, store)
     }
 
-    static let all: [ConformanceCase] = [
+    static let all: [ConformanceCase] = basicCases + valueCases + transactionCases + relationshipCases + configurationCases + badInputCases
+
+    static let basicCases: [ConformanceCase] = [
         c("objects saved by a transaction are fetched back") { ctx in
             let (stack, _) = try seededStack(ctx)
             try ctx.expectEqual(try stack.fetchAll(From<ConformancePerson>().orderBy(.ascending(\.$name))).map(\.name), ["Ann", "Zoë", "bob"], "names in UTF-8 order")

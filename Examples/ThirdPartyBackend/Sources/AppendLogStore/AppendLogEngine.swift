@@ -45,6 +45,10 @@ public final class AppendLogEngine: OrderedKeyValueStore, @unchecked Sendable {
         try lock.withLock {
             if snapshot != nil { return }
             let manager = FileManager.default
+            var isDirectory: ObjCBool = false
+            if manager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw StorageError.incompatibleStore(path: fileURL.path, reason: "it is a directory, not an append-log file")
+            }
             if !manager.fileExists(atPath: fileURL.path) {
                 try manager.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
                 guard manager.createFile(atPath: fileURL.path, contents: Data(Self.magic)) else {
