@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// The `corestore` command-line tool.
 @main
-struct CoreStoreCommand: ParsableCommand {
+struct CoreStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "corestore",
         abstract: "CoreStore for Linux: typed models, transactions and queries over pluggable storage.",

@@ -4,7 +4,7 @@ import CoreStoreSQLite
 import Foundation
 
 /// `corestore demo`: a tour of models, transactions and fetches on an embedded store.
-struct DemoCommand: ParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Tour models, transactions and fetches on an embedded store."
@@ -19,7 +19,7 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Use an InMemoryStore instead of a SQLite file.")
     var inMemory = false
 
-    func run() throws {
+    func run() async throws {
         CoreStoreDefaults.logger = DefaultLogger(minimumLevel: verbose ? .trace : .warning)
         let dataStack = DataStack(DemoModel.schema)
         let store: any StorageInterface
@@ -124,6 +124,8 @@ struct DemoCommand: ParsableCommand {
         } catch {
             print("   \(error)")
         }
+
+        try await watchChanges(dataStack)
         print("\nDone.")
     }
 
