@@ -37,7 +37,12 @@ extension DataStack {
     /// waits, commits, and returns the closure's value.
     ///
     /// The commit is merged into the stack's objects before this returns, whatever
-    /// `waitForAllObservers` says; with `true` (the default) observers have also been told.
+    /// `waitForAllObservers` says; with `true` (the default) monitors and publishers have also
+    /// told their observers. Called on a delivery queue, it delivers that queue's notifications
+    /// itself before returning (no deadlock); called from inside an observer callback, the
+    /// notifications follow that callback. Waiting for a delivery queue that is blocked by the
+    /// caller (such as the main queue while the main thread waits for this call) would never
+    /// end: pass `false` there.
     /// Calling it from inside another transaction of the same stack would deadlock, so it throws
     /// ``CoreStoreError/transactionMisuse(message:)`` instead.
     @discardableResult
