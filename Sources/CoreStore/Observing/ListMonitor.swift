@@ -149,8 +149,12 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
         if changes.isEmpty { return }
         let (observers, sinks) = lock.withLock { (self.observers, Array(self.sinks.values)) }
         let context = dataStack.mainContext
+        // One read for every live object the callbacks need; deleted ones from their last values.
+        let reported = changes.insertedObjects.map(\.objectID) + changes.movedObjects.map(\.objectID) + changes.updatedObjects.map(\.objectID)
+        var live: [ObjectID: O] = [:]
+        for object in objects(for: reported) { if let id = object.cs_id() { live[id] = object } }
         func object(_ id: ObjectID) -> O? {
-            context.observedObject(for: id, lastKnown: delta.records[id]) as? O
+            live[id] ?? context.observedObject(for: id, lastKnown: delta.records[id]) as? O
         }
         for box in observers { box.willChange?(self) }
         for change in changes.deletedObjects {
