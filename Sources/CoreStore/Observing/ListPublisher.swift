@@ -15,7 +15,7 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
     private let monitor: ListMonitor<O>
     private let lock = NSLock()
     private var current: ListSnapshot<O>
-    private var observers: [PublisherObserver<ListPublisher<O>>] = []
+    private let observers = PublisherObservers<ListPublisher<O>>()
     private var streams: [UUID: AsyncStream<ListSnapshot<O>>.Continuation] = [:]
     private var sinkToken: UUID?
 
@@ -39,16 +39,13 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
     /// Calls `callback` after every commit that changes the list, while `observer` lives (held
     /// weakly); with `notifyInitial`, also right away.
     public func addObserver<T: AnyObject>(_ observer: T, notifyInitial: Bool = false, _ callback: @escaping (ListPublisher<O>) -> Void) {
-        lock.withLock {
-            observers.removeAll { $0.owner == nil || $0.owner === observer }
-            observers.append(PublisherObserver(owner: observer, callback: callback))
-        }
+        observers.add(observer, callback)
         if notifyInitial { callback(self) }
     }
 
     /// Stops calling `observer`'s callback.
     public func removeObserver<T: AnyObject>(_ observer: T) {
-        lock.withLock { observers.removeAll { $0.owner == nil || $0.owner === observer } }
+        observers.remove(observer)
     }
 
     /// The current snapshot, then one after every commit that changes the list. Cancelling the
@@ -80,11 +77,11 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
 
     private func publish() {
         let snapshot = Self.snapshot(of: monitor)
-        let (observers, streams) = lock.withLock {
+        let streams = lock.withLock {
             current = snapshot
-            return (self.observers.filter { $0.owner != nil }, Array(self.streams.values))
+            return Array(self.streams.values)
         }
-        for observer in observers { observer.callback(self) }
+        observers.notify(self)
         for continuation in streams { continuation.yield(snapshot) }
     }
 

@@ -20,7 +20,7 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     private let lock = NSLock()
     private var monitor: ObjectMonitor<O>?
     private var sinkToken: UUID?
-    private var observers: [PublisherObserver<ObjectPublisher<O>>] = []
+    private let observers = PublisherObservers<ObjectPublisher<O>>()
     private var streams: [UUID: AsyncStream<ObjectSnapshot<O>?>.Continuation] = [:]
 
     init(dataStack: DataStack, objectID: ObjectID, deliveryQueue: DispatchQueue = .main) {
@@ -51,16 +51,13 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     /// lives (held weakly); with `notifyInitial`, also right away.
     public func addObserver<T: AnyObject>(_ observer: T, notifyInitial: Bool = false, _ callback: @escaping (ObjectPublisher<O>) -> Void) {
         startFollowing()
-        lock.withLock {
-            observers.removeAll { $0.owner == nil || $0.owner === observer }
-            observers.append(PublisherObserver(owner: observer, callback: callback))
-        }
+        observers.add(observer, callback)
         if notifyInitial { callback(self) }
     }
 
     /// Stops calling `observer`'s callback.
     public func removeObserver<T: AnyObject>(_ observer: T) {
-        lock.withLock { observers.removeAll { $0.owner == nil || $0.owner === observer } }
+        observers.remove(observer)
     }
 
     /// The current snapshot, then one after every commit that changes the object; `nil` and
@@ -99,8 +96,8 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     }
 
     private func publish(_ change: ObjectChange) {
-        let (observers, streams) = lock.withLock { (self.observers.filter { $0.owner != nil }, Array(self.streams.values)) }
-        for observer in observers { observer.callback(self) }
+        observers.notify(self)
+        let streams = lock.withLock { Array(self.streams.values) }
         let current = change == .deleted ? nil : snapshot
         for continuation in streams {
             continuation.yield(current)
@@ -120,12 +117,6 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
 
     /// The entity and identifier.
     public var debugDescription: String { "ObjectPublisher<\(O.self)>(\(objectID))" }
-}
-
-/// An observer of a publisher: held weakly, with its callback.
-struct PublisherObserver<Publisher> {
-    weak var owner: AnyObject?
-    let callback: (Publisher) -> Void
 }
 
 /// Lets every model class hand out a publisher typed by itself: `person.asPublisher(in: dataStack)`.
