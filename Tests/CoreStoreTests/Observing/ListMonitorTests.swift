@@ -211,4 +211,23 @@ struct ListMonitorTests {
         #expect(kept.events == ["willChange", "insert Ann [0,0]", "didChange"])
         #expect(removed.events.isEmpty)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aMonitorOfAnAbstractEntityFollowsItsSubentities(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let monitor = try stack.monitorList(From<Animal>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        let recorder = ListRecorder<Animal> { "\($0.name):\(type(of: $0))" }
+        monitor.addObserver(recorder)
+        try stack.perform(synchronous: { t in
+            t.create(Into<Dog>()).name = "Rex"
+            t.create(Into<Cat>()).name = "Tom"
+            t.create(Into<Person>()).name = "Ann"
+        })
+        #expect(recorder.events == ["willChange", "insert Rex:Dog [0,0]", "insert Tom:Cat [0,1]", "didChange"])
+        try stack.perform(synchronous: { t in
+            for cat in try t.fetchAll(From<Cat>()) { cat.name = "Alf" }
+        })
+        #expect(recorder.events.suffix(3) == ["willChange", "move Alf:Cat [0,1]->[0,0]", "didChange"])
+        #expect(monitor.objectsInAllSections().map(\.name) == ["Alf", "Rex"])
+    }
 }
