@@ -67,6 +67,12 @@ public final class ConformanceContext {
         if !condition { throw failure(message()) }
     }
 
+    /// `value`, or a failure of the case naming `what` when it is `nil`.
+    public func unwrap<T>(_ value: T?, _ what: @autoclosure () -> String) throws -> T {
+        guard let value else { throw failure("\(what()) is missing") }
+        return value
+    }
+
     /// Fails the case unless `actual == expected`, naming `what` and both values.
     public func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: @autoclosure () -> String) throws {
         if actual != expected {
