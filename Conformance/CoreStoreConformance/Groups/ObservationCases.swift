@@ -177,7 +177,7 @@ enum ObservationCases {
             let m = try s.monitorSectionedList(clauses.sectionBy(\.$age), deliveryQueue: queue())
             let r = ObservationListRecorder()
             m.addObserver(r)
-            var random = ObservationRandom(seed: 0x5EED)
+            var random = SplitMix64(seed: 0x5EED)
             var previous: [[ObjectID]] = []
             for step in 0..<60 {
                 r.reset()
@@ -186,18 +186,18 @@ enum ObservationCases {
                     let people = try t.fetchAll(From<ConformancePerson>())
                     func pick() -> ConformancePerson? {
                         guard !people.isEmpty else { return nil }
-                        let p = people[random.next(people.count)]
+                        let p = people[random.below(people.count)]
                         return p.cs_isDeleted() ? nil : p
                     }
-                    for _ in 0...random.next(3) {
-                        switch random.next(6) {
+                    for _ in 0...random.below(3) {
+                        switch random.below(6) {
                         case 0, 1:
                             let p = t.create(Into<ConformancePerson>())
-                            p.name = "p\(random.next(20))"
-                            p.age = random.next(6)
-                        case 2: pick()?.age = random.next(6)
-                        case 3: pick()?.name = "p\(random.next(20))"
-                        case 4: pick()?.nickname = "n\(random.next(3))"
+                            p.name = "p\(random.below(20))"
+                            p.age = random.below(6)
+                        case 2: pick()?.age = random.below(6)
+                        case 3: pick()?.name = "p\(random.below(20))"
+                        case 4: pick()?.nickname = "n\(random.below(3))"
                         default: if let p = pick() { t.delete(p) }
                         }
                     }
@@ -214,17 +214,4 @@ enum ObservationCases {
             }
         },
     ]
-}
-
-/// A small seeded generator (SplitMix64) for the random observation case.
-struct ObservationRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
 }

@@ -69,7 +69,7 @@ struct ListMonitorModelTests {
         let monitor = try stack.monitorSectionedList(clauses.sectionBy(\.$age), deliveryQueue: makeDeliveryQueue())
         let recorder = EventRecorder()
         monitor.addObserver(recorder)
-        var generator = SplitMix(seed: 0xC0FFEE)
+        var generator = SplitMix64(seed: 0xC0FFEE)
         var previous: [[ObjectID]] = []
         for step in 0..<150 {
             recorder.events = []
@@ -78,21 +78,21 @@ struct ListMonitorModelTests {
                 let people = try t.fetchAll(From<Person>())
                 func pick() -> Person? {
                     guard !people.isEmpty else { return nil }
-                    let p = people[generator.next(people.count)]
+                    let p = people[generator.below(people.count)]
                     return p.cs_isDeleted() ? nil : p
                 }
-                for _ in 0..<(1 + generator.next(4)) {
-                    switch generator.next(6) {
+                for _ in 0..<(1 + generator.below(4)) {
+                    switch generator.below(6) {
                     case 0, 1:
                         let p = t.create(Into<Person>())
-                        p.name = "p\(generator.next(30))"
-                        p.age = generator.next(6)
+                        p.name = "p\(generator.below(30))"
+                        p.age = generator.below(6)
                     case 2:
-                        pick()?.age = generator.next(6)
+                        pick()?.age = generator.below(6)
                     case 3:
-                        pick()?.name = "p\(generator.next(30))"
+                        pick()?.name = "p\(generator.below(30))"
                     case 4:
-                        pick()?.nickname = "n\(generator.next(3))"
+                        pick()?.nickname = "n\(generator.below(3))"
                     case 5:
                         if let victim = pick() { t.delete(victim) }
                     default:
@@ -113,18 +113,5 @@ struct ListMonitorModelTests {
             }
             previous = expected
         }
-    }
-}
-
-/// A small seeded generator for reproducible random tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
