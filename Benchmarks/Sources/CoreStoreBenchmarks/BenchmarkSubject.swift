@@ -1,0 +1,44 @@
+import Foundation
+
+/// One way of storing the benchmark entity: CoreStore on a backend, the raw engine, or GRDB.
+///
+/// A subject is created on an empty directory of its own and then runs the workloads in the
+/// order of ``Workload/allCases``; the runner times each call. Every reading workload returns a
+/// ``Checksum`` of what it read, which must equal every other subject's.
+///
+/// Rules that keep the comparison fair:
+/// - Every field of every returned row is read (decoded into Swift values).
+/// - Writes happen in one transaction per call, except W9 (one per row); durability is the
+///   engine's "normal" level everywhere (see `scripts/bench.sh`).
+/// - The raw subjects maintain the same two indexes (`id`, `age`) as CoreStore.
+protocol BenchmarkSubject: AnyObject {
+    /// W1: inserts `rows` in one transaction.
+    func insert(_ rows: [BenchRow]) throws
+    /// W2: reads every row with every field.
+    func fetchAll() throws -> Checksum
+    /// W3: the rows whose (indexed) `age` equals `age`, every field.
+    func fetch(age: Int) throws -> Checksum
+    /// W4: the first `limit` rows whose (unindexed) `score` lies in `range`, by score
+    /// descending then id ascending, every field, position-weighted checksum.
+    func fetchTopScores(in range: ClosedRange<Double>, limit: Int) throws -> Checksum
+    /// W5: the number of rows, the sum of `score`, and per `age` the count and sum of `score`.
+    /// Checksum: `add(count)`, `add(Int64(sum))`, then per group in age order
+    /// `add(age * 1_000_003 + count * 7 + Int64(sum))`.
+    func aggregate() throws -> Checksum
+    /// W6: for each id in `ids`, `score += 1` and `age = (age + 1) % 100`, in one transaction.
+    func update(ids: Range<Int64>) throws
+    /// W7: deletes the rows whose id is in `ids`, in one transaction.
+    func delete(ids: Range<Int64>) throws
+    /// W8: sets `score` of each `(id, score)` pair in its own transaction and returns, for each,
+    /// the time from the start of the commit to the moment a list of all rows sorted by score
+    /// would have been told (CoreStore: the `ListObserver` callback; raw engines: the commit
+    /// returning, since they have no observation).
+    func monitoredUpdates(_ updates: [(id: Int64, score: Double)]) throws -> [Duration]
+    /// W9: inserts each row in its own transaction.
+    func insertEach(_ rows: [BenchRow]) throws
+}
+
+/// The per-group part of the W5 checksum, shared by every subject.
+func aggregateGroupChecksum(age: Int, count: Int, scoreSum: Double) -> Int64 {
+    Int64(age) &* 1_000_003 &+ Int64(count) &* 7 &+ Int64(scoreSum)
+}

@@ -1,0 +1,25 @@
+/// How big each workload is: the full size by default, a tenth with `--quick`.
+struct WorkloadSize: Sendable {
+    /// Rows inserted by W1 and present for W2–W8.
+    var rows: Int
+    /// Objects updated by W6, deleted by W7, and single-object transactions in W9.
+    var batch: Int
+    /// Updates timed one by one on the monitored list (W8).
+    var monitoredUpdates: Int
+    /// Rows W4 returns at most.
+    var limit = 100
+
+    static let full = WorkloadSize(rows: 100_000, batch: 10_000, monitoredUpdates: 50)
+    static let quick = WorkloadSize(rows: 10_000, batch: 1_000, monitoredUpdates: 10)
+
+    /// The identifiers W6 updates: a contiguous block a quarter of the way in.
+    var updatedIDs: Range<Int64> { Int64(rows / 4)..<Int64(rows / 4 + batch) }
+    /// The identifiers W7 deletes: a contiguous block half way in (disjoint from W6's).
+    var deletedIDs: Range<Int64> { Int64(rows / 2)..<Int64(rows / 2 + batch) }
+    /// The age W3 looks for (about 1% of the rows).
+    var queriedAge: Int { 42 }
+    /// The score range W4 filters (unindexed), sorted by score descending then id.
+    var scoreRange: ClosedRange<Double> { 250...750 }
+    /// The rows W9 inserts one transaction each: new identifiers after the data set.
+    var singleInsertRows: [BenchRow] { BenchRow.dataSet(count: batch, startingAt: Int64(rows) * 2) }
+}
