@@ -1,0 +1,105 @@
+import Foundation
+
+/// Runs every subject of the chosen backends through the workloads, several times,
+/// alternating the subjects' order, and checks that they all read the same data.
+struct BenchmarkRunner {
+    let size: WorkloadSize
+    let repetitions: Int
+    let backends: [Backend]
+    /// The subjects to run (the others of a backend are left out).
+    let roles: [SubjectKind.Role]
+    /// Where the stores are made (each run in a fresh subdirectory, removed afterwards).
+    let scratchDirectory: URL
+    /// Progress lines (to standard error).
+    let progress: (String) -> Void
+
+    /// Measurements by backend, then subject role, then workload.
+    typealias Results = [Backend: [SubjectKind.Role: [Workload: Measurement]]]
+
+    func run() throws -> Results {
+        var results: Results = [:]
+        var reference = ChecksumReference()
+        let rows = BenchRow.dataSet(count: size.rows)
+        for repetition in 0..<repetitions {
+            for backend in backends {
+                let kinds = backend.subjects.filter { roles.contains($0.role) }
+                // Rotate who goes first so that no subject always runs on a warmer machine.
+                for index in kinds.indices {
+                    let kind = kinds[(index + repetition) % kinds.count]
+                    progress("repetition \(repetition + 1)/\(repetitions): \(backend.rawValue) \(kind.role.rawValue)")
+                    let measured = try runSequence(kind, backend: backend, rows: rows, reference: &reference)
+                    for (workload, (seconds, peak)) in measured {
+                        results[backend, default: [:]][kind.role, default: [:]][workload, default: Measurement()].seconds.append(seconds)
+                        results[backend, default: [:]][kind.role, default: [:]][workload, default: Measurement()].peakBytes.append(peak)
+                    }
+                }
+            }
+        }
+        return results
+    }
+
+    /// One subject on a fresh store: every workload in ``Workload/runOrder``, then a final
+    /// full read that must match the other subjects' (so writes are checked as well).
+    private func runSequence(_ kind: SubjectKind, backend: Backend, rows: [BenchRow], reference: inout ChecksumReference) throws -> [Workload: (Double, Int)] {
+        let directory = scratchDirectory.appendingPathComponent("\(backend.rawValue)-\(kind.role.rawValue)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = "\(kind.role.rawValue) on \(backend.rawValue)"
+        var measured: [Workload: (Double, Int)] = [:]
+        do {
+            // The subject (and its open store) is released at the end of this scope.
+            let subject = try kind.make(directory)
+            let singleRows = size.singleInsertRows
+            let updates = (0..<size.monitoredUpdates).map { k in
+                (id: Int64(k * (size.rows / size.monitoredUpdates)), score: Double((k * 37) % 1000) + 0.5)
+            }
+            for workload in Workload.runOrder {
+                PeakMemory.reset()
+                let clock = ContinuousClock()
+                var checksum: Checksum?
+                var w8Durations: [Duration]?
+                var seconds: Double
+                let start = clock.now
+                switch workload {
+                case .w1: try subject.insert(rows)
+                case .w2: checksum = try subject.fetchAll()
+                case .w3: checksum = try subject.fetch(age: size.queriedAge)
+                case .w4: checksum = try subject.fetchTopScores(in: size.scoreRange, limit: size.limit)
+                case .w5: checksum = try subject.aggregate()
+                case .w6: try subject.update(ids: size.updatedIDs)
+                case .w7: try subject.delete(ids: size.deletedIDs)
+                case .w8: w8Durations = try subject.monitoredUpdates(updates)
+                case .w9: try subject.insertEach(singleRows)
+                }
+                seconds = (clock.now - start).seconds
+                if let durations = w8Durations {
+                    // Each update is timed on its own; their median stands for the repetition.
+                    seconds = median(durations.map(\.seconds))
+                }
+                measured[workload] = (seconds, PeakMemory.peakBytes() ?? 0)
+                if let checksum {
+                    try reference.check(checksum, workload: workload, subject: name)
+                }
+            }
+            try reference.check(try subject.fetchAll(), workload: nil, subject: name)
+        }
+        return measured
+    }
+}
+
+/// The checksums the first subject read; every later subject must read the same.
+struct ChecksumReference {
+    private var expected: [Workload?: Checksum] = [:]
+
+    /// Records `checksum` as the reference for `workload` (`nil`: the final state), or throws
+    /// when it differs from the one recorded.
+    mutating func check(_ checksum: Checksum, workload: Workload?, subject: String) throws {
+        guard let reference = expected[workload] else {
+            expected[workload] = checksum
+            return
+        }
+        if reference != checksum {
+            throw BenchmarkError.checksumMismatch(workload: workload ?? .w9, subject: subject + (workload == nil ? " (final state)" : ""), expected: reference, actual: checksum)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import CoreStore
+import Foundation
+
+/// CoreStore's public API on one storage backend: what a user of the framework writes.
+final class CoreStoreSubject: BenchmarkSubject {
+    private let dataStack: DataStack
+
+    /// A stack with `storage` (an empty store) added.
+    init(storage: some StorageInterface) throws {
+        dataStack = DataStack(BenchItem.schema)
+        try dataStack.addStorageAndWait(storage)
+    }
+
+    func insert(_ rows: [BenchRow]) throws {
+        try dataStack.perform(synchronous: { transaction in
+            for row in rows {
+                transaction.create(Into<BenchItem>()).assign(row)
+            }
+        })
+    }
+
+    func fetchAll() throws -> Checksum {
+        var checksum = Checksum()
+        for item in try dataStack.fetchAll(From<BenchItem>()) {
+            item.addFields(to: &checksum)
+        }
+        return checksum
+    }
+
+    func fetch(age: Int) throws -> Checksum {
+        var checksum = Checksum()
+        for item in try dataStack.fetchAll(From<BenchItem>().where(\.$age == age)) {
+            item.addFields(to: &checksum)
+        }
+        return checksum
+    }
+
+    func fetchTopScores(in range: ClosedRange<Double>, limit: Int) throws -> Checksum {
+        let items = try dataStack.fetchAll(
+            From<BenchItem>()
+                .where(\.$score >= range.lowerBound && \.$score <= range.upperBound)
+                .orderBy(.descending(\.$score), .ascending(\.$itemID))
+                .tweak { $0.fetchLimit = limit }
+        )
+        var checksum = Checksum()
+        for (offset, item) in items.enumerated() {
+            item.addFields(to: &checksum, position: Int64(offset + 1))
+        }
+        return checksum
+    }
+
+    func aggregate() throws -> Checksum {
+        var checksum = Checksum()
+        checksum.add(Int64(try dataStack.fetchCount(From<BenchItem>())))
+        checksum.add(Int64(try dataStack.queryValue(From<BenchItem>().select(Double.self, .sum(\.$score))) ?? 0))
+        let groups = try dataStack.queryAttributes(
+            From<BenchItem>()
+                .select(NSDictionary.self, .attribute(\.$age), .count(\.$age, as: "count"), .sum(\.$score, as: "sum"))
+                .groupBy(\.$age)
+                .orderBy(.ascending(\.$age))
+        )
+        for group in groups {
+            guard let age = group["age"] as? Int, let count = group["count"] as? Int, let sum = group["sum"] as? Double else {
+                throw BenchmarkError.unexpected("group without age, count or sum: \(group)")
+            }
+            checksum.add(aggregateGroupChecksum(age: age, count: count, scoreSum: sum))
+        }
+        return checksum
+    }
+
+    func update(ids: Range<Int64>) throws {
+        try dataStack.perform(synchronous: { transaction in
+            let items = try transaction.fetchAll(From<BenchItem>().where(\.$itemID >= ids.lowerBound && \.$itemID < ids.upperBound))
+            for item in items {
+                item.score += 1
+                item.age = (item.age + 1) % 100
+            }
+        })
+    }
+
+    func delete(ids: Range<Int64>) throws {
+        _ = try dataStack.perform(synchronous: { transaction in
+            try transaction.deleteAll(From<BenchItem>().where(\.$itemID >= ids.lowerBound && \.$itemID < ids.upperBound))
+        })
+    }
+
+    func monitoredUpdates(_ updates: [(id: Int64, score: Double)]) throws -> [Duration] {
+        let deliveryQueue = DispatchQueue(label: "corestore-bench.monitor")
+        let monitor = try dataStack.monitorList(From<BenchItem>().orderBy(.ascending(\.$score), .ascending(\.$itemID)), deliveryQueue: deliveryQueue)
+        let observer = CallbackClock()
+        monitor.addObserver(observer)
+        var durations: [Duration] = []
+        for update in updates {
+            let commitStart = try dataStack.perform(synchronous: { transaction -> ContinuousClock.Instant in
+                guard let item = try transaction.fetchOne(From<BenchItem>().where(\.$itemID == update.id)) else {
+                    throw BenchmarkError.unexpected("no item \(update.id) to update")
+                }
+                item.score = update.score
+                return ContinuousClock.now
+            })
+            // perform(synchronous:) returns after the observers were told.
+            guard let callback = observer.takeLastCallback() else {
+                throw BenchmarkError.unexpected("the list monitor was not told about update \(update.id)")
+            }
+            durations.append(callback - commitStart)
+        }
+        monitor.removeObserver(observer)
+        return durations
+    }
+
+    func insertEach(_ rows: [BenchRow]) throws {
+        for row in rows {
+            try dataStack.perform(synchronous: { transaction in
+                transaction.create(Into<BenchItem>()).assign(row)
+            })
+        }
+    }
+}
+
+/// A list observer that notes when it was last told about a change.
+private final class CallbackClock: ListObserver, @unchecked Sendable {
+    typealias ListEntityType = BenchItem
+    private let lock = NSLock()
+    private var lastCallback: ContinuousClock.Instant?
+
+    func listMonitorDidChange(_ monitor: ListMonitor<BenchItem>) {
+        let now = ContinuousClock.now
+        lock.withLock { lastCallback = now }
+    }
+
+    /// The time of the last callback, cleared.
+    func takeLastCallback() -> ContinuousClock.Instant? {
+        lock.withLock {
+            defer { lastCallback = nil }
+            return lastCallback
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// The results as Markdown tables (one per backend) or as JSON.
+struct Report {
+    let results: BenchmarkRunner.Results
+    let size: WorkloadSize
+    let repetitions: Int
+    let backends: [Backend]
+
+    // MARK: Tables
+
+    /// One Markdown table per backend: medians, ratios to the raw engine and GRDB, peak RSS.
+    func markdown() -> String {
+        var text = "\(size.rows.formatted()) rows, median of \(repetitions) repetitions; ratio = CoreStore ÷ baseline (lower is better).\n"
+        for backend in backends {
+            guard let subjects = results[backend] else { continue }
+            let roles = backend.subjects.map(\.role)
+            text += "\n### \(backend.title)\n\n"
+            var header = ["Workload", "CoreStore"]
+            var rule = ["---", "---:"]
+            if roles.contains(.raw) { header += ["raw", "÷ raw"]; rule += ["---:", "---:"] }
+            if roles.contains(.grdb) { header += ["GRDB", "÷ GRDB"]; rule += ["---:", "---:"] }
+            header.append("peak RSS (MiB, " + roles.map(\.rawValue).joined(separator: " / ") + ")")
+            rule.append("---:")
+            text += "| " + header.joined(separator: " | ") + " |\n| " + rule.joined(separator: " | ") + " |\n"
+            for workload in Workload.allCases {
+                guard let coreStore = subjects[.coreStore]?[workload] else { continue }
+                var cells = [workload.title(size), Self.time(coreStore.medianSeconds)]
+                for role in [SubjectKind.Role.raw, .grdb] where roles.contains(role) {
+                    let baseline = subjects[role]?[workload]
+                    cells.append(baseline.map { Self.time($0.medianSeconds) } ?? "–")
+                    cells.append(baseline.map { Self.ratio(coreStore.medianSeconds, $0.medianSeconds) } ?? "–")
+                }
+                cells.append(roles.map { subjects[$0]?[workload].map { Self.mebibytes($0.medianPeakBytes) } ?? "–" }.joined(separator: " / "))
+                text += "| " + cells.joined(separator: " | ") + " |\n"
+            }
+        }
+        return text
+    }
+
+    private static func time(_ seconds: Double) -> String {
+        let milliseconds = seconds * 1000
+        switch milliseconds {
+        case ..<1: return String(format: "%.3f ms", milliseconds)
+        case ..<100: return String(format: "%.1f ms", milliseconds)
+        default: return "\(Int(milliseconds.rounded()).formatted()) ms"
+        }
+    }
+
+    private static func ratio(_ value: Double, _ baseline: Double) -> String {
+        baseline > 0 ? String(format: "%.2f", value / baseline) : "–"
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        "\(Int((Double(bytes) / 1_048_576).rounded()))"
+    }
+
+    // MARK: JSON
+
+    /// The same data, with every sample, as JSON.
+    func json() throws -> String {
+        let document = JSONReport(
+            rows: size.rows, batch: size.batch, repetitions: repetitions,
+            backends: backends.compactMap { backend in
+                guard let subjects = results[backend] else { return nil }
+                return JSONReport.BackendResult(
+                    backend: backend.rawValue, title: backend.title,
+                    workloads: Workload.allCases.map { workload in
+                        let bySubject = Dictionary(uniqueKeysWithValues: subjects.compactMap { role, measured in
+                            measured[workload].map { (role.rawValue, JSONReport.SubjectResult(measured: $0)) }
+                        })
+                        let coreStore = subjects[.coreStore]?[workload]?.medianSeconds
+                        func ratio(_ role: SubjectKind.Role) -> Double? {
+                            guard let coreStore, let baseline = subjects[role]?[workload]?.medianSeconds, baseline > 0 else { return nil }
+                            return coreStore / baseline
+                        }
+                        return JSONReport.WorkloadResult(
+                            workload: workload.rawValue, title: workload.title(size), subjects: bySubject,
+                            ratioToRaw: ratio(.raw), ratioToGRDB: ratio(.grdb)
+                        )
+                    }
+                )
+            }
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(document), as: UTF8.self)
+    }
+}
+
+/// The shape of `--json` output.
+struct JSONReport: Codable {
+    var rows: Int
+    var batch: Int
+    var repetitions: Int
+    var backends: [BackendResult]
+
+    struct BackendResult: Codable {
+        var backend: String
+        var title: String
+        var workloads: [WorkloadResult]
+    }
+
+    struct WorkloadResult: Codable {
+        var workload: String
+        var title: String
+        /// By subject: `CoreStore`, `raw`, `GRDB`.
+        var subjects: [String: SubjectResult]
+        var ratioToRaw: Double?
+        var ratioToGRDB: Double?
+    }
+
+    struct SubjectResult: Codable {
+        var medianSeconds: Double
+        var medianPeakRSSBytes: Int
+        var samplesSeconds: [Double]
+
+        init(measured: Measurement) {
+            medianSeconds = measured.medianSeconds
+            medianPeakRSSBytes = measured.medianPeakBytes
+            samplesSeconds = measured.seconds
+        }
+    }
+}

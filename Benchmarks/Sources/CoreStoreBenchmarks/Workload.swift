@@ -1,0 +1,25 @@
+/// The nine workloads, in the numbering.
+enum Workload: String, CaseIterable, Sendable, Codable {
+    case w1, w2, w3, w4, w5, w6, w7, w8, w9
+
+    /// The order a subject runs them in: W8 needs the full list, before W6 and W7 change it.
+    static let runOrder: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w8, .w6, .w7, .w9]
+
+    /// What the workload does, for the table.
+    func title(_ size: WorkloadSize) -> String {
+        switch self {
+        case .w1: "W1 insert \(size.rows.formatted()) (1 txn)"
+        case .w2: "W2 fetch all \(size.rows.formatted()), read fields"
+        case .w3: "W3 indexed equality (~1%)"
+        case .w4: "W4 unindexed range, sort, limit \(size.limit)"
+        case .w5: "W5 count + sum + group by"
+        case .w6: "W6 update \(size.batch.formatted()) (1 txn)"
+        case .w7: "W7 delete \(size.batch.formatted()) (1 txn)"
+        case .w8: "W8 1 update → list observer (per update)"
+        case .w9: "W9 \(size.batch.formatted()) single-object txns"
+        }
+    }
+
+    /// Whether the workload produces a checksum that every subject must agree on.
+    var isRead: Bool { [.w2, .w3, .w4, .w5].contains(self) }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR]`
+let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR]"
+
+struct Options {
+    var size = WorkloadSize.full
+    var json = false
+    var repetitions: Int?
+    var backends = Backend.allCases
+    var roles = [SubjectKind.Role.coreStore, .raw, .grdb]
+    var directory = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-bench")
+
+    init(arguments: [String]) throws {
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--quick": size = .quick
+            case "--json": json = true
+            case "--repetitions":
+                guard let value = remaining.popFirst().flatMap(Int.init), value > 0 else {
+                    throw BenchmarkError.usage("--repetitions needs a positive number\n\(usage)")
+                }
+                repetitions = value
+            case "--backend":
+                guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--backend needs a list\n\(usage)") }
+                backends = try value.split(separator: ",").map { name in
+                    guard let backend = Backend(rawValue: String(name)) else {
+                        throw BenchmarkError.usage("unknown backend '\(name)' (sqlite, lmdb, leveldb, memory)\n\(usage)")
+                    }
+                    return backend
+                }
+            case "--subject":
+                guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--subject needs a list\n\(usage)") }
+                roles = try value.split(separator: ",").map { name in
+                    guard let role = SubjectKind.Role(rawValue: String(name)) else {
+                        throw BenchmarkError.usage("unknown subject '\(name)' (CoreStore, raw, GRDB)\n\(usage)")
+                    }
+                    return role
+                }
+            case "--directory":
+                guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--directory needs a path\n\(usage)") }
+                directory = URL(fileURLWithPath: value, isDirectory: true)
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default:
+                throw BenchmarkError.usage("unknown argument '\(argument)'\n\(usage)")
+            }
+        }
+    }
+}
+
+func standardError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+do {
+    let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+    let repetitions = options.repetitions ?? (options.size.rows == WorkloadSize.full.rows ? 5 : 3)
+    #if DEBUG
+    standardError("warning: a debug build; run `swift run -c release corestore-bench` for numbers worth reporting.")
+    #endif
+    let runner = BenchmarkRunner(
+        size: options.size, repetitions: repetitions, backends: options.backends, roles: options.roles,
+        scratchDirectory: options.directory, progress: standardError
+    )
+    let results = try runner.run()
+    let report = Report(results: results, size: options.size, repetitions: repetitions, backends: options.backends)
+    print(options.json ? try report.json() : report.markdown())
+} catch {
+    standardError("error: \(error)")
+    exit(1)
+}
