@@ -5,7 +5,10 @@ enum PeakMemory {
     /// Starts a new peak at the current resident size (writes 5 to `/proc/self/clear_refs`);
     /// does nothing where that is not possible.
     static func reset() {
-        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+        // Not `Data.write(to:)`: that may write a temporary file and rename it, which /proc refuses.
+        guard let file = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
+        try? file.write(contentsOf: Data("5".utf8))
+        try? file.close()
     }
 
     /// The peak resident size since the last ``reset()`` in bytes, or `nil` when unknown.
