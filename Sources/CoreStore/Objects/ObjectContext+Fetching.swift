@@ -74,10 +74,9 @@ extension ObjectContext {
     /// can never fall between them and leave a new object with values older than the merge.
     func fetchObjects(_ spec: FetchSpecification) throws(CoreStoreError) -> [CoreStoreObject] {
         try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
-            try fetchRecords(spec).compactMap { store, record in
-                if let existing = registered(ObjectID(storeID: store.id, recordID: record.id)) { return existing }
-                return object(for: record, in: store)
-            }
+            let records = try fetchRecords(spec)
+            reserveRegistrations(records.count)
+            return records.compactMap { store, record in object(for: record, in: store) }
         }
     }
 

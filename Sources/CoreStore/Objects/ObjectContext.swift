@@ -15,6 +15,8 @@ final class ObjectContext: @unchecked Sendable {
 
     private var strongObjects: [ObjectID: CoreStoreObject] = [:]
     private var weakObjects: [ObjectID: WeakObject] = [:]
+    /// The size of ``weakObjects`` at which entries of released objects are next swept out.
+    private var weakObjectsSweepThreshold = 1024
     private var nextTemporaryKey: Int64 = -1
 
     // Pending changes (transactions only).
@@ -46,12 +48,28 @@ final class ObjectContext: @unchecked Sendable {
     private func register(_ object: CoreStoreObject, as id: ObjectID) {
         if isReadOnly {
             weakObjects[id] = WeakObject(object)
-            if weakObjects.count > 1024, weakObjects.count.isMultiple(of: 1024) {
-                weakObjects = weakObjects.filter { $0.value.object != nil }
-            }
+            if weakObjects.count >= weakObjectsSweepThreshold { sweepReleasedObjects(making: 0) }
         } else {
             strongObjects[id] = object
         }
+    }
+
+    /// Makes room for `count` more registrations at once (a fetch), so the identity map is
+    /// swept and grown once instead of step by step while the objects are made.
+    func reserveRegistrations(_ count: Int) {
+        if isReadOnly {
+            if weakObjects.count + count >= weakObjectsSweepThreshold { sweepReleasedObjects(making: count) }
+            weakObjects.reserveCapacity(weakObjects.count + count)
+        } else {
+            strongObjects.reserveCapacity(strongObjects.count + count)
+        }
+    }
+
+    /// Drops the entries of released objects. The next sweep comes when the map has doubled
+    /// again: amortized O(1) per registration however many objects stay alive.
+    private func sweepReleasedObjects(making room: Int) {
+        weakObjects = weakObjects.filter { $0.value.object != nil }
+        weakObjectsSweepThreshold = max(1024, (weakObjects.count + room) * 2)
     }
 
     /// Every live object's state in this context.
@@ -179,7 +197,8 @@ final class ObjectContext: @unchecked Sendable {
     }
 }
 
-private final class WeakObject {
+/// An identity-map entry of the read-only context: it does not keep the object alive.
+private struct WeakObject {
     weak var object: CoreStoreObject?
     init(_ object: CoreStoreObject) { self.object = object }
 }

@@ -42,7 +42,7 @@ final class ObjectState: @unchecked Sendable, CustomDebugStringConvertible {
 
     func attributeValue(forKey key: String) -> Value {
         lock.withLock {
-            guard let ordinal = entity.attributeOrdinals[key] else { return .null }
+            guard let ordinal = entity.attributeOrdinal(key) else { return .null }
             return attributes[ordinal]
         }
     }
@@ -50,7 +50,7 @@ final class ObjectState: @unchecked Sendable, CustomDebugStringConvertible {
     func setAttributeValue(_ value: Value, forKey key: String) {
         lock.withLock {
             guard let context, context.checkWritable(self, key: key) else { return }
-            guard let ordinal = entity.attributeOrdinals[key] else { return }
+            guard let ordinal = entity.attributeOrdinal(key) else { return }
             attributes[ordinal] = value
             context.markChanged(self)
         }

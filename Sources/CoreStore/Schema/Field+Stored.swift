@@ -17,7 +17,7 @@ extension Field {
         public let keyPath: String
         /// The key this attribute had in the previous model version, for migrations.
         public let previousVersionKeyPath: String?
-        let initialValue: () -> V
+        @usableFromInline let initialValue: () -> V
         let isDynamic: Bool
 
         /// Declares an attribute with a fixed initial value.
@@ -48,6 +48,11 @@ extension Field {
         public var projectedValue: Self { self }
 
         /// Reads and writes the value through the object's context.
+        ///
+        /// Inlinable so that it is specialized for each model property in the module that
+        /// declares it: reading the field's key then folds into a plain stored-property access
+        /// instead of a generic key-path projection (which dominated fetch-and-read loops).
+        @inlinable @inline(__always)
         public static subscript<O: CoreStoreObject>(
             _enclosingInstance instance: O,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
@@ -55,16 +60,14 @@ extension Field {
         ) -> V {
             get {
                 let field = instance[keyPath: storageKeyPath]
-                guard let state = instance.cs_state else { return field.initialValue() }
-                let stored = state.attributeValue(forKey: field.keyPath)
+                guard let stored = Field.cs_storedValue(of: instance, forKey: field.keyPath) else { return field.initialValue() }
                 if let value = V.cs_fromStoredValue(stored) { return value }
-                Log.assert(false, "The stored value \(stored) of '\(state.entity.name).\(field.keyPath)' cannot be read as \(V.self); using the initial value.")
+                Field.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
                 return field.initialValue()
             }
             set {
                 let field = instance[keyPath: storageKeyPath]
-                guard let state = instance.cs_writableState(forKey: field.keyPath) else { return }
-                state.setAttributeValue(newValue.cs_toStoredValue(), forKey: field.keyPath)
+                Field.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: field.keyPath)
             }
         }
 
@@ -83,5 +86,26 @@ extension Field.Stored where V: ExpressibleByNilLiteral {
     /// Declares an optional attribute that starts as `nil`: `@Field.Stored("nickname") var nickname: String?`.
     public init(_ keyPath: String, previousVersionKeyPath: String? = nil) {
         self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath)
+    }
+}
+
+extension Field {
+    /// The stored value of attribute `key` of `instance`; `nil` for a meta instance.
+    @usableFromInline
+    static func cs_storedValue(of instance: CoreStoreObject, forKey key: String) -> Value? {
+        instance.cs_state?.attributeValue(forKey: key)
+    }
+
+    /// Sets attribute `key` of `instance` (reporting misuse through the context).
+    @usableFromInline
+    static func cs_setStoredValue(_ value: Value, of instance: CoreStoreObject, forKey key: String) {
+        instance.cs_writableState(forKey: key)?.setAttributeValue(value, forKey: key)
+    }
+
+    /// Reports a stored value that the property's type cannot represent.
+    @usableFromInline
+    static func cs_reportUnreadable(_ stored: Value, of instance: CoreStoreObject, forKey key: String, as type: Any.Type) {
+        let entity = instance.cs_state?.entity.name ?? "\(Swift.type(of: instance))"
+        Log.assert(false, "The stored value \(stored) of '\(entity).\(key)' cannot be read as \(type); using the initial value.")
     }
 }

@@ -8,6 +8,8 @@ final class EntityMetadata: @unchecked Sendable {
     let entity: DynamicEntity
     let description: EntityDescription
     let attributeOrdinals: [String: Int]
+    /// Attribute names by ordinal, for ``attributeOrdinal(_:)``.
+    private let attributeNames: [String]
     let relationshipOrdinals: [String: Int]
     /// Initial value of each attribute, by ordinal; evaluated for each insert.
     let initialValues: [() -> Value]
@@ -37,7 +39,16 @@ final class EntityMetadata: @unchecked Sendable {
         var r: [String: Int] = [:]
         for (i, relationship) in description.relationships.enumerated() { r[relationship.name] = i }
         self.attributeOrdinals = a
+        self.attributeNames = description.attributes.map(\.name)
         self.relationshipOrdinals = r
+    }
+
+    /// The ordinal of attribute `key`. Field reads call this for every value, so small entities
+    /// compare names in order (short names compare as two machine words) instead of hashing.
+    @inline(__always)
+    func attributeOrdinal(_ key: String) -> Int? {
+        guard attributeNames.count <= 16 else { return attributeOrdinals[key] }
+        return attributeNames.firstIndex(of: key)
     }
 
     /// A new record's values: every attribute at its initial value, no relationships.
