@@ -20,6 +20,10 @@ grep -E 'Test run with [0-9]+ tests? .* passed|Executed [0-9]+ tests?, with 0 fa
 (cd Examples/ThirdPartyBackend && swift build --build-tests && swift test --skip-build) 2>&1 | tee "$log"
 grep -E 'Test run with [0-9]+ tests? .* passed' "$log" >/dev/null
 
+# The benchmarks, 10x smaller: CI checks that every subject runs and reads the same data
+# (the run stops on a checksum mismatch), never a timing.
+./scripts/bench.sh --quick --repetitions 1 >/dev/null
+
 # The same suite again under ThreadSanitizer: any data race fails the run.
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -E 'ThreadSanitizer|Test run with' || true
 if grep -q 'WARNING: ThreadSanitizer' "$log" || ! grep -qE 'Test run with [0-9]+ tests? .* passed' "$log"; then
