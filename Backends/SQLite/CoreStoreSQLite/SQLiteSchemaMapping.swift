@@ -253,6 +253,10 @@ struct SQLiteSchemaMapping: Sendable {
 
     private func makeCreationSQL() -> [String] {
         var sql: [String] = []
+        // The column lists already indexed, per table: the schema marks the attribute of a
+        // one-attribute index `isIndexed` and also lists it in `indexes`, and a second identical
+        // index would only double the cost of every write.
+        var indexed: Set<[String]> = []
         for name in tableOrder {
             guard let table = tables[name] else { continue }
             let columns = ["\"_key\" INTEGER PRIMARY KEY", "\"_entity\" TEXT NOT NULL"]
@@ -282,11 +286,12 @@ struct SQLiteSchemaMapping: Sendable {
             let parentAttributes = entity.parentName.flatMap { schema.entity(named: $0) }?.attributes.count ?? 0
             for (ordinal, attribute) in entity.attributes.enumerated().dropFirst(parentAttributes) where attribute.isIndexed {
                 let column = mapping.attributeColumns[ordinal]
+                guard indexed.insert([table, column]).inserted else { continue }
                 sql.append("CREATE INDEX \("\(table).\(column)".sqlIdentifier) ON \(table.sqlIdentifier) (\(column.sqlIdentifier))")
             }
             for attributes in entity.indexes {
                 let columns = attributes.compactMap { entity.attributeOrdinal($0).map { mapping.attributeColumns[$0] } }
-                guard columns.count == attributes.count, !columns.isEmpty else { continue }
+                guard columns.count == attributes.count, !columns.isEmpty, indexed.insert([table] + columns).inserted else { continue }
                 let name = "\(entity.name)(\(attributes.joined(separator: ",")))"
                 sql.append("CREATE INDEX \(name.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", ")))")
             }
