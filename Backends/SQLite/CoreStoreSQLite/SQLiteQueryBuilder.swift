@@ -70,10 +70,13 @@ struct SQLiteQueryBuilder {
 
     /// The ORDER BY terms of one sort key: `nil` first when ascending, and for doubles NaN
     /// (stored as text) before every number.
+    ///
+    /// For doubles one `CASE` ranks `nil`, NaN and numbers, so the sorter evaluates one extra
+    /// key per row rather than two.
     static func orderTerms(_ column: String, type: AttributeType, ascending: Bool) -> [String] {
         let direction = ascending ? "ASC" : "DESC"
         if type == .double {
-            return ["(\(column) IS NOT NULL) \(direction)", "(typeof(\(column)) <> 'text') \(direction)", "\(column) \(direction)"]
+            return ["CASE WHEN \(column) IS NULL THEN 0 WHEN typeof(\(column)) = 'text' THEN 1 ELSE 2 END \(direction)", "\(column) \(direction)"]
         }
         return ["\(column) \(direction)"]
     }
