@@ -38,7 +38,7 @@ struct SQLiteSchemaMapping: Sendable {
         let isToMany: Bool
     }
 
-    /// One entity's place in its table, with the SQL its writes and reads use built once here
+    /// One entity's place in its table, with the SQL its row writes use built once here
     /// (building SQL text per row was the main cost of writing).
     ///
     /// A class so that handing it around per row costs one reference count, not one per field.
@@ -69,10 +69,8 @@ struct SQLiteSchemaMapping: Sendable {
         /// `INSERT` of a whole row: `?1` is the key, then one parameter per attribute, then one
         /// per relationship of ``foreignKeyOrdinals``. `_entity` is a literal.
         let insertSQL: String
-        /// `DELETE` of the row with key `?1` (only if it is of this very entity).
-        let deleteSQL: String
-        /// `DELETE` of the join-table rows of a source `?1`, one per join-table relationship.
-        let joinTableDeleteSQL: [String]
+        /// Whether some relationship is stored in a join table (whose rows a delete removes).
+        let hasJoinTables: Bool
         /// Whether the row with key `?1` exists as a record of this very entity (`count(*)`).
         let existsSQL: String
         /// The update slot of each attribute and foreign-key relationship, by property name:
@@ -124,10 +122,9 @@ struct SQLiteSchemaMapping: Sendable {
             slotColumns = columns
             let placeholders = columns.indices.map { ", ?\($0 + 2)" }.joined()
             insertSQL = "INSERT INTO \(tableIdentifier) (\"_key\", \"_entity\"\(columns.map { ", " + $0 }.joined())) VALUES (?1, \(entityLiteral)\(placeholders))"
-            deleteSQL = "DELETE FROM \(tableIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = \(entityLiteral)"
-            joinTableDeleteSQL = relationships.compactMap { relationship in
-                guard case .joinTable(let joinTable) = relationship.storage else { return nil }
-                return "DELETE FROM \(joinTable.sqlIdentifier) WHERE \"source\" = ?1"
+            hasJoinTables = relationships.contains {
+                if case .joinTable = $0.storage { return true }
+                return false
             }
             existsSQL = "SELECT count(*) FROM \(tableIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = \(entityLiteral)"
         }

@@ -63,7 +63,7 @@ final class SQLiteWriter {
 
     /// Deletes the rows of `ids`, in batches of consecutive identifiers of one entity, and their
     /// join-table rows. Throws ``StorageError/recordNotFound(_:)`` for the first identifier (in
-    /// order) that names no row of its entity, as deleting one by one would.
+    /// order) that names no row of its entity (or repeats one), as deleting one by one would.
     private func delete(_ ids: [RecordID]) throws {
         var start = 0
         while start < ids.count {
@@ -77,28 +77,26 @@ final class SQLiteWriter {
 
     private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLiteSchemaMapping.EntityMapping) throws {
         let placeholders = (1...ids.count).map { "?\($0)" }.joined(separator: ", ")
-        let statement = try connection.statement(
-            "DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders)) RETURNING \"_key\"")
-        statement.reset()
-        for (i, id) in ids.enumerated() { try statement.bind(.integer(id.key), at: Int32(i + 1)) }
-        var deleted = 0
-        var deletedKeys: [Int64] = []
-        deletedKeys.reserveCapacity(ids.count)
-        // RETURNING names the rows that were there; they are only needed when one is missing.
-        while try statement.step() { deleted += 1; deletedKeys.append(statement.int64(0)) }
-        statement.reset()
-        if deleted != ids.count {
-            // Duplicate identifiers delete one row: the second one is the missing one.
-            var remaining = Set(deletedKeys)
-            for id in ids where remaining.remove(id.key) == nil { throw StorageError.recordNotFound(id) }
+        let table = entity.table.sqlIdentifier
+        let keys = ids.map { SQLiteValue.integer($0.key) }
+        // Check first that every key names a row of the entity (and none repeats), so that a
+        // missing one is reported before anything is deleted. (`DELETE … RETURNING` would
+        // save this query but needs SQLite 3.35.)
+        let found = try connection.scalar("SELECT count(*) FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))", keys)
+        if found != .integer(Int64(ids.count)) || Set(ids.map(\.key)).count != ids.count {
+            // The first identifier (in order) that a one-by-one delete would not find.
+            var seen = Set<Int64>()
+            for id in ids {
+                guard seen.insert(id.key).inserted, try connection.scalar(entity.existsSQL, [.integer(id.key)]) == .integer(1) else {
+                    throw StorageError.recordNotFound(id)
+                }
+            }
         }
-        guard !entity.joinTableDeleteSQL.isEmpty else { return }
+        try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))").execute(keys)
+        guard entity.hasJoinTables else { return }
         for relationship in entity.relationships {
-            guard case .joinTable(let table) = relationship.storage else { continue }
-            let joinDelete = try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE \"source\" IN (\(placeholders))")
-            joinDelete.reset()
-            for (i, id) in ids.enumerated() { try joinDelete.bind(.integer(id.key), at: Int32(i + 1)) }
-            try joinDelete.run()
+            guard case .joinTable(let joinTable) = relationship.storage else { continue }
+            try connection.statement("DELETE FROM \(joinTable.sqlIdentifier) WHERE \"source\" IN (\(placeholders))").execute(keys)
         }
     }
 
