@@ -105,7 +105,10 @@ final class SQLiteConnection {
 
 extension String {
     /// The string as an SQL identifier in double quotes.
+    ///
+    /// Identifiers rarely contain a quote, so that case skips Foundation's (slow) replacement.
     var sqlIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard utf8.contains(UInt8(ascii: "\"")) else { return "\"" + self + "\"" }
+        return "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -9,6 +9,9 @@ import CoreStoreStorage
 ///   the statement being run (string operators, `[c]`/`[d]` folding, `MATCHES`, and comparisons
 ///   across storage kinds), using `PredicateEvaluator`.
 /// - collation `CORESTORE_DECIMAL`: orders decimal text numerically.
+/// - aggregates `corestore_sum_double(key, value)` and `corestore_average_double(key, value)`:
+///   the sum and mean of a double column exactly as `AggregateEvaluator` computes them (see
+///   ``DoubleSum``).
 ///
 /// Owned by one connection and used only by the thread holding it.
 final class SQLiteFunctions {
@@ -45,6 +48,118 @@ final class SQLiteFunctions {
             return x == y ? 0 : (x < y ? -1 : 1)
         }, nil)
         guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register CORESTORE_DECIMAL") }
+        // Not SQLITE_DETERMINISTIC: the result depends on nothing but the rows, but the key
+        // argument must never be optimized away.
+        rc = sqlite3_create_function_v2(db, "corestore_sum_double", 2, SQLITE_UTF8, nil, nil, { ctx, argc, argv in
+            guard let ctx, let argv, argc == 2 else { return }
+            DoubleSum.step(ctx, argv[0], argv[1])
+        }, { ctx in
+            guard let ctx else { return }
+            DoubleSum.finish(ctx, average: false)
+        }, nil)
+        guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register corestore_sum_double") }
+        rc = sqlite3_create_function_v2(db, "corestore_average_double", 2, SQLITE_UTF8, nil, nil, { ctx, argc, argv in
+            guard let ctx, let argv, argc == 2 else { return }
+            DoubleSum.step(ctx, argv[0], argv[1])
+        }, { ctx in
+            guard let ctx else { return }
+            DoubleSum.finish(ctx, average: true)
+        }, nil)
+        guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register corestore_average_double") }
+    }
+
+    /// The message of the error the aggregates raise for a value the codec would reject: the
+    /// caller then answers by fetching, which reports the damaged value as a read would.
+    static let fallbackMessage = "corestore: aggregate needs the reference evaluator"
+
+    /// The state of `corestore_sum_double` / `corestore_average_double` for one group.
+    ///
+    /// `AggregateEvaluator` adds the non-`nil` values of a double attribute one by one, starting
+    /// from `0.0`, in record key order. SQLite's own `sum()` rounds differently (it compensates
+    /// the error, and treats NaN, stored as text, as 0), and feeds rows in whatever order the
+    /// query plan yields. So the values are kept with their keys and added in key order at the
+    /// end; they mostly arrive in key order already (a table or index scan), and then need no
+    /// sort.
+    final class DoubleSum {
+        private var entries: [(key: Int64, value: Double)] = []
+        private var inKeyOrder = true
+        /// A value that a double column never holds (a damaged database).
+        private var unexpected = false
+
+        /// Adds one row: `keyArgument` is the record key, `valueArgument` the column.
+        static func step(_ ctx: OpaquePointer, _ keyArgument: OpaquePointer?, _ valueArgument: OpaquePointer?) {
+            let value: Double
+            var unexpected = false
+            switch sqlite3_value_type(valueArgument) {
+            case SQLITE_NULL:
+                return
+            case SQLITE_FLOAT:
+                value = sqlite3_value_double(valueArgument)
+            case SQLITE_INTEGER:
+                value = Double(sqlite3_value_int64(valueArgument))
+            default:
+                // NaN is stored as the text `NaN`; anything else is damage.
+                value = .nan
+                unexpected = !SQLiteFunctions.isNaNText(valueArgument)
+            }
+            guard let state = state(ctx, create: true) else {
+                sqlite3_result_error_nomem(ctx)
+                return
+            }
+            if unexpected { state.unexpected = true }
+            let key = sqlite3_value_int64(keyArgument)
+            if let last = state.entries.last, last.key >= key { state.inKeyOrder = false }
+            state.entries.append((key, value))
+        }
+
+        /// Sets the group's result and releases its state.
+        static func finish(_ ctx: OpaquePointer, average: Bool) {
+            // No state: no row reached the aggregate.
+            guard let slot = sqlite3_aggregate_context(ctx, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+                  let pointer = slot.pointee else {
+                sqlite3_result_null(ctx)
+                return
+            }
+            let state = Unmanaged<DoubleSum>.fromOpaque(pointer).takeRetainedValue()
+            slot.pointee = nil
+            if state.unexpected {
+                sqlite3_result_error(ctx, SQLiteFunctions.fallbackMessage, -1)
+                return
+            }
+            guard !state.entries.isEmpty else {
+                sqlite3_result_null(ctx)
+                return
+            }
+            if !state.inKeyOrder { state.entries.sort { $0.key < $1.key } }
+            var total = 0.0
+            for entry in state.entries { total += entry.value }
+            if average { total /= Double(state.entries.count) }
+            if total.isNaN {
+                // SQLite turns a NaN result into NULL; NaN is the text `NaN`, as in a column.
+                sqlite3_result_text(ctx, "NaN", 3, SQLiteStatement.transient)
+            } else {
+                sqlite3_result_double(ctx, total)
+            }
+        }
+
+        /// The group's state, kept behind a pointer in SQLite's per-group memory.
+        private static func state(_ ctx: OpaquePointer, create: Bool) -> DoubleSum? {
+            let size = Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
+            guard let slot = sqlite3_aggregate_context(ctx, create ? size : 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self) else {
+                return nil
+            }
+            if let pointer = slot.pointee { return Unmanaged<DoubleSum>.fromOpaque(pointer).takeUnretainedValue() }
+            guard create else { return nil }
+            let state = DoubleSum()
+            slot.pointee = Unmanaged.passRetained(state).toOpaque()
+            return state
+        }
+    }
+
+    /// Whether an SQL value is the text `NaN`, how a double column stores NaN.
+    private static func isNaNText(_ value: OpaquePointer?) -> Bool {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, sqlite3_value_bytes(value) == 3, let text = sqlite3_value_text(value) else { return false }
+        return text[0] == UInt8(ascii: "N") && text[1] == UInt8(ascii: "a") && text[2] == UInt8(ascii: "N")
     }
 
     private func test(_ ctx: OpaquePointer, _ valueArgument: OpaquePointer?, _ indexArgument: OpaquePointer?) {

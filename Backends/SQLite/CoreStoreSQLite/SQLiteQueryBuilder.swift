@@ -70,10 +70,13 @@ struct SQLiteQueryBuilder {
 
     /// The ORDER BY terms of one sort key: `nil` first when ascending, and for doubles NaN
     /// (stored as text) before every number.
+    ///
+    /// For doubles one `CASE` ranks `nil`, NaN and numbers, so the sorter evaluates one extra
+    /// key per row rather than two.
     static func orderTerms(_ column: String, type: AttributeType, ascending: Bool) -> [String] {
         let direction = ascending ? "ASC" : "DESC"
         if type == .double {
-            return ["(\(column) IS NOT NULL) \(direction)", "(typeof(\(column)) <> 'text') \(direction)", "\(column) \(direction)"]
+            return ["CASE WHEN \(column) IS NULL THEN 0 WHEN typeof(\(column)) = 'text' THEN 1 ELSE 2 END \(direction)", "\(column) \(direction)"]
         }
         return ["\(column) \(direction)"]
     }
@@ -226,9 +229,15 @@ struct SQLiteQueryBuilder {
     }
 
     /// The native translation, or `nil` when `corestore_test` must decide.
+    ///
+    /// A comparison with a non-NULL parameter is NULL only when the column is, so
+    /// `(… AND value IS NOT NULL)` makes it exactly 0 or 1. Unlike `coalesce(…, 0)`, that form
+    /// leaves the comparison a term of the WHERE clause's AND chain, where SQLite can answer it
+    /// with an index.
     private mutating func nativeTest(_ value: String, type: AttributeType, _ c: Comparison) -> String? {
         let lhs = type == .decimal ? "(\(value) COLLATE CORESTORE_DECIMAL)" : value
         let guardNaN = type == .double ? " AND typeof(\(value)) <> 'text'" : ""
+        let notNull = " AND \(value) IS NOT NULL"
         switch c.op {
         case .equal, .notEqual:
             guard case .value(let operand) = c.operand else { return nil }
@@ -239,7 +248,7 @@ struct SQLiteQueryBuilder {
                 switch parameter(operand, for: type) {
                 case .never: equal = "0"
                 case .fallback: return nil
-                case .sql(let p): equal = "coalesce(\(lhs) = \(bind(p)), 0)"
+                case .sql(let p): equal = "(\(lhs) = \(bind(p))\(notNull))"
                 }
             }
             return c.op == .equal ? equal : "(NOT \(equal))"
@@ -251,7 +260,7 @@ struct SQLiteQueryBuilder {
             case .fallback: return nil
             case .sql(let p):
                 let op = c.op == .less ? "<" : c.op == .lessOrEqual ? "<=" : c.op == .greater ? ">" : ">="
-                return "coalesce(\(lhs) \(op) \(bind(p))\(guardNaN), 0)"
+                return "(\(lhs) \(op) \(bind(p))\(guardNaN)\(notNull))"
             }
         case .in:
             guard case .list(let values) = c.operand else { return nil }
@@ -266,7 +275,7 @@ struct SQLiteQueryBuilder {
                 }
             }
             var parts: [String] = []
-            if !members.isEmpty { parts.append("coalesce(\(lhs) IN (\(members.map { bind($0) }.joined(separator: ", "))), 0)") }
+            if !members.isEmpty { parts.append("(\(lhs) IN (\(members.map { bind($0) }.joined(separator: ", ")))\(notNull))") }
             if includesNil { parts.append("(\(value) IS NULL)") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
         case .between:
@@ -275,7 +284,7 @@ struct SQLiteQueryBuilder {
             switch (parameter(bounds[0], for: type), parameter(bounds[1], for: type)) {
             case (.fallback, _), (_, .fallback): return nil
             case (.sql(let low), .sql(let high)):
-                return "coalesce(\(lhs) >= \(bind(low)) AND \(lhs) <= \(bind(high))\(guardNaN), 0)"
+                return "(\(lhs) >= \(bind(low)) AND \(lhs) <= \(bind(high))\(guardNaN)\(notNull))"
             default: return "0"
             }
         case .beginsWith, .endsWith, .contains, .like, .matches:

@@ -5,12 +5,22 @@ import CoreStoreStorage
 ///
 /// - ungrouped requests (attribute values and relationship counts per record), always;
 /// - grouped requests whose group keys are booleans, integers, strings, URLs, bytes, UUIDs or
-///   dates, with `count` of any attribute, `minimum`/`maximum` of those same types, and
-///   `sum`/`average` of booleans and integers.
+///   dates, with `count` of any attribute, `minimum`/`maximum` of those same types,
+///   `sum`/`average` of booleans and integers (SQLite's integer `sum()` is exact), and
+///   `sum`/`average` of doubles through `corestore_sum_double` / `corestore_average_double`,
+///   which add in record key order as the evaluator does (see `SQLiteFunctions.DoubleSum`).
 ///
-/// Everything else — double and decimal group keys or sums (whose rounding and `-0.0`/NaN rules
-/// SQL does not share), integer columns holding values above `Int64.max`, integer sums that
-/// overflow — is answered by fetching the records and running the reference evaluator.
+/// The rest is answered by fetching the records and running the reference evaluator:
+/// - double group keys: the evaluator puts `0.0` and `-0.0` (and `1` and `1.0`) in one group
+///   whose value is the one of the lowest key, and NaN is stored as text; `GROUP BY` does neither;
+/// - decimal group keys, sums and averages: decimals are text compared by a collation, and SQL
+///   has no decimal arithmetic;
+/// - `minimum`/`maximum` of doubles and decimals: NaN is skipped, and of equal values (`0.0` and
+///   `-0.0`) the evaluator keeps the first in key order, which `min()`/`max()` do not promise;
+/// - integer columns holding values above `Int64.max` (stored as text) under `sum`/`average`,
+///   and integer sums that overflow: the evaluator reports or averages them exactly;
+/// - double columns holding something other than a number or NaN (a damaged database), so that
+///   the error is the one a fetch reports.
 extension SQLiteReader {
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: schema)
@@ -66,6 +76,7 @@ extension SQLiteReader {
         var expressions: [String] = []
         var columns: [Column] = []
         var integerChecks: [String] = []
+        var usesDoubleAggregates = false
         for term in request.terms {
             let (column, type) = try attribute(term.key)
             switch term.function {
@@ -80,6 +91,13 @@ extension SQLiteReader {
                 expressions.append("\(term.function == .minimum ? "min" : "max")(\(column))")
                 columns.append(.value(type))
             case .sum, .average:
+                if type == .double {
+                    let function = term.function == .sum ? "corestore_sum_double" : "corestore_average_double"
+                    expressions.append("\(function)(t0.\"_key\", \(column))")
+                    columns.append(.value(.double))
+                    usesDoubleAggregates = true
+                    continue
+                }
                 guard type == .integer || type == .bool else { return nil }
                 integerChecks.append("max(typeof(\(column)) = 'text')")
                 if term.function == .sum {
@@ -94,7 +112,14 @@ extension SQLiteReader {
         var sql = "SELECT \((expressions + integerChecks).joined(separator: ", ")) FROM \(entity.table.sqlIdentifier) t0"
         sql += try builder.whereClause(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities)
         if !groupColumns.isEmpty {
-            sql += " GROUP BY " + groupColumns.joined(separator: ", ")
+            // When an aggregate reads a column besides the group keys, no index covers the
+            // query, and grouping along an index on a key means one table lookup per row in
+            // index order: SQLite still prefers that plan, but scanning the table and sorting
+            // is about twice as fast (100k rows: 50 ms against 110 ms). A unary `+` keeps
+            // SQLite from grouping along the index (it changes neither the values nor their
+            // collation); WHERE can still use any index.
+            let readsOtherColumns = request.terms.contains { !request.groupBy.contains($0.key) }
+            sql += " GROUP BY " + groupColumns.map { readsOtherColumns ? "+" + $0 : $0 }.joined(separator: ", ")
             var order: [String] = []
             var ordered = Set<String>()
             for descriptor in request.sortDescriptors {
@@ -107,9 +132,10 @@ extension SQLiteReader {
             }
             sql += " ORDER BY " + order.joined(separator: ", ")
         }
-        // An integer sum that overflows is an error whichever rows the window keeps, but SQLite
-        // skips groups outside LIMIT/OFFSET: with sums, the window is applied here instead.
-        let windowInSQL = integerChecks.isEmpty
+        // An integer sum that overflows (or a damaged double) is an error whichever rows the
+        // window keeps, but SQLite skips groups outside LIMIT/OFFSET: with sums, the window is
+        // applied here instead.
+        let windowInSQL = integerChecks.isEmpty && !usesDoubleAggregates
         if windowInSQL, request.limit != nil || request.offset > 0 {
             sql += " LIMIT \(builder.bind(.integer(Int64(request.limit ?? -1)))) OFFSET \(builder.bind(.integer(Int64(max(request.offset, 0)))))"
         }
@@ -121,6 +147,8 @@ extension SQLiteReader {
         } catch let error as StorageError {
             // SQLite's sum() stops on overflow; the evaluator reports it (or averages exactly).
             if case .engine(_, let message) = error, message.contains("integer overflow") { return nil }
+            // A double aggregate met a value it cannot decode: the fetch reports it.
+            if case .engine(_, let message) = error, message.contains(SQLiteFunctions.fallbackMessage) { return nil }
             throw error
         }
     }

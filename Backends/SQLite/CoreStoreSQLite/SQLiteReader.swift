@@ -19,13 +19,13 @@ struct SQLiteReader: StorageReader {
         for (table, keys) in byTable {
             guard let description = mapping.tables[table] else { continue }
             let columns = SQLiteRecordLoader.columns(of: description, alias: "t0")
-            var rows: [SQLiteRecordLoader.Row] = []
+            var accumulator = SQLiteRecordLoader.Accumulator(loader: loader)
             for chunk in keys.chunked(500) {
                 let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
                 try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE t0.\"_key\" IN (\(placeholders))")
-                    .query(chunk.map { .integer($0) }) { rows.append(SQLiteRecordLoader.row($0, columnCount: description.columns.count)) }
+                    .query(chunk.map { .integer($0) }) { try accumulator.append($0) }
             }
-            for record in try loader.records(rows, table: table) { found[record.id.key] = record }
+            for record in try accumulator.finish() { found[record.id.key] = record }
         }
         return ids.map { id in
             guard let record = found[id.key], mapping.schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
@@ -38,9 +38,9 @@ struct SQLiteReader: StorageReader {
         guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
         var builder = SQLiteQueryBuilder(mapping: mapping)
         let sql = try builder.select(SQLiteRecordLoader.columns(of: table, alias: "t0"), request)
-        var rows: [SQLiteRecordLoader.Row] = []
-        try run(sql, builder) { rows.append(SQLiteRecordLoader.row($0, columnCount: table.columns.count)) }
-        return FetchResult(records: try loader.records(rows, table: entity.table))
+        var accumulator = SQLiteRecordLoader.Accumulator(loader: loader)
+        try run(sql, builder) { try accumulator.append($0) }
+        return FetchResult(records: try accumulator.finish())
     }
 
     func count(_ request: FetchRequest) throws -> Int {

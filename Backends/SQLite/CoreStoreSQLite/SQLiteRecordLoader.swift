@@ -12,73 +12,90 @@ struct SQLiteRecordLoader {
         (["\(alias).\"_key\"", "\(alias).\"_entity\""] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")
     }
 
-    /// One row read with ``columns(of:alias:)``.
-    struct Row {
-        let key: Int64
-        let entity: String
-        let values: [SQLiteValue]
-    }
+    /// Builds records from the rows of a whole-row select (see ``columns(of:alias:)``) as they
+    /// are stepped, then completes them with ``finish()``.
+    ///
+    /// Values are decoded straight from the statement, without an intermediate row.
+    struct Accumulator {
+        let loader: SQLiteRecordLoader
+        private(set) var records: [Record] = []
+        /// Keys of to-one destinations whose entity must be looked up, by destination table.
+        private var polymorphic: [String: Set<Int64>] = [:]
+        /// The entity of the previous row: rows of one table are mostly of one entity, and
+        /// comparing its name to the column's bytes saves making a string and hashing it.
+        private var lastEntity: SQLiteSchemaMapping.EntityMapping?
 
-    static func row(_ statement: SQLiteStatement, columnCount: Int) -> Row {
-        Row(key: statement.int64(0), entity: statement.text(1) ?? "",
-            values: (0..<columnCount).map { statement.column(Int32($0 + 2)) })
-    }
+        init(loader: SQLiteRecordLoader) {
+            self.loader = loader
+        }
 
-    /// Records for rows of one table, in row order.
-    func records(_ rows: [Row], table: String) throws -> [Record] {
-        guard let tableDescription = mapping.tables[table] else { throw StorageError.unknownEntity(table) }
-        var columnIndex: [String: Int] = [:]
-        for (i, column) in tableDescription.columns.enumerated() { columnIndex[column.name] = i }
-
-        var records: [Record] = []
-        records.reserveCapacity(rows.count)
-        // Keys of to-one destinations whose entity must be looked up, by destination table.
-        var polymorphic: [String: Set<Int64>] = [:]
-        for row in rows {
-            let entity = try mapping.entity(row.entity)
+        /// Adds the record of the statement's current row.
+        mutating func append(_ statement: SQLiteStatement) throws {
+            let entity: SQLiteSchemaMapping.EntityMapping
+            if let last = lastEntity, statement.textEquals(1, last.name) {
+                entity = last
+            } else {
+                entity = try loader.mapping.entity(statement.text(1) ?? "")
+                lastEntity = entity
+            }
             var attributes: [Value] = []
-            attributes.reserveCapacity(entity.attributeColumns.count)
-            for (ordinal, column) in entity.attributeColumns.enumerated() {
-                guard let index = columnIndex[column] else { throw StorageError.unknownKey(key: column, entity: entity.name) }
-                attributes.append(try SQLiteValueCodec.decode(row.values[index], as: entity.attributeTypes[ordinal]))
+            attributes.reserveCapacity(entity.attributeTypes.count)
+            for (ordinal, type) in entity.attributeTypes.enumerated() {
+                let index = entity.attributeColumnIndexes[ordinal]
+                guard index >= 0 else { throw StorageError.unknownKey(key: entity.attributeColumns[ordinal], entity: entity.name) }
+                attributes.append(try statement.value(Int32(index + 2), as: type))
             }
             var relationships: [[RecordID]] = []
-            relationships.reserveCapacity(entity.relationships.count)
-            for relationship in entity.relationships {
-                guard case .foreignKey(let column) = relationship.storage, let index = columnIndex[column],
-                      case .integer(let key) = row.values[index] else {
-                    relationships.append([])
-                    continue
+            if !entity.relationships.isEmpty {
+                relationships.reserveCapacity(entity.relationships.count)
+                for (ordinal, relationship) in entity.relationships.enumerated() {
+                    guard let index = entity.foreignKeyColumnIndexes[ordinal], let key = statement.integer(Int32(index + 2)) else {
+                        relationships.append([])
+                        continue
+                    }
+                    relationships.append([RecordID(entity: relationship.destination, key: key)])
+                    if relationship.destinationIsPolymorphic { polymorphic[relationship.destinationTable, default: []].insert(key) }
                 }
-                relationships.append([RecordID(entity: relationship.destination, key: key)])
-                if relationship.destinationIsPolymorphic { polymorphic[relationship.destinationTable, default: []].insert(key) }
             }
-            records.append(Record(id: RecordID(entity: entity.name, key: row.key), attributes: attributes, relationships: relationships))
+            records.append(Record(id: RecordID(entity: entity.name, key: statement.int64(0)), attributes: attributes, relationships: relationships))
         }
 
-        var entities: [Int64: String] = [:]
-        for (destinationTable, keys) in polymorphic {
-            try lookUpEntities(Array(keys), table: destinationTable, into: &entities)
-        }
-        if !entities.isEmpty {
-            for r in records.indices {
-                let entity = try mapping.entity(records[r].id.entity)
-                for (ordinal, relationship) in entity.relationships.enumerated() where !relationship.isToMany && relationship.destinationIsPolymorphic {
-                    records[r].relationships[ordinal] = records[r].relationships[ordinal].map { RecordID(entity: entities[$0.key] ?? $0.entity, key: $0.key) }
+        /// The records, in row order, with the entities of polymorphic to-one destinations and
+        /// every to-many relationship filled in (further queries on the same connection).
+        consuming func finish() throws -> [Record] {
+            let mapping = loader.mapping
+            var entities: [Int64: String] = [:]
+            for (destinationTable, keys) in polymorphic {
+                try loader.lookUpEntities(Array(keys), table: destinationTable, into: &entities)
+            }
+            if !entities.isEmpty {
+                for r in records.indices {
+                    let entity = try mapping.entity(records[r].id.entity)
+                    for (ordinal, relationship) in entity.relationships.enumerated() where !relationship.isToMany && relationship.destinationIsPolymorphic {
+                        records[r].relationships[ordinal] = records[r].relationships[ordinal].map { RecordID(entity: entities[$0.key] ?? $0.entity, key: $0.key) }
+                    }
                 }
             }
+            try loader.loadToMany(&records)
+            return records
         }
-        try loadToMany(&records)
-        return records
     }
 
     /// Fills every to-many relationship of `records`.
-    private func loadToMany(_ records: inout [Record]) throws {
+    func loadToMany(_ records: inout [Record]) throws {
         // Group record positions by the relationship storage they need.
         struct Group { var relationship: SQLiteSchemaMapping.RelationshipMapping; var slots: [Int64: [(Int, Int)]] = [:] }
         var groups: [String: Group] = [:]
+        var lastEntity: SQLiteSchemaMapping.EntityMapping?
         for (r, record) in records.enumerated() {
-            let entity = try mapping.entity(record.id.entity)
+            let entity: SQLiteSchemaMapping.EntityMapping
+            if let last = lastEntity, last.name == record.id.entity {
+                entity = last
+            } else {
+                entity = try mapping.entity(record.id.entity)
+                lastEntity = entity
+            }
+            guard entity.hasToMany else { continue }
             for (ordinal, relationship) in entity.relationships.enumerated() where relationship.isToMany {
                 let id: String
                 switch relationship.storage {

@@ -38,7 +38,11 @@ struct SQLiteSchemaMapping: Sendable {
         let isToMany: Bool
     }
 
-    struct EntityMapping: Sendable {
+    /// One entity's place in its table, with the SQL its row writes use built once here
+    /// (building SQL text per row was the main cost of writing).
+    ///
+    /// A class so that handing it around per row costs one reference count, not one per field.
+    final class EntityMapping: Sendable {
         let name: String
         let table: String
         /// The entity and its descendants: the `_entity` values of its records.
@@ -48,6 +52,89 @@ struct SQLiteSchemaMapping: Sendable {
         let attributeColumns: [String]
         let attributeTypes: [AttributeType]
         let relationships: [RelationshipMapping]
+        /// Whether the schema declares the entity abstract (it can have no records of its own).
+        let isAbstract: Bool
+        /// For each attribute, its position in the table's ``Table/columns`` (the result column
+        /// `index + 2` of a whole-row select, after `_key` and `_entity`).
+        let attributeColumnIndexes: [Int]
+        /// For each relationship, the position of its foreign-key column in the table's columns;
+        /// `nil` when it has none.
+        let foreignKeyColumnIndexes: [Int?]
+        /// The ordinals of the relationships stored as a foreign-key column, in order.
+        let foreignKeyOrdinals: [Int]
+        /// Whether some relationship is a to-many (stored apart from the row).
+        let hasToMany: Bool
+        /// The attributes covered by a unique constraint of the entity or an ancestor.
+        let uniqueAttributes: Set<String>
+        /// `INSERT` of a whole row: `?1` is the key, then one parameter per attribute, then one
+        /// per relationship of ``foreignKeyOrdinals``. `_entity` is a literal.
+        let insertSQL: String
+        /// Whether some relationship is stored in a join table (whose rows a delete removes).
+        let hasJoinTables: Bool
+        /// Whether the row with key `?1` exists as a record of this very entity (`count(*)`).
+        let existsSQL: String
+        /// The update slot of each attribute and foreign-key relationship, by property name:
+        /// attributes first (slot = ordinal), then ``foreignKeyOrdinals`` in order.
+        let updateSlots: [String: Int]
+        /// The quoted column of each update slot.
+        private let slotColumns: [String]
+
+        init(name: String, table: String, kinds: [String], coversTable: Bool, attributeColumns: [String],
+             attributeTypes: [AttributeType], relationships: [RelationshipMapping], description: EntityDescription,
+             tableColumns: [String], schema: StoreSchema) {
+            self.name = name
+            self.table = table
+            self.kinds = kinds
+            self.coversTable = coversTable
+            self.attributeColumns = attributeColumns
+            self.attributeTypes = attributeTypes
+            self.relationships = relationships
+            self.isAbstract = description.isAbstract
+            var columnIndex: [String: Int] = [:]
+            for (i, column) in tableColumns.enumerated() { columnIndex[column] = i }
+            // Every attribute column exists by the time an entity is mapped (see the initializer).
+            attributeColumnIndexes = attributeColumns.map { columnIndex[$0] ?? -1 }
+            foreignKeyColumnIndexes = relationships.map { relationship in
+                guard case .foreignKey(let column) = relationship.storage else { return nil }
+                return columnIndex[column]
+            }
+            foreignKeyOrdinals = relationships.indices.filter {
+                if case .foreignKey = relationships[$0].storage { return true }
+                return false
+            }
+            hasToMany = relationships.contains(where: \.isToMany)
+            uniqueAttributes = Set(schema.uniqueConstraints(applyingTo: name).flatMap(\.attributes))
+
+            let tableIdentifier = table.sqlIdentifier
+            let entityLiteral = name.sqlLiteral
+            var slots: [String: Int] = [:]
+            var columns: [String] = []
+            for (ordinal, column) in attributeColumns.enumerated() {
+                if ordinal < description.attributes.count { slots[description.attributes[ordinal].name] = columns.count }
+                columns.append(column.sqlIdentifier)
+            }
+            for ordinal in foreignKeyOrdinals {
+                guard case .foreignKey(let column) = relationships[ordinal].storage else { continue }
+                slots[relationships[ordinal].name] = columns.count
+                columns.append(column.sqlIdentifier)
+            }
+            updateSlots = slots
+            slotColumns = columns
+            let placeholders = columns.indices.map { ", ?\($0 + 2)" }.joined()
+            insertSQL = "INSERT INTO \(tableIdentifier) (\"_key\", \"_entity\"\(columns.map { ", " + $0 }.joined())) VALUES (?1, \(entityLiteral)\(placeholders))"
+            hasJoinTables = relationships.contains {
+                if case .joinTable = $0.storage { return true }
+                return false
+            }
+            existsSQL = "SELECT count(*) FROM \(tableIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = \(entityLiteral)"
+        }
+
+        /// `UPDATE` of the columns of `slots` (ascending) of the row with key `?1` of this very
+        /// entity; slot `slots[i]` is parameter `?(i + 2)`.
+        func updateSQL(slots: [Int]) -> String {
+            let assignments = slots.enumerated().map { "\(slotColumns[$1]) = ?\($0 + 2)" }.joined(separator: ", ")
+            return "UPDATE \(table.sqlIdentifier) SET \(assignments) WHERE \"_key\" = ?1 AND \"_entity\" = \(name.sqlLiteral)"
+        }
     }
 
     struct Table: Sendable {
@@ -141,7 +228,8 @@ struct SQLiteSchemaMapping: Sendable {
                 coversTable: kinds.count == schema.entityAndDescendants(root).count,
                 attributeColumns: attributeColumns[entity.name] ?? [],
                 attributeTypes: entity.attributes.map(\.type),
-                relationships: mappings
+                relationships: mappings, description: entity,
+                tableColumns: tables[root]?.columns.map(\.name) ?? [], schema: schema
             )
         }
         creationSQL = makeCreationSQL()
@@ -162,6 +250,10 @@ struct SQLiteSchemaMapping: Sendable {
 
     private func makeCreationSQL() -> [String] {
         var sql: [String] = []
+        // The column lists already indexed, per table: the schema marks the attribute of a
+        // one-attribute index `isIndexed` and also lists it in `indexes`, and a second identical
+        // index would only double the cost of every write.
+        var indexed: Set<[String]> = []
         for name in tableOrder {
             guard let table = tables[name] else { continue }
             let columns = ["\"_key\" INTEGER PRIMARY KEY", "\"_entity\" TEXT NOT NULL"]
@@ -191,11 +283,12 @@ struct SQLiteSchemaMapping: Sendable {
             let parentAttributes = entity.parentName.flatMap { schema.entity(named: $0) }?.attributes.count ?? 0
             for (ordinal, attribute) in entity.attributes.enumerated().dropFirst(parentAttributes) where attribute.isIndexed {
                 let column = mapping.attributeColumns[ordinal]
+                guard indexed.insert([table, column]).inserted else { continue }
                 sql.append("CREATE INDEX \("\(table).\(column)".sqlIdentifier) ON \(table.sqlIdentifier) (\(column.sqlIdentifier))")
             }
             for attributes in entity.indexes {
                 let columns = attributes.compactMap { entity.attributeOrdinal($0).map { mapping.attributeColumns[$0] } }
-                guard columns.count == attributes.count, !columns.isEmpty else { continue }
+                guard columns.count == attributes.count, !columns.isEmpty, indexed.insert([table] + columns).inserted else { continue }
                 let name = "\(entity.name)(\(attributes.joined(separator: ",")))"
                 sql.append("CREATE INDEX \(name.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", ")))")
             }
@@ -214,7 +307,10 @@ struct SQLiteSchemaMapping: Sendable {
 
 extension String {
     /// The string as an SQL string literal (for entity names in DDL and filters).
+    ///
+    /// Names rarely contain a quote, so that case skips Foundation's (slow) replacement.
     var sqlLiteral: String {
-        "'" + replacingOccurrences(of: "'", with: "''") + "'"
+        guard utf8.contains(UInt8(ascii: "'")) else { return "'" + self + "'" }
+        return "'" + replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

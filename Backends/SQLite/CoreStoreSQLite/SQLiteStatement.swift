@@ -30,34 +30,50 @@ final class SQLiteStatement {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            let rc: Int32
-            switch value {
-            case .null:
-                rc = sqlite3_bind_null(handle, index)
-            case .integer(let v):
-                rc = sqlite3_bind_int64(handle, index, v)
-            case .real(let v):
-                rc = sqlite3_bind_double(handle, index, v)
-            case .text(let s):
-                // Bound with an explicit byte count, so NUL characters are kept.
-                var s = s
-                rc = s.withUTF8 { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { chars in
-                        // An empty buffer may have no address; SQLite needs one for an empty text.
-                        chars.baseAddress.map { sqlite3_bind_text64(handle, index, $0, UInt64(chars.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8)) }
-                            ?? sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
-                    }
-                }
-            case .blob(let data):
-                if data.isEmpty {
-                    rc = sqlite3_bind_zeroblob(handle, index, 0)
-                } else {
-                    rc = data.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, UInt64($0.count), SQLiteStatement.transient) }
+            try bind(value, at: Int32(i + 1))
+        }
+    }
+
+    /// Ends the previous run so that parameters can be bound one by one with
+    /// ``bind(_:at:)``. Every parameter must then be bound: earlier bindings are kept.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Binds `value` to parameter `?index` (1-based), without the array ``bind(_:)`` needs.
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .integer(let v):
+            rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let v):
+            rc = sqlite3_bind_double(handle, index, v)
+        case .text(let s):
+            // Bound with an explicit byte count, so NUL characters are kept.
+            var s = s
+            rc = s.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    // An empty buffer may have no address; SQLite needs one for an empty text.
+                    chars.baseAddress.map { sqlite3_bind_text64(handle, index, $0, UInt64(chars.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8)) }
+                        ?? sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
                 }
             }
-            guard rc == SQLITE_OK else { throw connection.error(rc, context: "binding parameter \(index) of \(sql)") }
+        case .blob(let data):
+            if data.isEmpty {
+                rc = sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                rc = data.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, UInt64($0.count), SQLiteStatement.transient) }
+            }
         }
+        guard rc == SQLITE_OK else { throw connection.error(rc, context: "binding parameter \(index) of \(sql)") }
+    }
+
+    /// Runs the statement to completion with the parameters bound so far, ignoring any rows.
+    func run() throws {
+        while try step() {}
+        sqlite3_reset(handle)
     }
 
     /// Advances to the next row; `false` when the statement is done.
@@ -99,6 +115,53 @@ final class SQLiteStatement {
     /// The integer in column `index` of the current row.
     func int64(_ index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
+    }
+
+    /// The integer in column `index` of the current row, or `nil` when it holds no integer.
+    func integer(_ index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_INTEGER ? sqlite3_column_int64(handle, index) : nil
+    }
+
+    /// Whether column `index` of the current row is the text `text`, compared byte for byte
+    /// without making a string.
+    func textEquals(_ index: Int32, _ text: String) -> Bool {
+        guard sqlite3_column_type(handle, index) == SQLITE_TEXT else { return false }
+        let pointer = sqlite3_column_text(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard utf8.count == count else { return false }
+            guard count > 0, let pointer, let base = utf8.baseAddress else { return true }
+            return memcmp(base, pointer, count) == 0
+        }
+    }
+
+    /// The attribute value in column `index` of the current row, decoded as a column of `type`
+    /// holds it (see ``SQLiteValueCodec``).
+    ///
+    /// The common storage classes are read directly; everything else goes through
+    /// ``SQLiteValueCodec/decode(_:as:)``, which also reports unexpected values.
+    func value(_ index: Int32, as type: AttributeType) throws -> Value {
+        let storage = sqlite3_column_type(handle, index)
+        switch type {
+        case .integer where storage == SQLITE_INTEGER:
+            return .int(sqlite3_column_int64(handle, index))
+        case .bool where storage == SQLITE_INTEGER:
+            return .bool(sqlite3_column_int64(handle, index) != 0)
+        case .double where storage == SQLITE_FLOAT:
+            return .double(sqlite3_column_double(handle, index))
+        case .date where storage == SQLITE_FLOAT:
+            return .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, index)))
+        case .string where storage == SQLITE_TEXT, .url where storage == SQLITE_TEXT:
+            // Text first, then its byte count, as SQLite documents.
+            let pointer = sqlite3_column_text(handle, index)
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard let pointer, count > 0 else { return .string("") }
+            return .string(String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self))
+        default:
+            if storage == SQLITE_NULL { return .null }
+            return try SQLiteValueCodec.decode(column(index), as: type)
+        }
     }
 
     /// The text in column `index` of the current row, or `nil` for NULL.

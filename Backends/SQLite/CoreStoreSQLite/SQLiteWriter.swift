@@ -3,12 +3,51 @@ import CSQLite
 import CoreStoreStorage
 
 /// Applies one change set (with permanent identifiers) inside the write transaction.
-struct SQLiteWriter {
+///
+/// The SQL of every row write is built once per entity (see
+/// ``SQLiteSchemaMapping/EntityMapping``) and its prepared statements are kept here for the
+/// whole change set, so a row costs binding and stepping only.
+final class SQLiteWriter {
     let connection: SQLiteConnection
     let mapping: SQLiteSchemaMapping
 
+    init(connection: SQLiteConnection, mapping: SQLiteSchemaMapping) {
+        self.connection = connection
+        self.mapping = mapping
+    }
+
+    /// One entity's mapping with the statements this change set prepared for it.
+    private final class EntityStatements {
+        let entity: SQLiteSchemaMapping.EntityMapping
+        var insert: SQLiteStatement?
+        /// `UPDATE` statements by their sorted update slots.
+        var updates: [[Int]: SQLiteStatement] = [:]
+
+        init(_ entity: SQLiteSchemaMapping.EntityMapping) {
+            self.entity = entity
+        }
+    }
+
+    private var statementsByEntity: [String: EntityStatements] = [:]
+    /// The entry used last: change sets mostly hold runs of one entity, and comparing a name is
+    /// cheaper than hashing it.
+    private var lastStatements: EntityStatements?
+
+    private func statements(_ entityName: String) throws -> EntityStatements {
+        if let last = lastStatements, last.entity.name == entityName { return last }
+        let entry: EntityStatements
+        if let existing = statementsByEntity[entityName] {
+            entry = existing
+        } else {
+            entry = EntityStatements(try mapping.entity(entityName))
+            statementsByEntity[entityName] = entry
+        }
+        lastStatements = entry
+        return entry
+    }
+
     func apply(_ changes: ChangeSet) throws {
-        for id in changes.deletes { try delete(id) }
+        try delete(changes.deletes)
         try releaseUniqueValues(of: changes.updates)
         for update in changes.updates { try updateRow(update) }
         for record in changes.inserts { try insertRow(record) }
@@ -18,37 +57,75 @@ struct SQLiteWriter {
 
     // MARK: Rows
 
-    private func delete(_ id: RecordID) throws {
-        let entity = try mapping.entity(id.entity)
-        try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = ?2").execute([.integer(id.key), .text(entity.name)])
-        guard connection.changes == 1 else { throw StorageError.recordNotFound(id) }
-        for relationship in entity.relationships {
-            if case .joinTable(let table) = relationship.storage {
-                try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE \"source\" = ?1").execute([.integer(id.key)])
+    /// The most keys one batched `DELETE` names (SQLite allows 32,766 parameters; a few hundred
+    /// already amortize the statement).
+    static let deleteBatchSize = 500
+
+    /// Deletes the rows of `ids`, in batches of consecutive identifiers of one entity, and their
+    /// join-table rows. Throws ``StorageError/recordNotFound(_:)`` for the first identifier (in
+    /// order) that names no row of its entity (or repeats one), as deleting one by one would.
+    private func delete(_ ids: [RecordID]) throws {
+        var start = 0
+        while start < ids.count {
+            let entityName = ids[start].entity
+            var end = start + 1
+            while end < ids.count, end - start < Self.deleteBatchSize, ids[end].entity == entityName { end += 1 }
+            try deleteBatch(ids[start..<end], entity: try statements(entityName).entity)
+            start = end
+        }
+    }
+
+    private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLiteSchemaMapping.EntityMapping) throws {
+        let placeholders = (1...ids.count).map { "?\($0)" }.joined(separator: ", ")
+        let table = entity.table.sqlIdentifier
+        let keys = ids.map { SQLiteValue.integer($0.key) }
+        // Check first that every key names a row of the entity (and none repeats), so that a
+        // missing one is reported before anything is deleted. (`DELETE … RETURNING` would
+        // save this query but needs SQLite 3.35.)
+        let found = try connection.scalar("SELECT count(*) FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))", keys)
+        if found != .integer(Int64(ids.count)) || Set(ids.map(\.key)).count != ids.count {
+            // The first identifier (in order) that a one-by-one delete would not find.
+            var seen = Set<Int64>()
+            for id in ids {
+                guard seen.insert(id.key).inserted, try connection.scalar(entity.existsSQL, [.integer(id.key)]) == .integer(1) else {
+                    throw StorageError.recordNotFound(id)
+                }
             }
+        }
+        try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))").execute(keys)
+        guard entity.hasJoinTables else { return }
+        for relationship in entity.relationships {
+            guard case .joinTable(let joinTable) = relationship.storage else { continue }
+            try connection.statement("DELETE FROM \(joinTable.sqlIdentifier) WHERE \"source\" IN (\(placeholders))").execute(keys)
         }
     }
 
     private func insertRow(_ record: Record) throws {
-        let entity = try mapping.entity(record.id.entity)
-        guard mapping.schema.entity(named: entity.name)?.isAbstract == false else { throw StorageError.unknownEntity(entity.name) }
+        let entry = try statements(record.id.entity)
+        let entity = entry.entity
+        guard !entity.isAbstract else { throw StorageError.unknownEntity(entity.name) }
         try checkShape(record, entity)
-        var columns = ["\"_key\"", "\"_entity\""]
-        var values: [SQLiteValue] = [.integer(record.id.key), .text(entity.name)]
-        for (ordinal, column) in entity.attributeColumns.enumerated() {
-            columns.append(column.sqlIdentifier)
-            values.append(SQLiteValueCodec.encode(record.attributes[ordinal], as: entity.attributeTypes[ordinal]))
+        let statement: SQLiteStatement
+        if let prepared = entry.insert {
+            statement = prepared
+        } else {
+            statement = try connection.statement(entity.insertSQL)
+            entry.insert = statement
         }
-        for (ordinal, relationship) in entity.relationships.enumerated() {
-            if case .foreignKey(let column) = relationship.storage {
-                columns.append(column.sqlIdentifier)
-                values.append(record.relationships[ordinal].first.map { .integer($0.key) } ?? .null)
-            }
+        // Parameters as laid out by `insertSQL`: the key, the attributes, the foreign keys.
+        statement.reset()
+        try statement.bind(.integer(record.id.key), at: 1)
+        var index: Int32 = 2
+        for (ordinal, type) in entity.attributeTypes.enumerated() {
+            try statement.bind(SQLiteValueCodec.encode(record.attributes[ordinal], as: type), at: index)
+            index += 1
         }
-        let placeholders = (1...values.count).map { "?\($0)" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(entity.table.sqlIdentifier) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        for ordinal in entity.foreignKeyOrdinals {
+            try statement.bind(record.relationships[ordinal].first.map { .integer($0.key) } ?? .null, at: index)
+            index += 1
+        }
         do {
-            try connection.statement(sql).execute(values)
+            try statement.run()
         } catch let error as StorageError {
             throw try explain(error, record: record, entity: entity)
         }
@@ -56,29 +133,41 @@ struct SQLiteWriter {
 
     private func updateRow(_ update: RecordUpdate) throws {
         let record = update.record
-        let entity = try mapping.entity(record.id.entity)
+        let entry = try statements(record.id.entity)
+        let entity = entry.entity
         try checkShape(record, entity)
-        var assignments: [String] = []
-        var values: [SQLiteValue] = [.integer(record.id.key), .text(entity.name)]
-        let schemaEntity = mapping.schema.entity(named: entity.name)
-        for (ordinal, column) in entity.attributeColumns.enumerated() where update.changedKeys.contains(schemaEntity?.attributes[ordinal].name ?? "") {
-            values.append(SQLiteValueCodec.encode(record.attributes[ordinal], as: entity.attributeTypes[ordinal]))
-            assignments.append("\(column.sqlIdentifier) = ?\(values.count)")
+        var slots: [Int] = []
+        slots.reserveCapacity(update.changedKeys.count)
+        for key in update.changedKeys {
+            if let slot = entity.updateSlots[key] { slots.append(slot) }
         }
-        for (ordinal, relationship) in entity.relationships.enumerated() where update.changedKeys.contains(relationship.name) {
-            if case .foreignKey(let column) = relationship.storage {
-                values.append(record.relationships[ordinal].first.map { .integer($0.key) } ?? .null)
-                assignments.append("\(column.sqlIdentifier) = ?\(values.count)")
-            }
-        }
-        if assignments.isEmpty {
-            let exists = try connection.scalar("SELECT count(*) FROM \(entity.table.sqlIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = ?2", [.integer(record.id.key), .text(entity.name)])
+        if slots.isEmpty {
+            let exists = try connection.scalar(entity.existsSQL, [.integer(record.id.key)])
             guard exists == .integer(1) else { throw StorageError.recordNotFound(record.id) }
             return
         }
-        let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \"_key\" = ?1 AND \"_entity\" = ?2"
+        slots.sort()
+        let statement: SQLiteStatement
+        if let prepared = entry.updates[slots] {
+            statement = prepared
+        } else {
+            statement = try connection.statement(entity.updateSQL(slots: slots))
+            entry.updates[slots] = statement
+        }
+        statement.reset()
+        try statement.bind(.integer(record.id.key), at: 1)
+        let attributeCount = entity.attributeTypes.count
+        for (i, slot) in slots.enumerated() {
+            let value: SQLiteValue
+            if slot < attributeCount {
+                value = SQLiteValueCodec.encode(record.attributes[slot], as: entity.attributeTypes[slot])
+            } else {
+                value = record.relationships[entity.foreignKeyOrdinals[slot - attributeCount]].first.map { .integer($0.key) } ?? .null
+            }
+            try statement.bind(value, at: Int32(i + 2))
+        }
         do {
-            try connection.statement(sql).execute(values)
+            try statement.run()
         } catch let error as StorageError {
             throw try explain(error, record: record, entity: entity)
         }
@@ -94,7 +183,8 @@ struct SQLiteWriter {
     // MARK: To-many relationships
 
     private func writeToMany(_ record: Record, changedKeys: Set<String>?) throws {
-        let entity = try mapping.entity(record.id.entity)
+        let entity = try statements(record.id.entity).entity
+        guard entity.hasToMany else { return }
         for (ordinal, relationship) in entity.relationships.enumerated() where relationship.isToMany {
             if let changedKeys, !changedKeys.contains(relationship.name) { continue }
             let destinations = record.relationships[ordinal]
@@ -124,8 +214,9 @@ struct SQLiteWriter {
     /// records of one commit (a swap) without a false violation.
     private func releaseUniqueValues(of updates: [RecordUpdate]) throws {
         for update in updates {
-            let entity = try mapping.entity(update.record.id.entity)
-            let constrained = Set(mapping.schema.uniqueConstraints(applyingTo: entity.name).flatMap(\.attributes)).intersection(update.changedKeys)
+            let entity = try statements(update.record.id.entity).entity
+            guard !entity.uniqueAttributes.isEmpty else { continue }
+            let constrained = entity.uniqueAttributes.intersection(update.changedKeys)
             guard !constrained.isEmpty else { continue }
             let columns = constrained.sorted().compactMap { mapping.schema.attributeOrdinal($0, in: entity.name).map { entity.attributeColumns[$0] } }
             let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(columns.map { "\($0.sqlIdentifier) = NULL" }.joined(separator: ", ")) WHERE \"_key\" = ?1"
