@@ -45,14 +45,14 @@ struct KeyValueCommit {
             written.append(record)
         }
         for old in removed {
-            for index in layout.indexes(maintainedBy: old.id.entity) {
-                try writer.delete(layout.entry(of: old, in: index))
+            for plan in layout.entryPlans(maintainedBy: old.id.entity) {
+                try writer.delete(plan.entry(of: old))
             }
         }
         for record in written {
-            for index in layout.indexes(maintainedBy: record.id.entity) {
-                if index.kind == .unique { try checkUnique(record, index) }
-                try writer.put(layout.entry(of: record, in: index), [])
+            for plan in layout.entryPlans(maintainedBy: record.id.entity) {
+                if plan.index.kind == .unique { try checkUnique(record, plan.index) }
+                try writer.put(plan.entry(of: record), [])
             }
         }
     }
