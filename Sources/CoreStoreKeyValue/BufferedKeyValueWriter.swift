@@ -62,7 +62,7 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         if !reverse {
             var i = 0
             try base.scan(from: lowerBound, to: upperBound, reverse: false) { key, value in
-                while i < pending.count, pending[i].key.lexicographicallyPrecedes(key) {
+                while i < pending.count, KeyOrder.precedes(pending[i].key, key) {
                     if let v = pending[i].value, try !visit(pending[i].key, v) { stopped = true; return false }
                     i += 1
                 }
@@ -82,7 +82,7 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         } else {
             var i = pending.count - 1
             try base.scan(from: lowerBound, to: upperBound, reverse: true) { key, value in
-                while i >= 0, key.lexicographicallyPrecedes(pending[i].key) {
+                while i >= 0, KeyOrder.precedes(key, pending[i].key) {
                     if let v = pending[i].value, try !visit(pending[i].key, v) { stopped = true; return false }
                     i -= 1
                 }

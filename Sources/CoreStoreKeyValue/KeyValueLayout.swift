@@ -179,8 +179,9 @@ public struct KeyValueLayout: Sendable {
 }
 
 /// One index of one concrete entity, resolved once per layout: the entry prefix and the
-/// ordinal each component reads, so building an entry costs no name lookups.
-struct IndexEntryPlan: Sendable {
+/// ordinal each component reads, so building an entry costs no name lookups. A class, so that
+/// iterating an entity's plans per written record retains one reference, not every field.
+final class IndexEntryPlan: Sendable {
     /// Where one component's value comes from.
     enum Source: Sendable {
         /// The attribute at this ordinal (`nil`: the entity lacks it, the value is `nil`).
