@@ -37,6 +37,19 @@ public struct KeyValueLayout: Sendable {
     private let recordPrefixes: [String: [UInt8]]
     /// Per concrete entity, its indexes ready to build entries (see ``IndexEntryPlan``).
     private let entryPlansByEntity: [String: [IndexEntryPlan]]
+    /// Per entity, what a written record is checked against; looking up the
+    /// ``EntityDescription`` instead copied the whole description for every written record.
+    private let shapes: [String: EntityShape]
+
+    /// What a record of an entity must look like.
+    struct EntityShape: Sendable {
+        /// Whether the entity is abstract (has no records of its own).
+        let isAbstract: Bool
+        /// The number of attribute values a record holds.
+        let attributeCount: Int
+        /// The number of relationships a record holds.
+        let relationshipCount: Int
+    }
 
     /// The layout of `schema`.
     public init(schema: StoreSchema) {
@@ -93,6 +106,16 @@ public struct KeyValueLayout: Sendable {
             plans[entity] = indexes.map { IndexEntryPlan(index: $0, entity: entity, schema: schema) }
         }
         entryPlansByEntity = plans
+        var shapes: [String: EntityShape] = [:]
+        for entity in schema.entities {
+            shapes[entity.name] = EntityShape(isAbstract: entity.isAbstract, attributeCount: entity.attributes.count, relationshipCount: entity.relationships.count)
+        }
+        self.shapes = shapes
+    }
+
+    /// The shape of `entity`, `nil` for an entity the schema lacks.
+    func shape(of entity: String) -> EntityShape? {
+        shapes[entity]
     }
 
     /// The indexes a record of the concrete `entity` has entries in, ready to build entries.
@@ -213,24 +236,28 @@ final class IndexEntryPlan: Sendable {
 
     /// The values `record` contributes, as ``KeyValueLayout/values(of:in:)`` computes them.
     func values(of record: Record) -> [Value] {
-        sources.map { source in
-            switch source {
-            case .attribute(let ordinal):
-                guard let ordinal, ordinal < record.attributes.count else { return .null }
-                return record.attributes[ordinal]
-            case .relationship(let ordinal):
-                guard let ordinal, ordinal < record.relationships.count,
-                      let destination = record.relationships[ordinal].first else { return .null }
-                return .int(destination.key)
-            }
+        sources.map { value(of: record, $0) }
+    }
+
+    /// The value one component takes from `record`.
+    private func value(of record: Record, _ source: Source) -> Value {
+        switch source {
+        case .attribute(let ordinal):
+            guard let ordinal, ordinal < record.attributes.count else { return .null }
+            return record.attributes[ordinal]
+        case .relationship(let ordinal):
+            guard let ordinal, ordinal < record.relationships.count,
+                  let destination = record.relationships[ordinal].first else { return .null }
+            return .int(destination.key)
         }
     }
 
-    /// The entry of `record`, as ``KeyValueLayout/entry(of:in:)`` builds it.
+    /// The entry of `record`, as ``KeyValueLayout/entry(of:in:)`` builds it (without the
+    /// intermediate array of values: this runs for every index of every written record).
     func entry(of record: Record) -> [UInt8] {
         var key = prefix
         key.reserveCapacity(prefix.count + 9 + sources.count * 12)
-        for value in values(of: record) { TupleEncoder.encode(value, into: &key) }
+        for source in sources { TupleEncoder.encode(value(of: record, source), into: &key) }
         TupleEncoder.encodeInt(record.id.key, into: &key)
         return key
     }

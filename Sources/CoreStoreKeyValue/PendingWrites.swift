@@ -37,6 +37,17 @@ struct PendingWrites {
             chunks = [[Entry(key: key, value: value)]]
             return
         }
+        // Bulk writes mostly come in ascending key order (new records under increasing keys):
+        // append past the last key without a search, starting a new chunk when the last is full.
+        let lastChunk = chunks.count - 1
+        if let last = chunks[lastChunk].last, KeyOrder.precedes(last.key, key) {
+            if chunks[lastChunk].count < Self.maximumChunkSize {
+                chunks[lastChunk].append(Entry(key: key, value: value))
+            } else {
+                chunks.append([Entry(key: key, value: value)])
+            }
+            return
+        }
         var position = lowerBound(key)
         if position.chunk < chunks.count, chunks[position.chunk][position.index].key == key {
             chunks[position.chunk][position.index].value = value
