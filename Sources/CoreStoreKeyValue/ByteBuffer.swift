@@ -107,7 +107,9 @@ struct ByteReader {
 
     mutating func string() throws -> String {
         let raw = try blob()
-        guard let s = String(validating: raw, as: UTF8.self) else { throw damaged("invalid UTF-8") }
+        // Validating from a buffer pointer takes the standard library's contiguous fast path;
+        // the generic slice overload went through unspecialized collection code per string.
+        guard let s = raw.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else { throw damaged("invalid UTF-8") }
         return s
     }
 }

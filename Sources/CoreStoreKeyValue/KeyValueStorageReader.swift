@@ -99,7 +99,7 @@ struct KeyValueStorageReader: StorageReader {
         switch plan.access {
         case .entityScan:
             let prefix = layout.recordPrefix(ofHierarchyOf: entity)
-            try snapshot.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { _, value in
+            try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { value in
                 try consider(value)
             }
         case .indexRange(_, let lower, let upper):

@@ -24,7 +24,7 @@ struct EntityNames: Sendable {
     /// The name `bytes` spell: the schema's own string when it has that entity, else a new one.
     func name(_ bytes: ArraySlice<UInt8>, reader: ByteReader) throws -> String {
         if let i = index(of: bytes) { return names[i] }
-        guard let s = String(validating: bytes, as: UTF8.self) else { throw reader.damaged("invalid UTF-8") }
+        guard let s = bytes.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else { throw reader.damaged("invalid UTF-8") }
         return s
     }
 }
