@@ -70,9 +70,13 @@ indirect enum FieldPredicate {
 /// whole record decoded at most once, when something needs it. One instance is reused for
 /// every record of a scan.
 final class ScanCandidate {
+    /// The current record's bytes, header parsed.
     private var fields = RecordFields()
+    /// Whether the attribute offsets of the current record are known.
     private var fieldsLoaded = false
+    /// The current record, once decoded.
     private var decoded: Record?
+    /// The schema's entity names, for decoding without new strings.
     private let names: EntityNames
 
     /// A candidate whose records name entities from `names`.

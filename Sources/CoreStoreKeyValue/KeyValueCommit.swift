@@ -66,9 +66,13 @@ struct KeyValueCommit {
     private func insertsKnownToBeNew(_ inserts: [Record]) throws -> [Bool] {
         /// The inserts of one hierarchy.
         struct Run {
+            /// The hierarchy's record-key prefix.
             let prefix: [UInt8]
+            /// The key of the run's first insert.
             let first: Int64
+            /// The key of the run's latest insert.
             var last: Int64
+            /// Whether every key so far was above the one before.
             var ascending = true
         }
         var runs: [Run] = []

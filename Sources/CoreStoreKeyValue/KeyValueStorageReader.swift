@@ -141,19 +141,26 @@ struct KeyValueStorageReader: StorageReader {
 struct RecordRanking {
     /// One ranked record.
     private struct Entry {
+        /// The sort-key values, one per descriptor.
         var keys: [Value]
+        /// The record key, the tie-breaker.
         var key: Int64
+        /// The record's bytes, decoded only if it stays in the result.
         var bytes: [UInt8]
     }
 
+    /// The sort descriptors, most significant first.
     private let descriptors: [RecordSortDescriptor]
+    /// How many records to keep (offset + limit); `nil` keeps all.
     private let capacity: Int?
+    /// The layout, for ordinals and entity names.
     private let layout: KeyValueLayout
     /// The sort-key ordinals per entity index; `nil` until the entity's first record.
     private var ordinals: [[Int]?]
     /// The error ``RecordSorter`` would throw (a sort key the entity lacks), thrown once the
     /// scan is over so that errors of the predicate, which come first in a fetch, still win.
     private var error: StorageError?
+    /// The kept records: in order when there is a capacity, in scan order otherwise.
     private var entries: [Entry] = []
     /// The sort keys of the record being added; reused, copied only when the record is kept.
     private var scratch: [Value] = []

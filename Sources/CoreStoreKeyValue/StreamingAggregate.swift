@@ -54,7 +54,9 @@ struct StreamingAggregate {
     private struct Accumulator {
         /// The number of values combined (non-nil ones).
         var count: Int64 = 0
+        /// The running sum of a double attribute, in record-key order.
         var doubleTotal = 0.0
+        /// The running sum of an integer attribute.
         var integerTotal: Int64 = 0
         /// The minimum or maximum so far.
         var best: Value?
@@ -62,20 +64,25 @@ struct StreamingAggregate {
 
     /// One group: its `groupBy` values (in order-key order) and its accumulators.
     private struct Group {
+        /// The `groupBy` values of the group's first (lowest-key) record.
         var keys: [Value]
+        /// One per column (unused for group-key columns).
         var accumulators: [Accumulator]
     }
 
+    /// The layout, for ordinals and entity names.
     private let layout: KeyValueLayout
     /// The sort descriptors, then the other `groupBy` keys ascending (the evaluator's order keys).
     private let orderKeys: [RecordSortDescriptor]
     /// The attributes read from each record: the order keys, then the aggregated ones.
     private let keys: [String]
+    /// One per term of the request.
     private let columns: [Column]
     /// Per entity index: the ordinal of each of ``keys``, resolved on the entity's first record.
     private var ordinals: [[Int]?]
     /// The groups, ascending in storage order of their keys.
     private var groups: [Group] = []
+    /// The group values of the record being added; reused, copied only for a new group.
     private var scratch: [Value] = []
 
     /// The plan for `request`, which the evaluator validated and found grouped; `nil` when a

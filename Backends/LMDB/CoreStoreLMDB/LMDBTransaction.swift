@@ -118,6 +118,7 @@ final class LMDBWriter: KeyValueWriter {
         try reader.scan(from: lowerBound, to: upperBound, reverse: reverse, visit)
     }
 
+    /// The transaction's values-only scan (no key copies).
     func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
         try reader.scanValues(from: lowerBound, to: upperBound, visit)
     }
