@@ -36,6 +36,16 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         return result
     }
 
+    /// Whether any put or delete is pending.
+    public var hasPendingOperations: Bool { !pending.isEmpty }
+
+    /// Visits the pending changes, one per key in ascending key order: the value put, or `nil`
+    /// for a delete. Like ``operations`` without building an array of every change first, which
+    /// cost a large commit an extra copy and release of every key.
+    public func forEachOperation(_ body: (_ key: [UInt8], _ value: [UInt8]?) throws -> Void) rethrows {
+        try pending.forEach { entry in try body(entry.key, entry.value) }
+    }
+
     private func record(_ key: [UInt8], _ value: [UInt8]?) {
         pending.set(key, value)
     }
