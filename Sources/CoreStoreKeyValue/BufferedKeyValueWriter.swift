@@ -36,6 +36,16 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         return result
     }
 
+    /// Whether any put or delete is pending.
+    public var hasPendingOperations: Bool { !pending.isEmpty }
+
+    /// Visits the pending changes, one per key in ascending key order: the value put, or `nil`
+    /// for a delete. Like ``operations`` without building an array of every change first, which
+    /// cost a large commit an extra copy and release of every key.
+    public func forEachOperation(_ body: (_ key: [UInt8], _ value: [UInt8]?) throws -> Void) rethrows {
+        try pending.forEach { entry in try body(entry.key, entry.value) }
+    }
+
     private func record(_ key: [UInt8], _ value: [UInt8]?) {
         pending.set(key, value)
     }
@@ -62,7 +72,7 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         if !reverse {
             var i = 0
             try base.scan(from: lowerBound, to: upperBound, reverse: false) { key, value in
-                while i < pending.count, pending[i].key.lexicographicallyPrecedes(key) {
+                while i < pending.count, KeyOrder.precedes(pending[i].key, key) {
                     if let v = pending[i].value, try !visit(pending[i].key, v) { stopped = true; return false }
                     i += 1
                 }
@@ -82,7 +92,7 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         } else {
             var i = pending.count - 1
             try base.scan(from: lowerBound, to: upperBound, reverse: true) { key, value in
-                while i >= 0, key.lexicographicallyPrecedes(pending[i].key) {
+                while i >= 0, KeyOrder.precedes(key, pending[i].key) {
                     if let v = pending[i].value, try !visit(pending[i].key, v) { stopped = true; return false }
                     i -= 1
                 }

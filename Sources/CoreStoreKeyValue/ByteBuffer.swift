@@ -1,3 +1,4 @@
+import Foundation
 import CoreStoreStorage
 
 /// Appends the primitives of the binary formats (``RecordCodec`` and the stored metadata).
@@ -23,7 +24,7 @@ struct ByteWriter {
 
     /// Eight bytes, big-endian.
     mutating func fixed64(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A length-prefixed byte string.
@@ -106,7 +107,9 @@ struct ByteReader {
 
     mutating func string() throws -> String {
         let raw = try blob()
-        guard let s = String(validating: raw, as: UTF8.self) else { throw damaged("invalid UTF-8") }
+        // Validating from a buffer pointer takes the standard library's contiguous fast path;
+        // the generic slice overload went through unspecialized collection code per string.
+        guard let s = raw.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else { throw damaged("invalid UTF-8") }
         return s
     }
 }
@@ -119,5 +122,29 @@ public enum KeyValueFormatError {
     /// A damaged stored value or key: `what` names it, `reason` says what is wrong.
     public static func damaged(_ what: String, _ reason: String) -> StorageError {
         .engine(code: damagedDataCode, message: "damaged \(what): \(reason)")
+    }
+}
+
+/// Byte-string order for keys: unsigned bytes, lexicographic, shorter first on a tie — the
+/// engines' order — with `memcmp` instead of the element-by-element generic
+/// `lexicographicallyPrecedes`, which dominated the buffered writer's binary searches.
+enum KeyOrder {
+    /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
+    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBufferPointer { ap in
+            b.withUnsafeBufferPointer { bp in
+                let n = min(ap.count, bp.count)
+                if n > 0, let x = ap.baseAddress, let y = bp.baseAddress {
+                    let c = memcmp(x, y, n)
+                    if c != 0 { return c < 0 ? -1 : 1 }
+                }
+                return ap.count == bp.count ? 0 : (ap.count < bp.count ? -1 : 1)
+            }
+        }
+    }
+
+    /// Whether `a` sorts before `b`.
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        compare(a, b) < 0
     }
 }

@@ -30,6 +30,26 @@ public struct KeyValueLayout: Sendable {
     /// Every index of the schema.
     public let indexes: [IndexDefinition]
     private let indexesByEntity: [String: [IndexDefinition]]
+    /// The schema's entity names, for decoding records without a new string per name.
+    let entityNames: EntityNames
+    /// The record-key prefix of every entity (its root's), computed once: building a record key
+    /// is on the path of every insert, update, delete and index lookup.
+    private let recordPrefixes: [String: [UInt8]]
+    /// Per concrete entity, its indexes ready to build entries (see ``IndexEntryPlan``).
+    private let entryPlansByEntity: [String: [IndexEntryPlan]]
+    /// Per entity, what a written record is checked against; looking up the
+    /// ``EntityDescription`` instead copied the whole description for every written record.
+    private let shapes: [String: EntityShape]
+
+    /// What a record of an entity must look like.
+    struct EntityShape: Sendable {
+        /// Whether the entity is abstract (has no records of its own).
+        let isAbstract: Bool
+        /// The number of attribute values a record holds.
+        let attributeCount: Int
+        /// The number of relationships a record holds.
+        let relationshipCount: Int
+    }
 
     /// The layout of `schema`.
     public init(schema: StoreSchema) {
@@ -73,6 +93,34 @@ public struct KeyValueLayout: Sendable {
             for entity in index.entities { byEntity[entity, default: []].append(index) }
         }
         indexesByEntity = byEntity
+        entityNames = EntityNames(schema: schema)
+        var prefixes: [String: [UInt8]] = [:]
+        for entity in schema.entities {
+            var key = [Self.recordSpace]
+            TupleEncoder.encodeString(schema.rootEntity(of: entity.name), into: &key)
+            prefixes[entity.name] = key
+        }
+        recordPrefixes = prefixes
+        var plans: [String: [IndexEntryPlan]] = [:]
+        for (entity, indexes) in byEntity {
+            plans[entity] = indexes.map { IndexEntryPlan(index: $0, entity: entity, schema: schema) }
+        }
+        entryPlansByEntity = plans
+        var shapes: [String: EntityShape] = [:]
+        for entity in schema.entities {
+            shapes[entity.name] = EntityShape(isAbstract: entity.isAbstract, attributeCount: entity.attributes.count, relationshipCount: entity.relationships.count)
+        }
+        self.shapes = shapes
+    }
+
+    /// The shape of `entity`, `nil` for an entity the schema lacks.
+    func shape(of entity: String) -> EntityShape? {
+        shapes[entity]
+    }
+
+    /// The indexes a record of the concrete `entity` has entries in, ready to build entries.
+    func entryPlans(maintainedBy entity: String) -> [IndexEntryPlan] {
+        entryPlansByEntity[entity] ?? []
     }
 
     /// The indexes a record of the concrete `entity` has entries in.
@@ -93,6 +141,7 @@ public struct KeyValueLayout: Sendable {
 
     /// The prefix of every record of `entity`'s hierarchy.
     public func recordPrefix(ofHierarchyOf entity: String) -> [UInt8] {
+        if let prefix = recordPrefixes[entity] { return prefix }
         var key = [Self.recordSpace]
         TupleEncoder.encodeString(schema.rootEntity(of: entity), into: &key)
         return key
@@ -101,6 +150,7 @@ public struct KeyValueLayout: Sendable {
     /// The key of the record `key` in `entity`'s hierarchy.
     public func recordKey(entity: String, key: Int64) -> [UInt8] {
         var bytes = recordPrefix(ofHierarchyOf: entity)
+        bytes.reserveCapacity(bytes.count + 9)
         TupleEncoder.encodeInt(key, into: &bytes)
         return bytes
     }
@@ -140,9 +190,76 @@ public struct KeyValueLayout: Sendable {
 
     /// The record key an index entry ends with (its last 9 bytes).
     public static func recordKey(ofEntry entry: [UInt8]) throws -> Int64 {
-        guard entry.count >= 9 else { throw KeyValueFormatError.damaged("index entry", "too short") }
-        var decoder = TupleDecoder(Array(entry[(entry.count - 9)...]))
-        return try decoder.nextInt()
+        let start = entry.count - 9
+        guard start >= 0, entry[start] == TupleEncoder.TypeCode.int else {
+            throw KeyValueFormatError.damaged("index entry", entry.count < 9 ? "too short" : "expected an integer")
+        }
+        // Read in place: this runs once per entry of every index scan.
+        var bits: UInt64 = 0
+        for i in (start + 1)..<entry.count { bits = bits << 8 | UInt64(entry[i]) }
+        return Int64(bitPattern: bits ^ (1 << 63))
+    }
+}
+
+/// One index of one concrete entity, resolved once per layout: the entry prefix and the
+/// ordinal each component reads, so building an entry costs no name lookups. A class, so that
+/// iterating an entity's plans per written record retains one reference, not every field.
+final class IndexEntryPlan: Sendable {
+    /// Where one component's value comes from.
+    enum Source: Sendable {
+        /// The attribute at this ordinal (`nil`: the entity lacks it, the value is `nil`).
+        case attribute(Int?)
+        /// The first destination's key of the relationship at this ordinal.
+        case relationship(Int?)
+    }
+
+    /// The index.
+    let index: IndexDefinition
+    /// The prefix of every entry of the index.
+    let prefix: [UInt8]
+    /// One source per component.
+    let sources: [Source]
+
+    /// The plan of `index` for records of `entity`.
+    init(index: IndexDefinition, entity: String, schema: StoreSchema) {
+        self.index = index
+        var prefix = [KeyValueLayout.indexSpace]
+        TupleEncoder.encodeString(index.name, into: &prefix)
+        self.prefix = prefix
+        sources = index.components.map { component in
+            switch component {
+            case .attribute(let name): return .attribute(schema.attributeOrdinal(name, in: entity))
+            case .relationship(let name): return .relationship(schema.relationshipOrdinal(name, in: entity))
+            }
+        }
+    }
+
+    /// The values `record` contributes, as ``KeyValueLayout/values(of:in:)`` computes them.
+    func values(of record: Record) -> [Value] {
+        sources.map { value(of: record, $0) }
+    }
+
+    /// The value one component takes from `record`.
+    private func value(of record: Record, _ source: Source) -> Value {
+        switch source {
+        case .attribute(let ordinal):
+            guard let ordinal, ordinal < record.attributes.count else { return .null }
+            return record.attributes[ordinal]
+        case .relationship(let ordinal):
+            guard let ordinal, ordinal < record.relationships.count,
+                  let destination = record.relationships[ordinal].first else { return .null }
+            return .int(destination.key)
+        }
+    }
+
+    /// The entry of `record`, as ``KeyValueLayout/entry(of:in:)`` builds it (without the
+    /// intermediate array of values: this runs for every index of every written record).
+    func entry(of record: Record) -> [UInt8] {
+        var key = prefix
+        key.reserveCapacity(prefix.count + 9 + sources.count * 12)
+        for source in sources { TupleEncoder.encode(value(of: record, source), into: &key) }
+        TupleEncoder.encodeInt(record.id.key, into: &key)
+        return key
     }
 }
 

@@ -151,10 +151,12 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         }
     }
 
-    private static func counter(_ reader: any KeyValueReader, _ name: String, description: String) throws -> Int64 {
+    /// The stored counter `name`. `description` is only evaluated for the error: it can cost a
+    /// file-path conversion, and this runs in every write.
+    private static func counter(_ reader: any KeyValueReader, _ name: String, description: @autoclosure () -> String) throws -> Int64 {
         guard let bytes = try reader.get(KeyValueLayout.metadataKey(name)),
               let values = try? TupleDecoder.decode(bytes), values.count == 1, case .int(let value) = values[0] else {
-            throw StorageError.incompatibleStore(path: description, reason: "its '\(name)' counter is missing or damaged")
+            throw StorageError.incompatibleStore(path: description(), reason: "its '\(name)' counter is missing or damaged")
         }
         return value
     }

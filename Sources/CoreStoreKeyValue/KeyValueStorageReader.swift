@@ -1,8 +1,9 @@
 import CoreStoreStorage
 
 /// The ``StorageReader`` of a ``KeyValueStorage``: reads one engine snapshot, narrows fetches
-/// with ``FetchPlanner``, re-checks the whole predicate with ``PredicateEvaluator``, sorts with
-/// ``RecordSorter`` and windows. Nothing is left pending.
+/// with ``FetchPlanner``, re-checks the whole predicate on every candidate (``FieldPredicate``,
+/// with ``PredicateEvaluator``'s semantics), ranks with ``RecordRanking`` (``RecordSorter``'s
+/// order) and windows; aggregates stream (``StreamingAggregate``). Nothing is left pending.
 struct KeyValueStorageReader: StorageReader {
     let snapshot: any KeyValueReader
     let layout: KeyValueLayout
@@ -13,7 +14,7 @@ struct KeyValueStorageReader: StorageReader {
     func record(_ id: RecordID) throws -> Record? {
         guard schema.entity(named: id.entity) != nil,
               let bytes = try snapshot.get(layout.recordKey(entity: id.entity, key: id.key)) else { return nil }
-        let record = try RecordCodec.decode(bytes)
+        let record = try RecordCodec.decode(bytes, names: layout.entityNames)
         return schema.entity(record.id.entity, isKindOf: id.entity) ? record : nil
     }
 
@@ -23,10 +24,25 @@ struct KeyValueStorageReader: StorageReader {
 
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         let plan = try FetchPlanner(layout: layout).plan(request)
-        let inOrder = request.sortDescriptors.isEmpty || plan.isOrdered
-        var records = try matching(request, plan, stopAfter: inOrder ? request.limit.map { max(request.offset, 0) + max($0, 0) } : nil)
-        if !inOrder {
-            try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&records)
+        let window = request.limit.map { max(request.offset, 0) + max($0, 0) }
+        var records: [Record] = []
+        if request.sortDescriptors.isEmpty || plan.isOrdered {
+            // Matches come in the requested order: decode them as they come and stop early.
+            if window != 0 {
+                try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, _ in
+                    records.append(try candidate.record())
+                    if let window, records.count >= window { return false }
+                    return true
+                }
+            }
+        } else {
+            // Rank on the sort keys alone; with a limit only the best offset + limit are kept.
+            var ranking = RecordRanking(request.sortDescriptors, capacity: window, layout: layout)
+            try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, entity in
+                try ranking.add(candidate, entity: entity)
+                return true
+            }
+            records = try ranking.records()
         }
         return FetchResult(records: RecordWindow.apply(records, offset: request.offset, limit: request.limit))
     }
@@ -35,45 +51,67 @@ struct KeyValueStorageReader: StorageReader {
         var unsorted = request
         unsorted.sortDescriptors = []
         let plan = try FetchPlanner(layout: layout).plan(unsorted)
-        let n = try matching(unsorted, plan, stopAfter: request.limit.map { max(request.offset, 0) + max($0, 0) }).count
+        let stopAfter = request.limit.map { max(request.offset, 0) + max($0, 0) }
+        var n = 0
+        if stopAfter != 0 {
+            // Nothing is decoded beyond what the predicate reads.
+            try forEachMatch(unsorted.predicate, plan, entity: unsorted.entity) { _, _ in
+                n += 1
+                return stopAfter.map { n < $0 } ?? true
+            }
+        }
         let afterOffset = max(0, n - max(request.offset, 0))
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
-    /// The records `request` selects, at most `stopAfter` of them: in the index's order when the
-    /// plan is ordered, otherwise in record-key order.
-    private func matching(_ request: FetchRequest, _ plan: FetchPlan, stopAfter: Int?) throws -> [Record] {
-        var result: [Record] = []
-        if plan.entities.isEmpty || stopAfter == 0 { return result }
+    /// Visits the records the plan reads that are of the plan's entities and satisfy
+    /// `predicate`, until `visit` returns `false`: in the index's order when the plan is
+    /// ordered, otherwise in record-key order. `visit` gets the candidate and the index of its
+    /// entity in ``KeyValueLayout/entityNames``.
+    ///
+    /// The predicate is tested on attributes read from the record's bytes (``FieldPredicate``);
+    /// a record is decoded only for the parts that need it and for `visit`.
+    func forEachMatch(_ predicate: RecordPredicate?, _ plan: FetchPlan, entity: String,
+                      _ visit: (ScanCandidate, Int) throws -> Bool) throws {
+        if plan.entities.isEmpty { return }
+        let names = layout.entityNames
+        let selected = names.names.map { plan.entities.contains($0) }
+        // Prepared per concrete entity on its first record (ordinals differ between entities).
+        var prepared = [FieldPredicate?](repeating: nil, count: names.names.count)
         let box = SnapshotBox(reader: self)
         let evaluator = PredicateEvaluator(schema: schema) { id in try box.reader.record(id) }
+        let candidate = ScanCandidate(names: names)
         // Returns whether to go on.
-        func consider(_ record: Record) throws -> Bool {
-            if let predicate = request.predicate, try !evaluator.evaluate(predicate, on: record) { return true }
-            result.append(record)
-            if let stopAfter, result.count >= stopAfter { return false }
-            return true
+        func consider(_ bytes: [UInt8]) throws -> Bool {
+            guard let index = try candidate.reset(bytes), selected[index] else { return true }
+            if let predicate {
+                let fieldPredicate: FieldPredicate
+                if let known = prepared[index] {
+                    fieldPredicate = known
+                } else {
+                    fieldPredicate = FieldPredicate(predicate, entity: names.names[index], schema: schema)
+                    prepared[index] = fieldPredicate
+                }
+                if try !fieldPredicate.evaluate(candidate, evaluator) { return true }
+            }
+            return try visit(candidate, index)
         }
         switch plan.access {
         case .entityScan:
-            let prefix = layout.recordPrefix(ofHierarchyOf: request.entity)
-            try snapshot.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { _, value in
-                let id = try RecordCodec.recordID(value)
-                guard plan.entities.contains(id.entity) else { return true }
-                return try consider(RecordCodec.decode(value))
+            let prefix = layout.recordPrefix(ofHierarchyOf: entity)
+            try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { value in
+                try consider(value)
             }
         case .indexRange(_, let lower, let upper):
-            // The record behind one index entry, if the request selects its entity.
-            func load(_ key: Int64) throws -> Record? {
-                guard let bytes = try snapshot.get(layout.recordKey(entity: request.entity, key: key)) else { return nil }
-                let record = try RecordCodec.decode(bytes)
-                return plan.entities.contains(record.id.entity) ? record : nil
+            // The record behind one index entry; a missing one is skipped.
+            func load(_ key: Int64) throws -> Bool {
+                guard let bytes = try snapshot.get(layout.recordKey(entity: entity, key: key)) else { return true }
+                return try consider(bytes)
             }
             if plan.isOrdered {
                 // Entries come in the sort order: read records as they come and stop early.
                 try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
-                    guard let record = try load(KeyValueLayout.recordKey(ofEntry: entry)) else { return true }
-                    return try consider(record)
+                    try load(KeyValueLayout.recordKey(ofEntry: entry))
                 }
             } else {
                 var keys: [Int64] = []
@@ -85,12 +123,107 @@ struct KeyValueStorageReader: StorageReader {
                 var previous: Int64?
                 for key in keys where key != previous {
                     previous = key
-                    guard let record = try load(key) else { continue }
-                    if try !consider(record) { break }
+                    if try !load(key) { break }
                 }
             }
         }
-        return result
+    }
+}
+
+/// Orders matching records by sort descriptors exactly like ``RecordSorter`` (each key in
+/// ``Value/storageOrder(_:_:)``, ties by record key) while they are scanned, from their sort
+/// keys alone; only the records that end up in the result are decoded.
+///
+/// With a `capacity` (offset + limit of the fetch) it keeps just the best `capacity` records in
+/// a sorted array: a bounded top-k, so a limited fetch over n matches costs O(n log k) and k
+/// decodes instead of a sort of n decoded records. The order is total (record keys are unique),
+/// so the first `capacity` records are exactly those of the full sort.
+struct RecordRanking {
+    /// One ranked record.
+    private struct Entry {
+        /// The sort-key values, one per descriptor.
+        var keys: [Value]
+        /// The record key, the tie-breaker.
+        var key: Int64
+        /// The record's bytes, decoded only if it stays in the result.
+        var bytes: [UInt8]
+    }
+
+    /// The sort descriptors, most significant first.
+    private let descriptors: [RecordSortDescriptor]
+    /// How many records to keep (offset + limit); `nil` keeps all.
+    private let capacity: Int?
+    /// The layout, for ordinals and entity names.
+    private let layout: KeyValueLayout
+    /// The sort-key ordinals per entity index; `nil` until the entity's first record.
+    private var ordinals: [[Int]?]
+    /// The error ``RecordSorter`` would throw (a sort key the entity lacks), thrown once the
+    /// scan is over so that errors of the predicate, which come first in a fetch, still win.
+    private var error: StorageError?
+    /// The kept records: in order when there is a capacity, in scan order otherwise.
+    private var entries: [Entry] = []
+    /// The sort keys of the record being added; reused, copied only when the record is kept.
+    private var scratch: [Value] = []
+
+    /// A ranking by `descriptors` keeping at most `capacity` records (`nil`: all).
+    init(_ descriptors: [RecordSortDescriptor], capacity: Int?, layout: KeyValueLayout) {
+        self.descriptors = descriptors
+        self.capacity = capacity
+        self.layout = layout
+        ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
+    }
+
+    /// Ranks the candidate, a record of the entity at `entity` in ``KeyValueLayout/entityNames``.
+    mutating func add(_ candidate: ScanCandidate, entity: Int) throws {
+        if ordinals[entity] == nil {
+            let name = layout.entityNames.names[entity]
+            var resolved: [Int] = []
+            for descriptor in descriptors {
+                guard let ordinal = layout.schema.attributeOrdinal(descriptor.key, in: name) else {
+                    if error == nil { error = StorageError.unknownKey(key: descriptor.key, entity: name) }
+                    break
+                }
+                resolved.append(ordinal)
+            }
+            ordinals[entity] = resolved
+        }
+        guard error == nil, let entityOrdinals = ordinals[entity] else { return }
+        scratch.removeAll(keepingCapacity: true)
+        for ordinal in entityOrdinals { scratch.append(try candidate.attribute(ordinal)) }
+        let key = candidate.key
+        guard let capacity else {
+            entries.append(Entry(keys: scratch, key: key, bytes: candidate.bytes))
+            return
+        }
+        if entries.count >= capacity {
+            guard let last = entries.last, Self.precedes(scratch, key, last.keys, last.key, descriptors) else { return }
+        }
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Self.precedes(entries[middle].keys, entries[middle].key, scratch, key, descriptors) { low = middle + 1 } else { high = middle }
+        }
+        entries.insert(Entry(keys: scratch, key: key, bytes: candidate.bytes), at: low)
+        if entries.count > capacity { entries.removeLast() }
+    }
+
+    /// The ranked records, decoded, in order; throws the sort-key error if there was one.
+    mutating func records() throws -> [Record] {
+        if let error { throw error }
+        if capacity == nil {
+            let descriptors = self.descriptors
+            entries.sort { Self.precedes($0.keys, $0.key, $1.keys, $1.key, descriptors) }
+        }
+        return try entries.map { try RecordCodec.decode($0.bytes, names: layout.entityNames) }
+    }
+
+    /// Whether the record with sort keys `a` and key `aKey` comes before the other.
+    private static func precedes(_ a: [Value], _ aKey: Int64, _ b: [Value], _ bKey: Int64, _ descriptors: [RecordSortDescriptor]) -> Bool {
+        for (k, descriptor) in descriptors.enumerated() {
+            let c = Value.storageOrder(a[k], b[k])
+            if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
+        }
+        return aKey < bKey
     }
 }
 

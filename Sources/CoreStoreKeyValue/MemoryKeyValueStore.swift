@@ -82,7 +82,7 @@ public final class MemoryKeyValueStore: OrderedKeyValueStore, @unchecked Sendabl
             var low = 0, high = pairs.count
             while low < high {
                 let mid = (low + high) / 2
-                if pairs[mid].key.lexicographicallyPrecedes(key) { low = mid + 1 } else { high = mid }
+                if KeyOrder.precedes(pairs[mid].key, key) { low = mid + 1 } else { high = mid }
             }
             return low
         }

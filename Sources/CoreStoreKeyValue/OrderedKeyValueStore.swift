@@ -59,6 +59,18 @@ public protocol KeyValueReader {
     /// when `reverse`), until `visit` returns `false`. An empty `upperBound` means no upper
     /// bound.
     func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws
+
+    /// Like an ascending ``scan(from:to:reverse:_:)``, but visits only the values. Optional: the
+    /// default forwards to `scan`; an engine that copies keys out of its own buffers can skip
+    /// that copy (record scans never read the keys).
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ value: [UInt8]) throws -> Bool) throws
+}
+
+extension KeyValueReader {
+    /// Forwards to ``scan(from:to:reverse:_:)`` and drops the keys.
+    public func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ value: [UInt8]) throws -> Bool) throws {
+        try scan(from: lowerBound, to: upperBound, reverse: false) { _, value in try visit(value) }
+    }
 }
 
 /// Write access inside ``OrderedKeyValueStore/write(_:)``; reads see the writes made so far.

@@ -37,6 +37,17 @@ struct PendingWrites {
             chunks = [[Entry(key: key, value: value)]]
             return
         }
+        // Bulk writes mostly come in ascending key order (new records under increasing keys):
+        // append past the last key without a search, starting a new chunk when the last is full.
+        let lastChunk = chunks.count - 1
+        if let last = chunks[lastChunk].last, KeyOrder.precedes(last.key, key) {
+            if chunks[lastChunk].count < Self.maximumChunkSize {
+                chunks[lastChunk].append(Entry(key: key, value: value))
+            } else {
+                chunks.append([Entry(key: key, value: value)])
+            }
+            return
+        }
         var position = lowerBound(key)
         if position.chunk < chunks.count, chunks[position.chunk][position.index].key == key {
             chunks[position.chunk][position.index].value = value
@@ -72,7 +83,7 @@ struct PendingWrites {
             let chunk = chunks[position.chunk]
             while position.index < chunk.count {
                 let entry = chunk[position.index]
-                if !upperBound.isEmpty, !entry.key.lexicographicallyPrecedes(upperBound) { return result }
+                if !upperBound.isEmpty, !KeyOrder.precedes(entry.key, upperBound) { return result }
                 result.append(entry)
                 position.index += 1
             }
@@ -93,14 +104,14 @@ struct PendingWrites {
         var low = 0, high = chunks.count
         while low < high {
             let middle = (low + high) / 2
-            if let last = chunks[middle].last, last.key.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+            if let last = chunks[middle].last, KeyOrder.precedes(last.key, key) { low = middle + 1 } else { high = middle }
         }
         guard low < chunks.count else { return (chunks.count, 0) }
         let chunk = chunks[low]
         var lowIndex = 0, highIndex = chunk.count
         while lowIndex < highIndex {
             let middle = (lowIndex + highIndex) / 2
-            if chunk[middle].key.lexicographicallyPrecedes(key) { lowIndex = middle + 1 } else { highIndex = middle }
+            if KeyOrder.precedes(chunk[middle].key, key) { lowIndex = middle + 1 } else { highIndex = middle }
         }
         return (low, lowIndex)
     }

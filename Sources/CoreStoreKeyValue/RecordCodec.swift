@@ -24,6 +24,8 @@ public enum RecordCodec {
     /// The bytes of `record`.
     public static func encode(_ record: Record) -> [UInt8] {
         var w = ByteWriter()
+        // A guess that fits typical records, so the buffer is not regrown several times.
+        w.bytes.reserveCapacity(32 + record.id.entity.utf8.count + record.attributes.count * 12)
         w.byte(formatVersion)
         w.string(record.id.entity)
         w.signed(record.id.key)
@@ -42,8 +44,14 @@ public enum RecordCodec {
 
     /// The record `bytes` hold; throws when they are damaged or of an unknown version.
     public static func decode(_ bytes: [UInt8]) throws -> Record {
+        try decode(bytes, names: nil)
+    }
+
+    /// The record `bytes` hold, with entity names that `names` knows taken from it (no new
+    /// string per record).
+    static func decode(_ bytes: [UInt8], names: EntityNames?) throws -> Record {
         var r = ByteReader(bytes, what: "record")
-        let id = try header(&r)
+        let id = try header(&r, names: names)
         let attributeCount = try r.count()
         var attributes: [Value] = []
         attributes.reserveCapacity(attributeCount)
@@ -56,7 +64,7 @@ public enum RecordCodec {
             var destinations: [RecordID] = []
             destinations.reserveCapacity(n)
             for _ in 0..<n {
-                let entity = try r.string()
+                let entity = try entityName(&r, names: names)
                 destinations.append(RecordID(entity: entity, key: try r.signed()))
             }
             relationships.append(destinations)
@@ -71,11 +79,31 @@ public enum RecordCodec {
         return try header(&r)
     }
 
-    private static func header(_ r: inout ByteReader) throws -> RecordID {
+    private static func header(_ r: inout ByteReader, names: EntityNames? = nil) throws -> RecordID {
         let version = try r.byte()
         guard version == formatVersion else { throw r.damaged("unknown record format version \(version)") }
-        let entity = try r.string()
+        let entity = try entityName(&r, names: names)
         return RecordID(entity: entity, key: try r.signed())
+    }
+
+    /// A length-prefixed entity name, reusing `names`' string when it has that entity.
+    private static func entityName(_ r: inout ByteReader, names: EntityNames?) throws -> String {
+        guard let names else { return try r.string() }
+        let raw = try r.blob()
+        return try names.name(raw, reader: r)
+    }
+
+    /// Moves past one tagged value without building it, checking its bounds.
+    static func skipValue(_ r: inout ByteReader) throws {
+        let tag = try r.byte()
+        switch tag {
+        case 0, 1, 2: return
+        case 3: _ = try r.varint()
+        case 4, 8: _ = try r.take(8)
+        case 5, 6, 7: _ = try r.blob()
+        case 9: _ = try r.take(16)
+        default: throw r.damaged("unknown value tag \(tag)")
+        }
     }
 
     private static func encode(_ value: Value, into w: inout ByteWriter) {
@@ -92,7 +120,8 @@ public enum RecordCodec {
         }
     }
 
-    private static func decodeValue(_ r: inout ByteReader) throws -> Value {
+    /// Decodes one tagged value.
+    static func decodeValue(_ r: inout ByteReader) throws -> Value {
         let tag = try r.byte()
         switch tag {
         case 0: return .null

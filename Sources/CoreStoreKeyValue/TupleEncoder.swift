@@ -153,7 +153,8 @@ public enum TupleEncoder {
     // MARK: - Pieces
 
     static func appendBigEndian(_ v: UInt64, into bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        // One append of 8 bytes: appending byte by byte checked capacity and uniqueness 8 times.
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// The double's bits transformed so that unsigned order is numeric order; `-0.0` as `0.0`.
@@ -164,6 +165,16 @@ public enum TupleEncoder {
     }
 
     static func appendEscaped<C: Sequence>(_ data: C, into bytes: inout [UInt8]) where C.Element == UInt8 {
+        // Most strings hold no NUL: copy their contiguous bytes at once.
+        let copied = data.withContiguousStorageIfAvailable { buffer -> Bool in
+            guard !buffer.contains(0) else { return false }
+            bytes.append(contentsOf: buffer)
+            return true
+        }
+        if copied == true {
+            bytes.append(0)
+            return
+        }
         for b in data {
             bytes.append(b)
             if b == 0 { bytes.append(0xFF) }

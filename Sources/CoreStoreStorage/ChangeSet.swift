@@ -42,6 +42,7 @@ public struct ChangeSet: Sendable, Hashable {
     /// atomic with the data. Returns the rewritten change set and the temporary → permanent map.
     public func assigningPermanentIDs(startingAt firstKey: Int64) -> (ChangeSet, [RecordID: RecordID]) {
         var map: [RecordID: RecordID] = [:]
+        // Sized once: growing it rehashed every entry several times in large inserts.
         map.reserveCapacity(inserts.count)
         var next = firstKey
         for record in inserts where record.id.isTemporary {

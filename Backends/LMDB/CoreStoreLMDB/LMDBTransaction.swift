@@ -45,21 +45,45 @@ struct LMDBReader: KeyValueReader {
                 code = mdb_cursor_get(cursor, &key, &value, MDB_PREV)
             }
         } else {
-            if lowerBound.isEmpty {
-                code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-            } else {
-                code = seek(cursor, lowerBound, &key, &value)
-                while code == MDB_SUCCESS && LMDBBytes.compare(key, lowerBound) < 0 {
-                    code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-                }
-            }
-            while code == MDB_SUCCESS {
-                if hasUpper && LMDBBytes.compare(key, upperBound) >= 0 { return }
-                guard try visit(LMDBBytes.copy(key), LMDBBytes.copy(value)) else { return }
-                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            code = try forward(cursor, from: lowerBound, to: upperBound) { key, value in
+                try visit(LMDBBytes.copy(key), LMDBBytes.copy(value))
             }
         }
         if code != MDB_NOTFOUND { try LMDBStatus.check(code, "mdb_cursor_get") }
+    }
+
+    /// Visits the values in ascending key order without copying the keys.
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+        var cursor: OpaquePointer?
+        try LMDBStatus.check(mdb_cursor_open(transaction, database, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        let code = try forward(cursor, from: lowerBound, to: upperBound) { _, value in try visit(LMDBBytes.copy(value)) }
+        if code != MDB_NOTFOUND { try LMDBStatus.check(code, "mdb_cursor_get") }
+    }
+
+    /// The ascending walk of ``scan(from:to:reverse:_:)`` over the pairs in place; returns the
+    /// last cursor status (`MDB_NOTFOUND` at the end, `MDB_SUCCESS` when `visit` stopped or
+    /// the upper bound was reached).
+    private func forward(_ cursor: OpaquePointer?, from lowerBound: [UInt8], to upperBound: [UInt8],
+                         _ visit: (MDB_val, MDB_val) throws -> Bool) throws -> Int32 {
+        var key = MDB_val()
+        var value = MDB_val()
+        let hasUpper = !upperBound.isEmpty
+        var code: Int32
+        if lowerBound.isEmpty {
+            code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        } else {
+            code = seek(cursor, lowerBound, &key, &value)
+            while code == MDB_SUCCESS && LMDBBytes.compare(key, lowerBound) < 0 {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+        }
+        while code == MDB_SUCCESS {
+            if hasUpper && LMDBBytes.compare(key, upperBound) >= 0 { return code }
+            guard try visit(key, value) else { return code }
+            code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+        }
+        return code
     }
 
     /// `MDB_SET_RANGE` to the first key >= `target`. A target longer than the maximum key size
@@ -92,6 +116,11 @@ final class LMDBWriter: KeyValueWriter {
 
     func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
         try reader.scan(from: lowerBound, to: upperBound, reverse: reverse, visit)
+    }
+
+    /// The transaction's values-only scan (no key copies).
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+        try reader.scanValues(from: lowerBound, to: upperBound, visit)
     }
 
     /// Throws `.engine(code: MDB_BAD_VALSIZE)` for an empty key or one longer than the

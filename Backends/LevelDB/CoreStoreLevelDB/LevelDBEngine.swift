@@ -114,13 +114,11 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         return try database.withSnapshot { snapshot in
             let writer = BufferedKeyValueWriter(base: snapshot)
             let value = try body(writer)
-            let operations = writer.operations
-            guard !operations.isEmpty else { return value }
+            guard writer.hasPendingOperations else { return value }
             let batch = leveldb_writebatch_create()
             defer { leveldb_writebatch_destroy(batch) }
-            for operation in operations {
-                switch operation {
-                case .put(let key, let value):
+            writer.forEachOperation { key, value in
+                if let value {
                     key.withUnsafeBufferPointer { key in
                         key.withMemoryRebound(to: CChar.self) { key in
                             value.withUnsafeBufferPointer { value in
@@ -130,7 +128,7 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
                             }
                         }
                     }
-                case .delete(let key):
+                } else {
                     key.withUnsafeBufferPointer { key in
                         key.withMemoryRebound(to: CChar.self) { leveldb_writebatch_delete(batch, $0.baseAddress, $0.count) }
                     }

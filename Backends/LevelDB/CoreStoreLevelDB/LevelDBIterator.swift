@@ -1,4 +1,5 @@
 import CLevelDB
+import Foundation
 import CoreStoreStorage
 
 /// A `leveldb_iterator_t` over one read's snapshot, destroyed with the object. Used by one
@@ -28,6 +29,23 @@ final class LevelDBIterator {
         var length = 0
         guard let bytes = leveldb_iter_value(handle, &length), length > 0 else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
+    /// The current key compared with `bytes` in key order (negative, zero, positive), read in
+    /// place with `memcmp`: a scan checks its bound on every entry, and copying the key and
+    /// comparing it with the generic `lexicographicallyPrecedes` cost more than the read.
+    /// REQUIRES: ``isValid``.
+    func compareKey(with bytes: [UInt8]) -> Int {
+        var length = 0
+        let key = leveldb_iter_key(handle, &length)
+        return bytes.withUnsafeBytes { other in
+            let common = min(length, other.count)
+            if common > 0, let key, let base = other.baseAddress {
+                let result = memcmp(key, base, common)
+                if result != 0 { return result < 0 ? -1 : 1 }
+            }
+            return length == other.count ? 0 : (length < other.count ? -1 : 1)
+        }
     }
 
     func seekToFirst() { leveldb_iter_seek_to_first(handle) }

@@ -33,8 +33,8 @@ struct LevelDBSnapshotReader: KeyValueReader {
                 iterator.seekToLast()
             }
             while iterator.isValid {
+                if iterator.compareKey(with: lowerBound) < 0 { break }
                 let key = iterator.key
-                if key.lexicographicallyPrecedes(lowerBound) { break }
                 let value = iterator.value
                 iterator.previous()
                 if !(try visit(key, value)) { return }
@@ -42,12 +42,26 @@ struct LevelDBSnapshotReader: KeyValueReader {
         } else {
             if lowerBound.isEmpty { iterator.seekToFirst() } else { iterator.seek(lowerBound) }
             while iterator.isValid {
+                if hasUpper, iterator.compareKey(with: upperBound) >= 0 { break }
                 let key = iterator.key
-                if hasUpper, !key.lexicographicallyPrecedes(upperBound) { break }
                 let value = iterator.value
                 iterator.next()
                 if !(try visit(key, value)) { return }
             }
+        }
+        try iterator.checkError()
+    }
+
+    /// The ascending scan without copying the keys.
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+        let iterator = LevelDBIterator(database: database, options: options)
+        let hasUpper = !upperBound.isEmpty
+        if lowerBound.isEmpty { iterator.seekToFirst() } else { iterator.seek(lowerBound) }
+        while iterator.isValid {
+            if hasUpper, iterator.compareKey(with: upperBound) >= 0 { break }
+            let value = iterator.value
+            iterator.next()
+            if !(try visit(value)) { return }
         }
         try iterator.checkError()
     }

@@ -1,0 +1,117 @@
+import CoreStoreStorage
+
+/// A ``RecordPredicate`` prepared for the records of one concrete entity, so that a scan tests
+/// single attributes read straight from the record's bytes (see ``RecordFields``) instead of
+/// decoding every record first.
+///
+/// A comparison of one attribute of the entity (one-key path, no function) becomes a ``leaf``
+/// that ``PredicateEvaluator/evaluateLeaf(_:_:)`` tests: exactly what the evaluator does for
+/// such a comparison (with `NONE` negating it; `ANY` and `ALL` over the single owner are the
+/// test itself). Everything else — relationship paths, `@count`, unknown keys — stays a
+/// ``record(_:)`` node that the evaluator checks on the decoded record, so results and errors
+/// are the evaluator's. AND and OR keep their order and short-circuits.
+indirect enum FieldPredicate {
+    /// Always this result.
+    case constant(Bool)
+    /// The negation.
+    case not(FieldPredicate)
+    /// True when every part is, checked in order.
+    case and([FieldPredicate])
+    /// True when any part is, checked in order.
+    case or([FieldPredicate])
+    /// The comparison of the attribute at `ordinal`; `negated` for the `NONE` quantifier.
+    case leaf(ordinal: Int, comparison: Comparison, negated: Bool)
+    /// A predicate the evaluator checks on the whole record.
+    case record(RecordPredicate)
+
+    /// `predicate` prepared for records of the concrete `entity`.
+    init(_ predicate: RecordPredicate, entity: String, schema: StoreSchema) {
+        switch predicate {
+        case .constant(let b):
+            self = .constant(b)
+        case .not(let p):
+            self = .not(FieldPredicate(p, entity: entity, schema: schema))
+        case .and(let ps):
+            self = .and(ps.map { FieldPredicate($0, entity: entity, schema: schema) })
+        case .or(let ps):
+            self = .or(ps.map { FieldPredicate($0, entity: entity, schema: schema) })
+        case .comparison(let c):
+            if c.keyPath.count == 1, c.function == nil, let ordinal = schema.attributeOrdinal(c.keyPath[0], in: entity) {
+                self = .leaf(ordinal: ordinal, comparison: c, negated: c.quantifier == .none)
+            } else {
+                self = .record(predicate)
+            }
+        }
+    }
+
+    /// Whether the candidate satisfies the predicate.
+    func evaluate(_ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {
+        switch self {
+        case .constant(let b):
+            return b
+        case .not(let p):
+            return try !p.evaluate(candidate, evaluator)
+        case .and(let ps):
+            for p in ps where try !p.evaluate(candidate, evaluator) { return false }
+            return true
+        case .or(let ps):
+            for p in ps where try p.evaluate(candidate, evaluator) { return true }
+            return false
+        case .leaf(let ordinal, let comparison, let negated):
+            let result = try evaluator.evaluateLeaf(candidate.attribute(ordinal), comparison)
+            return negated ? !result : result
+        case .record(let p):
+            return try evaluator.evaluate(p, on: candidate.record())
+        }
+    }
+}
+
+/// The record a scan is looking at: its header, its attributes parsed on first use and the
+/// whole record decoded at most once, when something needs it. One instance is reused for
+/// every record of a scan.
+final class ScanCandidate {
+    /// The current record's bytes, header parsed.
+    private var fields = RecordFields()
+    /// Whether the attribute offsets of the current record are known.
+    private var fieldsLoaded = false
+    /// The current record, once decoded.
+    private var decoded: Record?
+    /// The schema's entity names, for decoding without new strings.
+    private let names: EntityNames
+
+    /// A candidate whose records name entities from `names`.
+    init(names: EntityNames) {
+        self.names = names
+    }
+
+    /// The record's bytes.
+    var bytes: [UInt8] { fields.bytes }
+
+    /// The record key.
+    var key: Int64 { fields.key }
+
+    /// Moves to the record `bytes` hold, parsing only its header; returns the index of its
+    /// entity in ``EntityNames`` (`nil` when the schema lacks it).
+    func reset(_ bytes: [UInt8]) throws -> Int? {
+        decoded = nil
+        fieldsLoaded = false
+        return try fields.loadHeader(bytes, names: names)
+    }
+
+    /// The value of the attribute at `ordinal`, decoded from the bytes alone.
+    func attribute(_ ordinal: Int) throws -> Value {
+        if !fieldsLoaded {
+            try fields.loadFields()
+            fieldsLoaded = true
+        }
+        return try fields.attribute(ordinal)
+    }
+
+    /// The whole record.
+    func record() throws -> Record {
+        if let decoded { return decoded }
+        let record = try fields.record(names: names)
+        decoded = record
+        return record
+    }
+}
