@@ -76,6 +76,9 @@ public struct KeyValueLayout: Sendable {
                     add("\(root)|i|\(attribute.name)", .attribute, root, [.attribute(attribute.name)], maintainedBy: entity.name)
                 }
                 for attributes in description.indexes where !attributes.isEmpty && attributes.allSatisfy({ schema.attributeOrdinal($0, in: entity.name) != nil }) {
+                    // A one-attribute index is the attribute index above (the schema marks its
+                    // attribute `isIndexed` too): keeping both would write every entry twice.
+                    if attributes.count == 1, description.attributes.contains(where: { $0.name == attributes[0] && $0.isIndexed }) { continue }
                     add("\(root)|c|\(attributes.joined(separator: ","))", .compound, root, attributes.map { .attribute($0) }, maintainedBy: entity.name)
                 }
                 for relationship in description.relationships where relationship.kind == .toOne && schema.relationshipOrdinal(relationship.name, in: entity.name) != nil {
