@@ -131,16 +131,7 @@ public enum KeyValueFormatError {
 enum KeyOrder {
     /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        a.withUnsafeBufferPointer { ap in
-            b.withUnsafeBufferPointer { bp in
-                let n = min(ap.count, bp.count)
-                if n > 0, let x = ap.baseAddress, let y = bp.baseAddress {
-                    let c = memcmp(x, y, n)
-                    if c != 0 { return c < 0 ? -1 : 1 }
-                }
-                return ap.count == bp.count ? 0 : (ap.count < bp.count ? -1 : 1)
-            }
-        }
+        a.withUnsafeBufferPointer { ap in b.withUnsafeBufferPointer { bp in BytewiseOrder.compare(ap, bp) } }
     }
 
     /// Whether `a` sorts before `b`.

@@ -88,27 +88,12 @@ public enum Value: Sendable {
     /// Binary comparison of two strings' UTF-8 encodings.
     public static func compareUTF8(_ a: String, _ b: String) -> Int {
         var a = a, b = b
-        return a.withUTF8 { ab in
-            b.withUTF8 { bb in
-                let n = min(ab.count, bb.count)
-                if n > 0, let ap = ab.baseAddress, let bp = bb.baseAddress {
-                    let c = memcmp(ap, bp, n)
-                    if c != 0 { return c < 0 ? -1 : 1 }
-                }
-                return ab.count == bb.count ? 0 : (ab.count < bb.count ? -1 : 1)
-            }
-        }
+        return a.withUTF8 { ab in b.withUTF8 { bb in BytewiseOrder.compare(ab, bb) } }
     }
 
+    /// Binary comparison of two byte strings.
     static func compareBytes(_ a: Data, _ b: Data) -> Int {
-        let n = min(a.count, b.count)
-        var i = a.startIndex, j = b.startIndex
-        for _ in 0..<n {
-            let x = a[i], y = b[j]
-            if x != y { return x < y ? -1 : 1 }
-            i += 1; j += 1
-        }
-        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+        a.withUnsafeBytes { ab in b.withUnsafeBytes { bb in BytewiseOrder.compare(ab.bindMemory(to: UInt8.self), bb.bindMemory(to: UInt8.self)) } }
     }
 }
 

@@ -50,22 +50,18 @@ final class SQLiteFunctions {
         guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register CORESTORE_DECIMAL") }
         // Not SQLITE_DETERMINISTIC: the result depends on nothing but the rows, but the key
         // argument must never be optimized away.
-        rc = sqlite3_create_function_v2(db, "corestore_sum_double", 2, SQLITE_UTF8, nil, nil, { ctx, argc, argv in
+        let step: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { ctx, argc, argv in
             guard let ctx, let argv, argc == 2 else { return }
             DoubleSum.step(ctx, argv[0], argv[1])
-        }, { ctx in
-            guard let ctx else { return }
-            DoubleSum.finish(ctx, average: false)
-        }, nil)
-        guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register corestore_sum_double") }
-        rc = sqlite3_create_function_v2(db, "corestore_average_double", 2, SQLITE_UTF8, nil, nil, { ctx, argc, argv in
-            guard let ctx, let argv, argc == 2 else { return }
-            DoubleSum.step(ctx, argv[0], argv[1])
-        }, { ctx in
-            guard let ctx else { return }
-            DoubleSum.finish(ctx, average: true)
-        }, nil)
-        guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register corestore_average_double") }
+        }
+        let finals: [(name: String, final: @convention(c) (OpaquePointer?) -> Void)] = [
+            ("corestore_sum_double", { ctx in if let ctx { DoubleSum.finish(ctx, average: false) } }),
+            ("corestore_average_double", { ctx in if let ctx { DoubleSum.finish(ctx, average: true) } }),
+        ]
+        for (name, final) in finals {
+            rc = sqlite3_create_function_v2(db, name, 2, SQLITE_UTF8, nil, nil, step, final, nil)
+            guard rc == SQLITE_OK else { throw StorageError.engine(code: Int(rc), message: "cannot register \(name)") }
+        }
     }
 
     /// The message of the error the aggregates raise for a value the codec would reject: the
