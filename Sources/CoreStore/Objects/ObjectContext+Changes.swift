@@ -64,6 +64,7 @@ extension ObjectContext {
             if !description.kind.isToMany && newIDs.count > 1 { newIDs = [newIDs[0]] }
             let oldIDs = state.relationships[ordinal]
             if oldIDs == newIDs { return }
+            journalWillChange(state)
             state.relationships[ordinal] = newIDs
             markChanged(state)
 
@@ -98,6 +99,7 @@ extension ObjectContext {
         } else {
             ids.append(source.recordID)
         }
+        journalWillChange(target)
         target.relationships[ordinal] = ids
         markChanged(target)
     }
@@ -105,6 +107,7 @@ extension ObjectContext {
     private func removeDestination(_ id: RecordID, from target: ObjectState, ordinal: Int) {
         let ids = target.relationships[ordinal]
         guard ids.contains(id) else { return }
+        journalWillChange(target)
         target.relationships[ordinal] = ids.filter { $0 != id }
         markChanged(target)
     }
@@ -120,6 +123,7 @@ extension ObjectContext {
     func delete(_ state: ObjectState) -> Bool {
         lock.withLock {
             guard !state.isDeleted else { return false }
+            journalWillChange(state)
             state.isDeleted = true
             let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
             changed[id] = nil

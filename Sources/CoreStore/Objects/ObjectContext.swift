@@ -28,6 +28,8 @@ final class ObjectContext: @unchecked Sendable {
     var pendingErrors: [CoreStoreError] = []
     /// False once a closure transaction has ended; its objects can no longer change.
     var isActive = true
+    /// The journals of the all-or-nothing steps in progress, innermost last.
+    var journals: [ChangeJournal] = []
 
     init(stack: DataStack? = nil, runtime: RuntimeSchema, isReadOnly: Bool) {
         self.stack = stack
@@ -193,6 +195,7 @@ final class ObjectContext: @unchecked Sendable {
             changed.removeAll()
             deleted.removeAll()
             pendingErrors.removeAll()
+            journals.removeAll()
         }
     }
 }

@@ -51,6 +51,9 @@ final class ObjectState: @unchecked Sendable, CustomDebugStringConvertible {
         lock.withLock {
             guard let context, context.checkWritable(self, key: key) else { return }
             guard let ordinal = entity.attributeOrdinal(key) else { return }
+            // Assigning the value already held is no change: nothing to commit or observe.
+            if attributes[ordinal] == value { return }
+            context.journalWillChange(self)
             attributes[ordinal] = value
             context.markChanged(self)
         }

@@ -38,6 +38,10 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
     case relationshipCountViolation(entity: String, relationship: String, count: Int, minimum: Int, maximum: Int)
     /// The storage engine failed; nothing was changed by the failing operation.
     case storageFailure(StorageError)
+    /// An import source lacks a value the import needs, or holds one of the wrong type.
+    /// `sourceIndex` is the source's position in the imported sequence (when known); the
+    /// import call that met it changed nothing.
+    case invalidImportSource(entity: String?, sourceIndex: Int?, message: String)
 
     /// A one-sentence explanation.
     public var description: String {
@@ -74,6 +78,9 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
             return "'\(entity).\(relationship)' holds \(count) objects; it must hold at least \(minimum)" + (maximum > 0 ? " and at most \(maximum)." : ".")
         case .storageFailure(let error):
             return error.description
+        case .invalidImportSource(let entity, let sourceIndex, let message):
+            let source = sourceIndex.map { "the source at index \($0)" } ?? "a source"
+            return "Cannot import \(source)" + (entity.map { " into '\($0)'" } ?? "") + ": \(message)."
         }
     }
 
@@ -100,6 +107,7 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
         case .deleteDenied: return "deleteDenied"
         case .relationshipCountViolation: return "relationshipCountViolation"
         case .storageFailure: return "storageFailure"
+        case .invalidImportSource: return "invalidImportSource"
         }
     }
 

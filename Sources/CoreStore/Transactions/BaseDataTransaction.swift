@@ -30,19 +30,31 @@ public class BaseDataTransaction: FetchableSource {
     /// commit fails with that error.
     public func create<O>(_ into: Into<O>) -> O {
         do {
-            let entity = try dataStack.entity(for: O.self)
-            if entity.description.isAbstract {
-                throw CoreStoreError.invalidObject(message: "'\(entity.name)' is abstract; create one of its sub-entities instead")
-            }
-            let stores = try dataStack.stores(holding: entity, configurations: into.inAnyStore ? nil : [into.configuration], forInsert: true)
-            guard let store = stores.first else { throw CoreStoreError.persistentStoreNotFound(entity: entity.name, configuration: into.configuration) }
-            guard context.isActive else { throw CoreStoreError.transactionMisuse(message: "create(_:) was called after the transaction ended") }
-            if let object = context.insert(entity, into: store) as? O { return object }
-            throw CoreStoreError.unknownEntity(typeName: "\(O.self)")
+            return try insertObject(into)
         } catch {
-            context.report(CoreStoreError.wrap(error))
+            context.report(error)
             return O(asMeta: ())
         }
+    }
+
+    /// The store a new object of `O` goes into: the only one holding the entity, or the one of
+    /// `into`'s configuration.
+    func insertionStore<O>(_ into: Into<O>) throws(CoreStoreError) -> (EntityMetadata, AttachedStore) {
+        let entity = try dataStack.entity(for: O.self)
+        if entity.description.isAbstract {
+            throw CoreStoreError.invalidObject(message: "'\(entity.name)' is abstract; create one of its sub-entities instead")
+        }
+        let stores = try dataStack.stores(holding: entity, configurations: into.inAnyStore ? nil : [into.configuration], forInsert: true)
+        guard let store = stores.first else { throw CoreStoreError.persistentStoreNotFound(entity: entity.name, configuration: into.configuration) }
+        return (entity, store)
+    }
+
+    /// Inserts a new object of `O`, or throws why it cannot (``create(_:)`` reports instead).
+    func insertObject<O>(_ into: Into<O>) throws(CoreStoreError) -> O {
+        let (entity, store) = try insertionStore(into)
+        guard context.isActive else { throw CoreStoreError.transactionMisuse(message: "create(_:) was called after the transaction ended") }
+        if let object = context.insert(entity, into: store) as? O { return object }
+        throw CoreStoreError.unknownEntity(typeName: "\(O.self)")
     }
 
     // MARK: Editing
