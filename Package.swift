@@ -111,7 +111,8 @@ let package = Package(
                 "CoreStoreFirstPartyFactories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/corestore"
+            path: "Sources/corestore",
+            resources: [.copy("Resources/demo-books.json")]
         ),
         .testTarget(
             name: "CoreStoreStorageTests",

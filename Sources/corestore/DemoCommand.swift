@@ -32,9 +32,9 @@ struct DemoCommand: AsyncParsableCommand {
         print("CoreStore demo — model '\(dataStack.modelVersion)' on \(store.storeDescription)\n")
 
         section("0. The store keeps what earlier runs saved")
-        let earlier = try dataStack.fetchCount(From<DemoPerson>()) + dataStack.fetchCount(From<DemoAnimal>())
+        let earlier = try dataStack.fetchCount(From<DemoPerson>()) + dataStack.fetchCount(From<DemoAnimal>()) + dataStack.fetchCount(From<DemoBook>())
         let cleared = try dataStack.perform(synchronous: { transaction in
-            try transaction.deleteAll(From<DemoPerson>()) + transaction.deleteAll(From<DemoAnimal>())
+            try transaction.deleteAll(From<DemoPerson>()) + transaction.deleteAll(From<DemoAnimal>()) + transaction.deleteAll(From<DemoBook>())
         })
         print("   found \(earlier) objects from earlier runs; deleted \(cleared) to start afresh\n")
 
@@ -125,6 +125,7 @@ struct DemoCommand: AsyncParsableCommand {
             print("   \(error)")
         }
 
+        try await importBooks(dataStack)
         try await watchChanges(dataStack)
         print("\nDone.")
     }

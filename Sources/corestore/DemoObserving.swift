@@ -25,7 +25,7 @@ final class DemoListWatcher: ListObjectObserver {
 extension DemoCommand {
     /// Section 9: a list monitor and a publisher on the main queue of this async program.
     func watchChanges(_ dataStack: DataStack) async throws {
-        print("9. Watching changes (delivered on the main queue)")
+        print("10. Watching changes (delivered on the main queue)")
         let monitor = try dataStack.monitorList(From<DemoPerson>().where(\.$age >= 30).orderBy(.descending(\.$age)))
         let watcher = DemoListWatcher()
         monitor.addObserver(watcher)

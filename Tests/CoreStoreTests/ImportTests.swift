@@ -175,14 +175,14 @@ struct ImportTests {
 
         let failures: [(String, Any.Type, String)] = [
             ("absent", Int.self, "the key 'absent' is missing"),
-            ("nothing", Int.self, "the key 'nothing' is null, but a Int is required"),
-            ("frac", Int.self, "the key 'frac' holds the number 2.5, not a Int"),
-            ("text", Int.self, "the key 'text' holds the string \"hi\", not a Int"),
-            ("yes", Int.self, "the key 'yes' holds the boolean true, not a Int"),
-            ("int", Bool.self, "the key 'int' holds the number 7, not a Bool"),
-            ("list", String.self, "the key 'list' holds an array, not a String"),
-            ("object", String.self, "the key 'object' holds an object, not a String"),
-            ("text", UUID.self, "the key 'text' holds the string \"hi\", not a UUID"),
+            ("nothing", Int.self, "the key 'nothing' is null; expected Int"),
+            ("frac", Int.self, "the key 'frac' holds the number 2.5; expected Int"),
+            ("text", Int.self, "the key 'text' holds the string \"hi\"; expected Int"),
+            ("yes", Int.self, "the key 'yes' holds the boolean true; expected Int"),
+            ("int", Bool.self, "the key 'int' holds the number 7; expected Bool"),
+            ("list", String.self, "the key 'list' holds an array; expected String"),
+            ("object", String.self, "the key 'object' holds an object; expected String"),
+            ("text", UUID.self, "the key 'text' holds the string \"hi\"; expected UUID"),
         ]
         for (key, type, message) in failures {
             do {

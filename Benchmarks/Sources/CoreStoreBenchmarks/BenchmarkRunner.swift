@@ -50,6 +50,8 @@ struct BenchmarkRunner {
             // The subject (and its open store) is released at the end of this scope.
             let subject = try kind.make(directory)
             let singleRows = size.singleInsertRows
+            let batchRows = size.batchInsertRows
+            let importRows = size.importRows
             let updates = (0..<size.monitoredUpdates).map { k in
                 (id: Int64(k * (size.rows / size.monitoredUpdates)), score: Double((k * 37) % 1000) + 0.5)
             }
@@ -70,6 +72,8 @@ struct BenchmarkRunner {
                 case .w7: try subject.delete(ids: size.deletedIDs)
                 case .w8: w8Durations = try subject.monitoredUpdates(updates)
                 case .w9: try subject.insertEach(singleRows)
+                case .w10: try subject.insert(batchRows)
+                case .w11: try subject.importUnique(importRows)
                 }
                 seconds = (clock.now - start).seconds
                 if let durations = w8Durations {

@@ -36,6 +36,10 @@ protocol BenchmarkSubject: AnyObject {
     func monitoredUpdates(_ updates: [(id: Int64, score: Double)]) throws -> [Duration]
     /// W9: inserts each row in its own transaction.
     func insertEach(_ rows: [BenchRow]) throws
+    /// W11: in one transaction, for each row, updates the stored row with the same `id` to the
+    /// row's values, or inserts the row when there is none (W10 is ``insert(_:)`` of as many
+    /// new rows, its baseline).
+    func importUnique(_ rows: [BenchRow]) throws
 }
 
 /// The per-group part of the W5 checksum, shared by every subject.

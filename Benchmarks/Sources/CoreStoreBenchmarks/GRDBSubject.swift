@@ -143,6 +143,22 @@ final class GRDBSubject: BenchmarkSubject {
         }
     }
 
+    func importUnique(_ rows: [BenchRow]) throws {
+        try dbQueue.write { db in
+            for row in rows {
+                if var item = try GRDBItem.filter(GRDBItem.Columns.id == row.id).fetchOne(db) {
+                    item.name = row.name
+                    item.age = row.age
+                    item.score = row.score
+                    item.created = row.created
+                    try item.update(db)
+                } else {
+                    try GRDBItem(row).insert(db)
+                }
+            }
+        }
+    }
+
     func delete(ids: Range<Int64>) throws {
         _ = try dbQueue.write { db in
             try GRDBItem.filter(ids.contains(GRDBItem.Columns.id)).deleteAll(db)

@@ -127,6 +127,20 @@ final class RawLMDBSubject: BenchmarkSubject {
         }
     }
 
+    func importUnique(_ rows: [BenchRow]) throws {
+        var buffers = RawRowBuffers()
+        try write { transaction in
+            for row in rows {
+                RawRowCodec.encodeRowKey(id: row.id, into: &buffers.rowKey)
+                if let value = try get(buffers.rowKey, in: transaction) {
+                    RawRowCodec.encodeAgeKey(age: try RawRowCodec.age(of: value), id: row.id, into: &buffers.ageKey)
+                    try delete(buffers.ageKey, in: transaction)
+                }
+                try putRow(row, in: transaction, buffers: &buffers)
+            }
+        }
+    }
+
     func delete(ids: Range<Int64>) throws {
         var buffers = RawRowBuffers()
         try write { transaction in

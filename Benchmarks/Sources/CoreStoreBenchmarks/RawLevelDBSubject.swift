@@ -99,6 +99,21 @@ final class RawLevelDBSubject: BenchmarkSubject {
         return aggregation.checksum
     }
 
+    func importUnique(_ rows: [BenchRow]) throws {
+        var buffers = RawRowBuffers()
+        try write { batch in
+            for row in rows {
+                RawRowCodec.encodeRowKey(id: row.id, into: &buffers.rowKey)
+                let storedAge = try get(buffers.rowKey) { value in try value.map { try RawRowCodec.age(of: $0) } }
+                if let storedAge {
+                    RawRowCodec.encodeAgeKey(age: storedAge, id: row.id, into: &buffers.ageKey)
+                    Self.delete(buffers.ageKey, in: batch)
+                }
+                Self.putRow(row, in: batch, buffers: &buffers)
+            }
+        }
+    }
+
     func update(ids: Range<Int64>) throws {
         var buffers = RawRowBuffers()
         try write { batch in

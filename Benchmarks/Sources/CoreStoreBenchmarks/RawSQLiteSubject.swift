@@ -149,6 +149,25 @@ final class RawSQLiteSubject: BenchmarkSubject {
         }
     }
 
+    func importUnique(_ rows: [BenchRow]) throws {
+        let update = try RawSQLiteStatement("UPDATE item SET name = ?, age = ?, score = ?, created = ? WHERE id = ?", on: connection)
+        let insert = try RawSQLiteStatement(Self.insertItem, on: connection)
+        try inTransaction {
+            for row in rows {
+                try update.bind(row.name, at: 1)
+                try update.bind(Int64(row.age), at: 2)
+                try update.bind(row.score, at: 3)
+                try update.bind(row.created.timeIntervalSince1970, at: 4)
+                try update.bind(row.id, at: 5)
+                try update.run()
+                if sqlite3_changes(connection) == 0 {
+                    try insert.bind(row)
+                    try insert.run()
+                }
+            }
+        }
+    }
+
     func insertEach(_ rows: [BenchRow]) throws {
         let statement = try RawSQLiteStatement(Self.insertItem, on: connection)
         for row in rows {

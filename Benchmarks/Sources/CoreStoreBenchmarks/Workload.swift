@@ -1,9 +1,9 @@
-/// The nine workloads, in the issue's numbering.
+/// The workloads: W1–W9 of the benchmark issue, W10–W11 of the importing issue.
 enum Workload: String, CaseIterable, Sendable, Codable {
-    case w1, w2, w3, w4, w5, w6, w7, w8, w9
+    case w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11
 
     /// The order a subject runs them in: W8 needs the full list, before W6 and W7 change it.
-    static let runOrder: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w8, .w6, .w7, .w9]
+    static let runOrder: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w8, .w6, .w7, .w9, .w10, .w11]
 
     /// What the workload does, for the table.
     func title(_ size: WorkloadSize) -> String {
@@ -17,6 +17,8 @@ enum Workload: String, CaseIterable, Sendable, Codable {
         case .w7: "W7 delete \(size.batch.formatted()) (1 txn)"
         case .w8: "W8 1 update → list observer (per update)"
         case .w9: "W9 \(size.batch.formatted()) single-object txns"
+        case .w10: "W10 insert \(size.batch.formatted()) new (1 txn)"
+        case .w11: "W11 import \(size.batch.formatted()) unique, half existing"
         }
     }
 

@@ -22,4 +22,20 @@ struct WorkloadSize: Sendable {
     var scoreRange: ClosedRange<Double> { 250...750 }
     /// The rows W9 inserts one transaction each: new identifiers after the data set.
     var singleInsertRows: [BenchRow] { BenchRow.dataSet(count: batch, startingAt: Int64(rows) * 2) }
+    /// The new rows W10 inserts: identifiers after W9's.
+    var batchInsertRows: [BenchRow] { BenchRow.dataSet(count: batch, startingAt: Int64(rows) * 3) }
+    /// The sources W11 imports, in this order: every other one has the identifier of a stored
+    /// row that no earlier workload changed (ids `0..<batch/2`, with a new name and score + 1),
+    /// the others are new (ids from `rows * 4`).
+    var importRows: [BenchRow] {
+        (0..<Int64(batch)).map { k in
+            if k % 2 == 0 {
+                var row = BenchRow.row(id: k / 2)
+                row.name = "imported-\(row.id)"
+                row.score += 1
+                return row
+            }
+            return BenchRow.row(id: Int64(rows) * 4 + k / 2)
+        }
+    }
 }

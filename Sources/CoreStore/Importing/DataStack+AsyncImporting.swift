@@ -9,7 +9,7 @@ extension DataStack.AsyncNamespace {
     /// ``CoreStoreError``; nothing is saved then.
     @discardableResult
     public func importObject<O: CoreStoreObject & ImportableObject>(
-        _ into: Into<O>, source: sending O.ImportSource
+        _ into: Into<O>, source: O.ImportSource
     ) async throws -> sending O? {
         let source = UncheckedBox(source)
         let objects: [O] = try await importInTransaction { transaction in
@@ -25,7 +25,7 @@ extension DataStack.AsyncNamespace {
     /// Returns the stack's instance of the object, or `nil` when the source was skipped.
     @discardableResult
     public func importUniqueObject<O: CoreStoreObject & ImportableUniqueObject>(
-        _ into: Into<O>, source: sending O.ImportSource
+        _ into: Into<O>, source: O.ImportSource
     ) async throws -> sending O? {
         let source = UncheckedBox(source)
         let objects: [O] = try await importInTransaction { transaction in
@@ -42,7 +42,7 @@ extension DataStack.AsyncNamespace {
     @discardableResult
     public func importUniqueObjects<O: CoreStoreObject & ImportableUniqueObject>(
         _ into: Into<O>,
-        sourceArray: sending [O.ImportSource],
+        sourceArray: [O.ImportSource],
         preProcess: @escaping (_ mapping: [O.UniqueIDType: O.ImportSource]) throws -> [O.UniqueIDType: O.ImportSource] = { $0 }
     ) async throws -> sending [O] {
         let sources = UncheckedBox(sourceArray)

@@ -19,7 +19,7 @@ extension Dictionary where Key == String, Value == Any {
             throw CoreStoreError.invalidImportSource(entity: nil, sourceIndex: nil, message: "the key '\(key)' is missing")
         }
         guard let value = try ImportValueConversion.convert(raw, key: key, to: T.self) else {
-            throw CoreStoreError.invalidImportSource(entity: nil, sourceIndex: nil, message: "the key '\(key)' is null, but a \(T.self) is required")
+            throw CoreStoreError.invalidImportSource(entity: nil, sourceIndex: nil, message: "the key '\(key)' is null; expected \(T.self)")
         }
         return value
     }
@@ -67,7 +67,7 @@ enum ImportValueConversion {
             converted = nil
         }
         guard let converted else {
-            throw CoreStoreError.invalidImportSource(entity: nil, sourceIndex: nil, message: "the key '\(key)' holds \(describe(raw)), not a \(T.self)")
+            throw CoreStoreError.invalidImportSource(entity: nil, sourceIndex: nil, message: "the key '\(key)' holds \(describe(raw)); expected \(T.self)")
         }
         return converted
     }

@@ -1,8 +1,8 @@
 import CoreStore
 import Foundation
 
-/// The benchmark entity as a CoreStore model object.
-final class BenchItem: CoreStoreObject {
+/// The benchmark entity as a CoreStore model object, importable from ``BenchRow``s unique by `id`.
+final class BenchItem: CoreStoreObject, ImportableUniqueObject {
     @Field.Stored("id") var itemID: Int64 = 0
     @Field.Stored("name") var name: String = ""
     @Field.Stored("age") var age: Int = 0
@@ -22,6 +22,23 @@ final class BenchItem: CoreStoreObject {
         age = row.age
         score = row.score
         created = row.created
+    }
+
+    typealias ImportSource = BenchRow
+
+    static let uniqueIDKeyPath = String(keyPath: \BenchItem.$itemID)
+
+    var uniqueIDValue: Int64 {
+        get { itemID }
+        set { itemID = newValue }
+    }
+
+    static func uniqueID(from source: BenchRow, in transaction: BaseDataTransaction) throws -> Int64? {
+        source.id
+    }
+
+    func update(from source: BenchRow, in transaction: BaseDataTransaction) throws {
+        assign(source)
     }
 
     /// Adds every field to `checksum`.

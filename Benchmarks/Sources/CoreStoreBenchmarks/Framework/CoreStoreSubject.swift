@@ -108,6 +108,12 @@ final class CoreStoreSubject: BenchmarkSubject {
         return durations
     }
 
+    func importUnique(_ rows: [BenchRow]) throws {
+        try dataStack.perform(synchronous: { transaction in
+            _ = try transaction.importUniqueObjects(Into<BenchItem>(), sourceArray: rows)
+        })
+    }
+
     func insertEach(_ rows: [BenchRow]) throws {
         for row in rows {
             try dataStack.perform(synchronous: { transaction in
