@@ -20,10 +20,14 @@ final class ChangeJournal {
     fileprivate var saved: [ObjectIdentifier: SavedState] = [:]
     fileprivate let insertionCount: Int
     fileprivate let pendingErrorCount: Int
+    /// Temporary record keys count down: an object whose key is below this one was inserted
+    /// during the step, and rolling back drops it, so its values need no saving.
+    fileprivate let firstTemporaryKey: Int64
 
-    fileprivate init(insertionCount: Int, pendingErrorCount: Int) {
+    fileprivate init(insertionCount: Int, pendingErrorCount: Int, firstTemporaryKey: Int64) {
         self.insertionCount = insertionCount
         self.pendingErrorCount = pendingErrorCount
+        self.firstTemporaryKey = firstTemporaryKey
     }
 }
 
@@ -33,7 +37,7 @@ extension ObjectContext {
     /// inserted are dropped and count as deleted) and the error is rethrown.
     func allOrNothing<T>(_ step: () throws -> T) throws -> T {
         let journal = lock.withLock {
-            let journal = ChangeJournal(insertionCount: insertionOrder.count, pendingErrorCount: pendingErrors.count)
+            let journal = ChangeJournal(insertionCount: insertionOrder.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: nextTemporaryKey)
             journals.append(journal)
             return journal
         }
@@ -51,6 +55,7 @@ extension ObjectContext {
     /// Call with the lock held, before changing values, `changed` or `deleted`.
     func journalWillChange(_ state: ObjectState) {
         guard let journal = journals.last else { return }
+        if state.recordID.isTemporary && state.recordID.key <= journal.firstTemporaryKey { return }
         let key = ObjectIdentifier(state)
         if journal.saved[key] != nil { return }
         let id = ObjectID(storeID: state.store.id, recordID: state.recordID)

@@ -17,7 +17,8 @@ final class ObjectContext: @unchecked Sendable {
     private var weakObjects: [ObjectID: WeakObject] = [:]
     /// The size of ``weakObjects`` at which entries of released objects are next swept out.
     private var weakObjectsSweepThreshold = 1024
-    private var nextTemporaryKey: Int64 = -1
+    /// The key of the next inserted object's temporary identifier; counts down from -1.
+    private(set) var nextTemporaryKey: Int64 = -1
 
     // Pending changes (transactions only).
     var inserted: [ObjectID: ObjectState] = [:]
