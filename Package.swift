@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite", "CSQLite"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreStorage", "CSQLite"]
         ),
         .testTarget(
             name: "CoreStoreConformanceTests",
