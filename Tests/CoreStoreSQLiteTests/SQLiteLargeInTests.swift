@@ -40,4 +40,29 @@ struct SQLiteLargeInTests {
         let fetched = try stack.fetchAll(From<Account>().where(\.$email ~= emails).orderBy(.descending(\.$email)))
         #expect(fetched.count == 500 && fetched.first?.email == "user998@x")
     }
+
+    @Test("IN over 600 and 700 related objects, to-one and to-many, finds exactly the related rows")
+    func relationshipLists() throws {
+        let directory = try TemporaryDirectory()
+        let stack = try makeSQLiteStack(directory.file())
+        try stack.perform(synchronous: { transaction in
+            for i in 0..<700 {
+                let zoo = transaction.create(Into<Zoo>())
+                zoo.name = "z\(i)"
+                // Two lions in every other zoo.
+                for j in 0..<(i % 2 == 0 ? 2 : 0) {
+                    let lion = transaction.create(Into<Lion>())
+                    lion.name = "l\(i).\(j)"
+                    lion.zoo = zoo
+                }
+            }
+        })
+        let zoos = try stack.fetchAll(From<Zoo>().orderBy(.ascending(\.$name))).prefix(600)
+        let inFirst600 = Set(zoos.map(\.name))
+        let lions = try stack.fetchAll(From<Lion>().where(\.$zoo ~= zoos))
+        #expect(lions.count == 2 * inFirst600.filter { (Int($0.dropFirst()) ?? 1) % 2 == 0 }.count)
+        let allLions = try stack.fetchAll(From<Lion>())
+        #expect(allLions.count == 700)
+        #expect(try stack.fetchCount(From<Zoo>().where(\.$residents ~= allLions)) == 350)
+    }
 }
