@@ -128,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite", "CSQLite"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreStorage", "CSQLite"]
         ),
         .testTarget(
             name: "CoreStoreConformanceTests",

@@ -8,6 +8,23 @@ public struct FetchPlan: Sendable, Hashable {
         case entityScan
         /// The records of the index entries with `lowerBound <= entry < upperBound`.
         case indexRange(index: String, lowerBound: [UInt8], upperBound: [UInt8])
+        /// The records of the index entries in any of `ranges` (disjoint, ascending): one range
+        /// per member of an `IN`. Read as a set of record keys, in record-key order.
+        case indexRanges(index: String, ranges: [KeyRange])
+    }
+
+    /// The index entries with `lowerBound <= entry < upperBound`.
+    public struct KeyRange: Sendable, Hashable {
+        /// The first entry in the range, or a key before it.
+        public var lowerBound: [UInt8]
+        /// The key after the last entry in the range.
+        public var upperBound: [UInt8]
+
+        /// The range from `lowerBound` (inclusive) to `upperBound` (exclusive).
+        public init(lowerBound: [UInt8], upperBound: [UInt8]) {
+            self.lowerBound = lowerBound
+            self.upperBound = upperBound
+        }
     }
 
     /// The concrete entities whose records the request selects.
@@ -25,12 +42,18 @@ public struct FetchPlan: Sendable, Hashable {
 /// plus at most one range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on the next component. Without such
 /// an index the entity's key range is scanned.
 ///
+/// An `IN` counts like an equality on its component: the plan reads one range per distinct
+/// member (per combination of members when several components have one, up to
+/// ``maximumRanges``; the first `IN` of an index is always usable). Such a plan reads record
+/// keys, not the index order, so it never replaces a sort. Among indexes of equal score the
+/// one read with fewer ranges wins.
+///
 /// Only comparisons whose result an index range can bound are used: a single-key path (no
 /// relationship hop, `@count` or `NONE`), no string modifiers, and a constant of the
 /// attribute's own value case (an `int` for an integer attribute, a non-NaN `double` for a
-/// double attribute, …); `== nil`; and `relationship == object` or `== nil` for a to-one
-/// relationship (its foreign-key index). An index is usable only when every concrete entity
-/// the request selects maintains it.
+/// double attribute, …) or `nil` — for an `IN`, every member; and `relationship == object`,
+/// `== nil` or `IN objects` for a to-one relationship (its foreign-key index). An index is
+/// usable only when every concrete entity the request selects maintains it.
 public struct FetchPlanner: Sendable {
     /// The layout whose indexes are considered.
     public let layout: KeyValueLayout
@@ -40,8 +63,13 @@ public struct FetchPlanner: Sendable {
         self.layout = layout
     }
 
+    /// How many index ranges a plan may combine from several `IN`s.
+    public static let maximumRanges = 100_000
+
     private struct Constraint {
         var equal: Value?
+        /// The encodings of an `IN`'s distinct members, ascending (never empty).
+        var members: [[UInt8]]?
         var lower: (value: Value, inclusive: Bool)?
         var upper: (value: Value, inclusive: Bool)?
     }
@@ -69,25 +97,60 @@ public struct FetchPlanner: Sendable {
             return plan
         }
 
-        var best: (score: Int, index: IndexDefinition, equalities: Int, range: Bool)?
+        var best: (score: Int, index: IndexDefinition, equalities: Int, range: Bool, ranges: Int)?
         for index in layout.indexes where entities.isSubset(of: index.entities) {
-            var equalities = 0
-            while equalities < index.components.count, constraints[index.components[equalities]]?.equal != nil { equalities += 1 }
+            var equalities = 0, ranges = 1
+            while equalities < index.components.count, let c = constraints[index.components[equalities]] {
+                if c.equal == nil {
+                    guard let members = c.members, ranges == 1 || ranges * members.count <= Self.maximumRanges else { break }
+                    ranges *= members.count
+                }
+                equalities += 1
+            }
             var range = false
             if equalities < index.components.count, let c = constraints[index.components[equalities]], c.lower != nil || c.upper != nil {
                 range = true
             }
             let score = equalities * 2 + (range ? 1 : 0) + (index.kind == .unique && equalities == index.components.count ? 1 : 0)
-            if score > 0, score > (best?.score ?? 0) { best = (score, index, equalities, range) }
+            guard score > 0 else { continue }
+            if let best, score < best.score || (score == best.score && ranges >= best.ranges) { continue }
+            best = (score, index, equalities, range, ranges)
         }
         guard let best else { return plan }
 
-        var base = layout.prefix(of: best.index)
+        // One prefix per combination of the members of the `IN`s; ascending, since every
+        // element encoding is self-delimiting.
+        var prefixes = [layout.prefix(of: best.index)]
         for component in best.index.components.prefix(best.equalities) {
-            if let value = constraints[component]?.equal { TupleEncoder.encode(value, into: &base) }
+            guard let c = constraints[component] else { continue }
+            if let value = c.equal {
+                for i in prefixes.indices { TupleEncoder.encode(value, into: &prefixes[i]) }
+            } else if let members = c.members {
+                prefixes = prefixes.flatMap { prefix in members.map { prefix + $0 } }
+            }
         }
+        let rangeConstraint = best.range ? constraints[best.index.components[best.equalities]] : nil
+        let ranges = prefixes.map { Self.bounds(within: $0, rangeConstraint) }
+        guard ranges.count == 1, let only = ranges.first else {
+            plan.access = .indexRanges(index: best.index.name, ranges: ranges)
+            return plan
+        }
+        plan.access = .indexRange(index: best.index.name, lowerBound: only.lowerBound, upperBound: only.upperBound)
+        // Within the equality prefix, entries are ordered by the remaining components, then by
+        // record key: exactly the sort order when the sort keys are those components, ascending.
+        // (Unique indexes may leave out tuples with nil, so they never stand in for a sort.)
+        if let sortComponents, !sortComponents.isEmpty, best.index.kind != .unique,
+           Array(best.index.components.dropFirst(best.equalities)) == sortComponents {
+            plan.isOrdered = true
+        }
+        return plan
+    }
+
+    /// The entries under the equality prefix `base`, narrowed by the range constraint on the
+    /// next component, if any.
+    private static func bounds(within base: [UInt8], _ c: Constraint?) -> FetchPlan.KeyRange {
         var lower = base, upper = TupleEncoder.elementsEnd(base)
-        if best.range, let c = constraints[best.index.components[best.equalities]] {
+        if let c {
             if let (value, inclusive) = c.lower {
                 let encoded = base + TupleEncoder.encode([value])
                 lower = inclusive ? encoded : TupleEncoder.elementsEnd(encoded)
@@ -101,15 +164,7 @@ public struct FetchPlanner: Sendable {
                 upper = base + [TupleEncoder.TypeCode.kindRange(of: sample).upperBound + 1]
             }
         }
-        plan.access = .indexRange(index: best.index.name, lowerBound: lower, upperBound: upper)
-        // Within the equality prefix, entries are ordered by the remaining components, then by
-        // record key: exactly the sort order when the sort keys are those components, ascending.
-        // (Unique indexes may leave out tuples with nil, so they never stand in for a sort.)
-        if let sortComponents, !sortComponents.isEmpty, best.index.kind != .unique,
-           Array(best.index.components.dropFirst(best.equalities)) == sortComponents {
-            plan.isOrdered = true
-        }
-        return plan
+        return FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)
     }
 
     /// The index-usable constraints of the predicate's top-level conjunction.
@@ -129,15 +184,20 @@ public struct FetchPlanner: Sendable {
                 let type = description.attributes[ordinal].type
                 add(c, type: type, to: &result[.attribute(key), default: Constraint()])
             } else if let ordinal = layout.schema.relationshipOrdinal(key, in: entity), let description = layout.schema.entity(named: entity),
-                      description.relationships[ordinal].kind == .toOne, c.op == .equal {
-                switch c.operand {
-                case .value(.null): result[.relationship(key), default: Constraint()].equal = .null
-                case .records(let ids) where ids.count == 1: result[.relationship(key), default: Constraint()].equal = .int(ids[0].key)
+                      description.relationships[ordinal].kind == .toOne {
+                switch (c.op, c.operand) {
+                case (.equal, .value(.null)): result[.relationship(key), default: Constraint()].equal = .null
+                case (.equal, .records(let ids)) where ids.count == 1: result[.relationship(key), default: Constraint()].equal = .int(ids[0].key)
+                case (.in, .records(let ids)) where !ids.isEmpty:
+                    // The foreign-key index holds the destination's record key.
+                    if result[.relationship(key)]?.members == nil {
+                        result[.relationship(key), default: Constraint()].members = Self.encodings(ids.map { .int($0.key) })
+                    }
                 default: break
                 }
             }
         }
-        return result.filter { $0.value.equal != nil || $0.value.lower != nil || $0.value.upper != nil }
+        return result.filter { $0.value.equal != nil || $0.value.members != nil || $0.value.lower != nil || $0.value.upper != nil }
     }
 
     private func add(_ c: Comparison, type: AttributeType, to constraint: inout Constraint) {
@@ -155,9 +215,26 @@ public struct FetchPlanner: Sendable {
         case (.between, .list(let bounds)) where bounds.count == 2 && bounds.allSatisfy({ Self.isBoundable($0, for: type) }):
             if constraint.lower == nil { constraint.lower = (bounds[0], true) }
             if constraint.upper == nil { constraint.upper = (bounds[1], true) }
+        case (.in, .list(let members)) where !members.isEmpty && members.allSatisfy({ $0.isNull || Self.isBoundable($0, for: type) }):
+            // Each member is usable exactly like the constant of an equality.
+            if constraint.members == nil { constraint.members = Self.encodings(members) }
         default:
             break
         }
+    }
+
+    /// The distinct element encodings of `values`, ascending.
+    private static func encodings(_ values: [Value]) -> [[UInt8]] {
+        var encoded = values.map { value in
+            var bytes: [UInt8] = []
+            TupleEncoder.encode(value, into: &bytes)
+            return bytes
+        }
+        encoded.sort { $0.lexicographicallyPrecedes($1) }
+        var distinct: [[UInt8]] = []
+        distinct.reserveCapacity(encoded.count)
+        for bytes in encoded where bytes != distinct.last { distinct.append(bytes) }
+        return distinct
     }
 
     /// Whether a constant is of the value case the attribute type stores, so that its encoding

@@ -103,30 +103,42 @@ struct KeyValueStorageReader: StorageReader {
                 try consider(value)
             }
         case .indexRange(_, let lower, let upper):
-            // The record behind one index entry; a missing one is skipped.
-            func load(_ key: Int64) throws -> Bool {
-                guard let bytes = try snapshot.get(layout.recordKey(entity: entity, key: key)) else { return true }
-                return try consider(bytes)
-            }
             if plan.isOrdered {
                 // Entries come in the sort order: read records as they come and stop early.
                 try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
-                    try load(KeyValueLayout.recordKey(ofEntry: entry))
+                    try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
                 }
             } else {
-                var keys: [Int64] = []
-                try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
-                    keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
-                    return true
-                }
-                keys.sort()
-                var previous: Int64?
-                for key in keys where key != previous {
-                    previous = key
-                    if try !load(key) { break }
-                }
+                try loadInKeyOrder([FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)], entity: entity, consider)
+            }
+        case .indexRanges(_, let ranges):
+            try loadInKeyOrder(ranges, entity: entity, consider)
+        }
+    }
+
+    /// Visits the records behind the entries of `ranges` in record-key order, each once, until
+    /// `consider` returns `false`.
+    private func loadInKeyOrder(_ ranges: [FetchPlan.KeyRange], entity: String, _ consider: ([UInt8]) throws -> Bool) throws {
+        var keys: [Int64] = []
+        for range in ranges {
+            try snapshot.scan(from: range.lowerBound, to: range.upperBound, reverse: false) { entry, _ in
+                keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
+                return true
             }
         }
+        keys.sort()
+        var previous: Int64?
+        for key in keys where key != previous {
+            previous = key
+            if try !load(key, entity: entity, consider) { break }
+        }
+    }
+
+    /// Hands the record behind one index entry to `consider`; a missing one is skipped.
+    /// Returns whether to go on.
+    private func load(_ key: Int64, entity: String, _ consider: ([UInt8]) throws -> Bool) throws -> Bool {
+        guard let bytes = try snapshot.get(layout.recordKey(entity: entity, key: key)) else { return true }
+        return try consider(bytes)
     }
 }
 

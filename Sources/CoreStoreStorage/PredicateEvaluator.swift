@@ -26,6 +26,7 @@ public struct PredicateEvaluator: Sendable {
     private let schema: StoreSchema
     private let resolver: Resolver?
     private let regexCache = RegexCache()
+    private let membershipCache = MembershipCache()
 
     /// Creates an evaluator; without `resolver`, key paths through relationships throw.
     public init(schema: StoreSchema, resolver: Resolver? = nil) {
@@ -158,6 +159,8 @@ public struct PredicateEvaluator: Sendable {
         switch op {
         case .in:
             guard case .list(let values) = operand else { throw StorageError.invalidRequest("IN needs a list of values") }
+            // A long list is hashed once (per evaluator) and probed in O(1) per record.
+            if options.isEmpty, let membership = membershipCache.membership(values) { return membership.contains(lhs) }
             return values.contains { Self.equal(lhs, $0, options) }
         case .between:
             guard case .list(let values) = operand, values.count == 2 else {

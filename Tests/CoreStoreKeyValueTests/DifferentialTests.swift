@@ -182,7 +182,10 @@ struct DifferentialTests {
             for _ in 0..<8 {
                 let request = Self.request(model, &g)
                 let plan = try planner.plan(request)
-                if case .indexRange = plan.access { indexed += 1 }
+                switch plan.access {
+                case .indexRange, .indexRanges: indexed += 1
+                case .entityScan: break
+                }
                 if plan.isOrdered { ordered += 1 }
                 let e = outcome { try reference.read { reader in try reader.fetch(request).completed(for: request, schema: KV.schema) } }
                 let a = outcome { try storage.read { reader in try reader.fetch(request).completed(for: request, schema: KV.schema) } }

@@ -275,7 +275,7 @@ struct SQLiteQueryBuilder {
                 }
             }
             var parts: [String] = []
-            if !members.isEmpty { parts.append("(\(lhs) IN (\(members.map { bind($0) }.joined(separator: ", ")))\(notNull))") }
+            if !members.isEmpty { parts.append("(\(lhs) IN \(inList(members))\(notNull))") }
             if includesNil { parts.append("(\(value) IS NULL)") }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
         case .between:
@@ -319,7 +319,7 @@ struct SQLiteQueryBuilder {
             case (.equal, .records(let ids)): return ids.count == 1 ? "(\(key) IS \(bind(.integer(ids[0].key))))" : "0"
             case (.notEqual, .records(let ids)): return ids.count == 1 ? "(\(key) IS NOT \(bind(.integer(ids[0].key))))" : "1"
             case (.in, .records(let ids)):
-                return ids.isEmpty ? "0" : "coalesce(\(key) IN (\(ids.map { bind(.integer($0.key)) }.joined(separator: ", "))), 0)"
+                return ids.isEmpty ? "0" : "coalesce(\(key) IN \(inList(ids.map { .integer($0.key) })), 0)"
             case (.in, .list(let values)) where values.isEmpty:
                 return "0"
             default:
@@ -340,7 +340,7 @@ struct SQLiteQueryBuilder {
         case (.notEqual, .records(let ids)):
             return ids.count == 1 ? "(NOT EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key)))))" : "1"
         case (.in, .records(let ids)):
-            return ids.isEmpty ? "0" : "EXISTS (\(exists) AND \(destinationKey) IN (\(ids.map { bind(.integer($0.key)) }.joined(separator: ", "))))"
+            return ids.isEmpty ? "0" : "EXISTS (\(exists) AND \(destinationKey) IN \(inList(ids.map { .integer($0.key) })))"
         case (.in, .list(let values)) where values.isEmpty:
             return "0"
         default:
