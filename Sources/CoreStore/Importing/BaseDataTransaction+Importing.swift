@@ -43,10 +43,11 @@ extension BaseDataTransaction {
         _ into: Into<O>, sourceArray: S
     ) throws -> [O] where S.Element == O.ImportSource {
         try importing(O.self) {
+            let (entity, store) = try insertionStore(into)
             var objects: [O] = []
             for (index, source) in sourceArray.enumerated() {
                 guard O.shouldInsert(from: source, in: self) else { continue }
-                let object = try insertObject(into)
+                let object = try insertObject(O.self, entity: entity, into: store)
                 try atSource(index, of: O.self) { try object.didInsert(from: source, in: self) }
                 objects.append(object)
             }

@@ -49,7 +49,7 @@ struct UniqueImport<O: CoreStoreObject & ImportableUniqueObject> {
                     result.append(object)
                 } else {
                     guard O.shouldInsert(from: source, in: transaction) else { return }
-                    let object = try transaction.insertObject(into)
+                    let object = try transaction.insertObject(O.self, entity: entity, into: store)
                     object.uniqueIDValue = id
                     try object.didInsert(from: source, in: transaction)
                     existing[id] = object

@@ -52,6 +52,12 @@ public class BaseDataTransaction: FetchableSource {
     /// Inserts a new object of `O`, or throws why it cannot (``create(_:)`` reports instead).
     func insertObject<O>(_ into: Into<O>) throws(CoreStoreError) -> O {
         let (entity, store) = try insertionStore(into)
+        return try insertObject(O.self, entity: entity, into: store)
+    }
+
+    /// Inserts a new object of `entity` into `store`, both already resolved by
+    /// ``insertionStore(_:)`` (importers resolve once per call, not once per object).
+    func insertObject<O>(_ type: O.Type, entity: EntityMetadata, into store: AttachedStore) throws(CoreStoreError) -> O {
         guard context.isActive else { throw CoreStoreError.transactionMisuse(message: "create(_:) was called after the transaction ended") }
         if let object = context.insert(entity, into: store) as? O { return object }
         throw CoreStoreError.unknownEntity(typeName: "\(O.self)")
