@@ -33,30 +33,30 @@ struct InMemoryState: Sendable {
         tables[id.entity]?[id.key]
     }
 
-    /// Applies a change set whose identifiers are all permanent; throws (leaving `self` partly
-    /// changed, so callers apply to a copy) when a record is missing or a constraint breaks.
-    mutating func apply(_ changes: ChangeSet) throws {
+    /// The record with `id`'s key whose entity is `id.entity` or one of its descendants.
+    func record(ofKind id: RecordID) -> Record? {
+        if let record = tables[id.entity]?[id.key] { return record }
+        for entity in schema.entityAndDescendants(id.entity).dropFirst() {
+            if let record = tables[entity]?[id.key] { return record }
+        }
+        return nil
+    }
+
+    /// Applies merged changes (see `ChangeMerger`); throws (leaving `self` partly changed, so
+    /// callers apply to a copy) when an inserted key is taken or a constraint breaks.
+    mutating func apply(_ changes: MergedChanges) throws {
         guard !changes.isEmpty else { return }
-        var removed: [Record] = []
-        for id in changes.deletes {
-            guard let old = tables[id.entity]?.removeValue(forKey: id.key) else { throw StorageError.recordNotFound(id) }
-            removed.append(old)
+        var removed: [Record] = changes.deletes
+        for old in changes.deletes {
+            tables[old.id.entity]?.removeValue(forKey: old.id.key)
         }
         for update in changes.updates {
-            let id = update.record.id
-            guard let old = tables[id.entity]?.updateValue(update.record, forKey: id.key) else {
-                throw StorageError.recordNotFound(id)
-            }
-            try validateShape(update.record)
-            removed.append(old)
+            tables[update.new.id.entity]?[update.new.id.key] = update.new
+            removed.append(update.old)
         }
         for record in changes.inserts {
-            guard schema.entity(named: record.id.entity).map({ !$0.isAbstract }) == true else {
-                throw StorageError.unknownEntity(record.id.entity)
-            }
-            try validateShape(record)
             if tables[record.id.entity, default: [:]].updateValue(record, forKey: record.id.key) != nil {
-                throw StorageError.invalidRequest("record \(record.id) is inserted twice")
+                throw RecordValidator.insertedTwice(record.id)
             }
         }
         // Uniqueness: release the old tuples first, so that swaps inside one commit succeed.
@@ -68,7 +68,7 @@ struct InMemoryState: Sendable {
                 }
             }
         }
-        for record in changes.updates.map(\.record) + changes.inserts {
+        for record in changes.updates.map(\.new) + changes.inserts {
             for constraint in constraints[record.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: record)
                 if tuple.contains(.null) { continue }
@@ -76,13 +76,6 @@ struct InMemoryState: Sendable {
                     throw StorageError.uniqueConstraintViolation(entity: constraint.entity, attributes: constraint.attributes, values: tuple)
                 }
             }
-        }
-    }
-
-    private func validateShape(_ record: Record) throws {
-        guard let entity = schema.entity(named: record.id.entity) else { throw StorageError.unknownEntity(record.id.entity) }
-        guard record.attributes.count == entity.attributes.count, record.relationships.count == entity.relationships.count else {
-            throw StorageError.invalidRequest("record \(record.id) does not match the shape of entity '\(entity.name)'")
         }
     }
 }

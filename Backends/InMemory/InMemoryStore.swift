@@ -58,13 +58,15 @@ public final class InMemoryStore: StorageInterface {
         defer { writeLock.unlock() }
         var next = try currentState()
         let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: next.nextKey)
-        try next.apply(resolved)
+        let stored = next
+        let merged = try ChangeMerger.merge(resolved, schema: stored.schema) { ids in ids.map { stored.record(ofKind: $0) } }
+        try next.apply(merged)
         next.nextKey += Int64(permanentIDs.count)
         next.sequence += 1
         if let metadata = changes.metadata { next.metadata = metadata }
         let committed = next
         stateLock.withLock { state = committed }
-        return CommitInfo(sequence: committed.sequence, permanentIDs: permanentIDs)
+        return CommitInfo(sequence: committed.sequence, permanentIDs: permanentIDs, changes: merged)
     }
 
     /// Drops every record and the metadata; the next `open` starts a new store.

@@ -1,46 +1,43 @@
 import CoreStoreStorage
 
-/// Applies one ``ChangeSet`` inside one engine write: records and every index entry, with the
-/// checks of the reference store (`InMemoryStore`).
+/// Writes one merged change set (see `ChangeMerger`, which also checked every record against
+/// the schema) inside one engine write: records and every index entry.
 ///
-/// Order: (1) deletes and updates load the record they replace (missing, or named with another
-/// entity than its own → `recordNotFound`, as in the reference store);
-/// inserts are checked (abstract or unknown entity → `unknownEntity`, wrong shape →
-/// `invalidRequest`, key taken → `invalidRequest`); (2) the index entries of every replaced
-/// record are removed; (3) the new records are written with their entries, each unique entry
-/// checked against the entries already there — so swapping unique values inside one change set
-/// succeeds. The engine discards everything when this throws.
+/// Order: (1) removed and replaced records are deleted or overwritten, inserts are written
+/// (a key already taken → `invalidRequest`); (2) the index entries of every replaced record are
+/// removed; (3) the entries of the new versions are written, each unique entry checked against
+/// the entries already there — so swapping unique values inside one change set succeeds. The
+/// engine discards everything when this throws.
 struct KeyValueCommit {
     let writer: any KeyValueWriter
     let layout: KeyValueLayout
 
     var schema: StoreSchema { layout.schema }
 
-    func apply(_ changes: ChangeSet) throws {
-        var removed: [Record] = []
-        for id in changes.deletes {
-            guard let old = try load(id), old.id.entity == id.entity else { throw StorageError.recordNotFound(id) }
+    /// Merges `changes` with the stored records and writes the result.
+    func apply(_ changes: ChangeSet) throws -> MergedChanges {
+        let merged = try ChangeMerger.merge(changes, schema: schema) { ids in try ids.map { try load($0) } }
+        try write(merged)
+        return merged
+    }
+
+    private func write(_ changes: MergedChanges) throws {
+        var removed: [Record] = changes.deletes
+        for old in changes.deletes {
             try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))
-            removed.append(old)
         }
         var written: [Record] = []
         for update in changes.updates {
-            let record = update.record
-            guard let old = try load(record.id), old.id.entity == record.id.entity else { throw StorageError.recordNotFound(record.id) }
-            try validateShape(record)
+            let record = update.new
             try writer.put(layout.recordKey(entity: record.id.entity, key: record.id.key), RecordCodec.encode(record))
-            removed.append(old)
+            removed.append(update.old)
             written.append(record)
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
         for (i, record) in changes.inserts.enumerated() {
-            guard layout.shape(of: record.id.entity).map({ !$0.isAbstract }) == true else {
-                throw StorageError.unknownEntity(record.id.entity)
-            }
-            try validateShape(record)
             let key = layout.recordKey(entity: record.id.entity, key: record.id.key)
             if !unchecked[i], try writer.get(key) != nil {
-                throw StorageError.invalidRequest("record \(record.id) is inserted twice")
+                throw RecordValidator.insertedTwice(record.id)
             }
             try writer.put(key, RecordCodec.encode(record))
             written.append(record)
@@ -132,13 +129,6 @@ struct KeyValueCommit {
         }
         if conflict {
             throw StorageError.uniqueConstraintViolation(entity: index.scope, attributes: index.componentNames, values: tuple)
-        }
-    }
-
-    private func validateShape(_ record: Record) throws {
-        guard let shape = layout.shape(of: record.id.entity) else { throw StorageError.unknownEntity(record.id.entity) }
-        guard record.attributes.count == shape.attributeCount, record.relationships.count == shape.relationshipCount else {
-            throw StorageError.invalidRequest("record \(record.id) does not match the shape of entity '\(record.id.entity)'")
         }
     }
 }

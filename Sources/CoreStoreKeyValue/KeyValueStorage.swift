@@ -98,7 +98,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             let nextKey = try Self.counter(writer, "nextKey", description: storeDescription)
             let sequence = try Self.counter(writer, "sequence", description: storeDescription)
             let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: nextKey)
-            try KeyValueCommit(writer: writer, layout: layout).apply(resolved)
+            let merged = try KeyValueCommit(writer: writer, layout: layout).apply(resolved)
             if !permanentIDs.isEmpty {
                 try writer.put(KeyValueLayout.metadataKey("nextKey"), TupleEncoder.encode([.int(nextKey + Int64(permanentIDs.count))]))
             }
@@ -106,7 +106,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             if let metadata = changes.metadata {
                 try writer.put(KeyValueLayout.metadataKey("metadata"), Self.encode(metadata))
             }
-            return CommitInfo(sequence: UInt64(sequence + 1), permanentIDs: permanentIDs)
+            return CommitInfo(sequence: UInt64(sequence + 1), permanentIDs: permanentIDs, changes: merged)
         }
     }
 

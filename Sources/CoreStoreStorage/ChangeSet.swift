@@ -1,14 +1,26 @@
-/// One record changed by a commit, with the properties whose value changed.
+/// One record changed by a commit: the writer's view of it, which of its properties the writer
+/// changed, and the stored version the writer started from.
+///
+/// A store applies an update **property by property** (see ``ChangeMerger``): only the keys in
+/// ``changedKeys`` are written, every other property keeps the value stored at commit time, and a
+/// changed to-many relationship is applied as the destinations added and removed since ``base``.
+/// So two writers that change different properties of one record both keep their change, and
+/// when both change the same key the later commit wins.
 public struct RecordUpdate: Sendable, Hashable {
-    /// The whole record as it is after the commit.
+    /// The writer's whole view of the record; only its ``changedKeys`` are applied.
     public var record: Record
-    /// Names of the attributes and relationships whose value differs from before.
+    /// Names of the attributes and relationships the writer changed.
     public var changedKeys: Set<String>
+    /// The stored version the writer's changes were made against, when known. A changed to-many
+    /// relationship is merged as additions and removals relative to it; without it the writer's
+    /// list replaces the stored one.
+    public var base: Record?
 
-    /// Creates an update.
-    public init(record: Record, changedKeys: Set<String>) {
+    /// Creates an update of the `changedKeys` of `record`, made against `base`.
+    public init(record: Record, changedKeys: Set<String>, base: Record? = nil) {
         self.record = record
         self.changedKeys = changedKeys
+        self.base = base
     }
 }
 
@@ -60,7 +72,7 @@ public struct ChangeSet: Sendable, Hashable {
         }
         var result = self
         result.inserts = inserts.map(rewrite)
-        result.updates = updates.map { RecordUpdate(record: rewrite($0.record), changedKeys: $0.changedKeys) }
+        result.updates = updates.map { RecordUpdate(record: rewrite($0.record), changedKeys: $0.changedKeys, base: $0.base) }
         return (result, map)
     }
 }
@@ -72,11 +84,16 @@ public struct CommitInfo: Sendable, Hashable {
     public var sequence: UInt64
     /// The permanent identifier given to each temporary identifier of the change set.
     public var permanentIDs: [RecordID: RecordID]
+    /// What the commit actually wrote, merged with what was stored: the records as they are
+    /// now, with the keys that changed (see ``ChangeMerger``). The framework hands these to its
+    /// read context and to monitors.
+    public var changes: MergedChanges
 
     /// Creates commit info.
-    public init(sequence: UInt64, permanentIDs: [RecordID: RecordID]) {
+    public init(sequence: UInt64, permanentIDs: [RecordID: RecordID], changes: MergedChanges = MergedChanges()) {
         self.sequence = sequence
         self.permanentIDs = permanentIDs
+        self.changes = changes
     }
 }
 

@@ -71,8 +71,6 @@ struct SQLiteSchemaMapping: Sendable {
         let insertSQL: String
         /// Whether some relationship is stored in a join table (whose rows a delete removes).
         let hasJoinTables: Bool
-        /// Whether the row with key `?1` exists as a record of this very entity (`count(*)`).
-        let existsSQL: String
         /// The update slot of each attribute and foreign-key relationship, by property name:
         /// attributes first (slot = ordinal), then ``foreignKeyOrdinals`` in order.
         let updateSlots: [String: Int]
@@ -126,7 +124,6 @@ struct SQLiteSchemaMapping: Sendable {
                 if case .joinTable = $0.storage { return true }
                 return false
             }
-            existsSQL = "SELECT count(*) FROM \(tableIdentifier) WHERE \"_key\" = ?1 AND \"_entity\" = \(entityLiteral)"
         }
 
         /// `UPDATE` of the columns of `slots` (ascending) of the row with key `?1` of this very

@@ -170,10 +170,12 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         return try state.writer.transaction("IMMEDIATE") {
             let counters = try SQLiteMetadata.counters(state.writer)
             let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: counters.nextKey)
-            try SQLiteWriter(connection: state.writer, mapping: state.mapping).apply(resolved)
+            let stored = SQLiteReader(connection: state.writer, mapping: state.mapping)
+            let merged = try ChangeMerger.merge(resolved, schema: state.mapping.schema) { ids in try stored.records(ids) }
+            try SQLiteWriter(connection: state.writer, mapping: state.mapping).apply(merged)
             let sequence = counters.sequence + 1
             try SQLiteMetadata.update(state.writer, nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: sequence, metadata: changes.metadata)
-            return CommitInfo(sequence: sequence, permanentIDs: permanentIDs)
+            return CommitInfo(sequence: sequence, permanentIDs: permanentIDs, changes: merged)
         }
     }
 

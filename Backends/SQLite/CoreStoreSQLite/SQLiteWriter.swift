@@ -46,12 +46,14 @@ final class SQLiteWriter {
         return entry
     }
 
-    func apply(_ changes: ChangeSet) throws {
-        try delete(changes.deletes)
+    /// Writes merged changes (see `ChangeMerger`, which also checked every record against the
+    /// schema and that every replaced or deleted record exists).
+    func apply(_ changes: MergedChanges) throws {
+        try delete(changes.deletes.map(\.id))
         try releaseUniqueValues(of: changes.updates)
         for update in changes.updates { try updateRow(update) }
         for record in changes.inserts { try insertRow(record) }
-        for update in changes.updates { try writeToMany(update.record, changedKeys: update.changedKeys) }
+        for update in changes.updates { try writeToMany(update.new, changedKeys: update.changedKeys) }
         for record in changes.inserts { try writeToMany(record, changedKeys: nil) }
     }
 
@@ -61,9 +63,8 @@ final class SQLiteWriter {
     /// already amortize the statement).
     static let deleteBatchSize = 500
 
-    /// Deletes the rows of `ids`, in batches of consecutive identifiers of one entity, and their
-    /// join-table rows. Throws ``StorageError/recordNotFound(_:)`` for the first identifier (in
-    /// order) that names no row of its entity (or repeats one), as deleting one by one would.
+    /// Deletes the rows of `ids` (which exist: the merge checked), in batches of consecutive
+    /// identifiers of one entity, and their join-table rows.
     private func delete(_ ids: [RecordID]) throws {
         var start = 0
         while start < ids.count {
@@ -79,19 +80,6 @@ final class SQLiteWriter {
         let placeholders = (1...ids.count).map { "?\($0)" }.joined(separator: ", ")
         let table = entity.table.sqlIdentifier
         let keys = ids.map { SQLiteValue.integer($0.key) }
-        // Check first that every key names a row of the entity (and none repeats), so that a
-        // missing one is reported before anything is deleted. (`DELETE … RETURNING` would
-        // save this query but needs SQLite 3.35.)
-        let found = try connection.scalar("SELECT count(*) FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))", keys)
-        if found != .integer(Int64(ids.count)) || Set(ids.map(\.key)).count != ids.count {
-            // The first identifier (in order) that a one-by-one delete would not find.
-            var seen = Set<Int64>()
-            for id in ids {
-                guard seen.insert(id.key).inserted, try connection.scalar(entity.existsSQL, [.integer(id.key)]) == .integer(1) else {
-                    throw StorageError.recordNotFound(id)
-                }
-            }
-        }
         try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))").execute(keys)
         guard entity.hasJoinTables else { return }
         for relationship in entity.relationships {
@@ -103,8 +91,6 @@ final class SQLiteWriter {
     private func insertRow(_ record: Record) throws {
         let entry = try statements(record.id.entity)
         let entity = entry.entity
-        guard !entity.isAbstract else { throw StorageError.unknownEntity(entity.name) }
-        try checkShape(record, entity)
         let statement: SQLiteStatement
         if let prepared = entry.insert {
             statement = prepared
@@ -131,21 +117,16 @@ final class SQLiteWriter {
         }
     }
 
-    private func updateRow(_ update: RecordUpdate) throws {
-        let record = update.record
+    private func updateRow(_ update: RecordReplacement) throws {
+        let record = update.new
         let entry = try statements(record.id.entity)
         let entity = entry.entity
-        try checkShape(record, entity)
         var slots: [Int] = []
         slots.reserveCapacity(update.changedKeys.count)
         for key in update.changedKeys {
             if let slot = entity.updateSlots[key] { slots.append(slot) }
         }
-        if slots.isEmpty {
-            let exists = try connection.scalar(entity.existsSQL, [.integer(record.id.key)])
-            guard exists == .integer(1) else { throw StorageError.recordNotFound(record.id) }
-            return
-        }
+        if slots.isEmpty { return }
         slots.sort()
         let statement: SQLiteStatement
         if let prepared = entry.updates[slots] {
@@ -172,12 +153,6 @@ final class SQLiteWriter {
             throw try explain(error, record: record, entity: entity)
         }
         guard connection.changes == 1 else { throw StorageError.recordNotFound(record.id) }
-    }
-
-    private func checkShape(_ record: Record, _ entity: SQLiteSchemaMapping.EntityMapping) throws {
-        guard record.attributes.count == entity.attributeColumns.count, record.relationships.count == entity.relationships.count else {
-            throw StorageError.invalidRequest("record \(record.id) does not match the shape of entity '\(entity.name)'")
-        }
     }
 
     // MARK: To-many relationships
@@ -212,15 +187,15 @@ final class SQLiteWriter {
 
     /// Clears the constrained columns of updated rows first, so that values can move between
     /// records of one commit (a swap) without a false violation.
-    private func releaseUniqueValues(of updates: [RecordUpdate]) throws {
+    private func releaseUniqueValues(of updates: [RecordReplacement]) throws {
         for update in updates {
-            let entity = try statements(update.record.id.entity).entity
+            let entity = try statements(update.new.id.entity).entity
             guard !entity.uniqueAttributes.isEmpty else { continue }
             let constrained = entity.uniqueAttributes.intersection(update.changedKeys)
             guard !constrained.isEmpty else { continue }
             let columns = constrained.sorted().compactMap { mapping.schema.attributeOrdinal($0, in: entity.name).map { entity.attributeColumns[$0] } }
             let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(columns.map { "\($0.sqlIdentifier) = NULL" }.joined(separator: ", ")) WHERE \"_key\" = ?1"
-            try connection.statement(sql).execute([.integer(update.record.id.key)])
+            try connection.statement(sql).execute([.integer(update.new.id.key)])
         }
     }
 

@@ -62,7 +62,7 @@ extension ObjectContext {
             let ins = inserts[k] ?? [], ups = updates[k] ?? [], dels = deletes[k] ?? []
             let changes = ChangeSet(
                 inserts: ins.map(\.record),
-                updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1) },
+                updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
                 deletes: dels.map(\.recordID)
             )
             return PreparedStoreChanges(store: store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
@@ -88,19 +88,33 @@ extension ObjectContext {
                     }
                 }
             }
-            var changedKeys: [RecordID: Set<String>] = [:]
-            for update in part.changes.updates { changedKeys[update.record.id] = update.changedKeys }
             for state in part.insertedStates + part.updatedStates { state.committed = state.record }
-            let deletedRecords = part.deletedStates.map { $0.committed ?? $0.record }
             for state in part.deletedStates { state.committed = nil }
+            // What the store wrote is the transaction's changes merged with what was stored:
+            // the objects of this context take those values.
+            let merged = info.changes
+            for record in merged.inserts { adoptCommitted(record, store: part.store) }
+            var changedKeys: [RecordID: Set<String>] = [:]
+            for update in merged.updates {
+                changedKeys[update.new.id] = update.changedKeys
+                adoptCommitted(update.new, store: part.store)
+            }
             commits.append(StoreCommit(
                 store: part.store, sequence: info.sequence,
-                inserted: part.insertedStates.map(\.record), updated: part.updatedStates.map(\.record),
-                changedKeys: changedKeys, deleted: part.deletedStates.map(\.recordID), deletedRecords: deletedRecords
+                inserted: merged.inserts, updated: merged.updates.map(\.new),
+                changedKeys: changedKeys, deleted: merged.deletes.map(\.id), deletedRecords: merged.deletes
             ))
         }
         clearPendingChanges()
         return commits
+    }
+
+    /// Gives the registered object of `record` (if any) the committed values.
+    private func adoptCommitted(_ record: Record, store: AttachedStore) {
+        guard let state = registered(ObjectID(storeID: store.id, recordID: record.id))?.cs_state else { return }
+        state.attributes = record.attributes
+        state.relationships = record.relationships
+        state.committed = record
     }
 
     /// Forgets pending changes after a commit (objects stay registered, deleted ones go).

@@ -1,0 +1,247 @@
+/// Resolves a ``ChangeSet`` against what a store holds at commit time, property by property —
+/// the merge every store performs inside its write, written once.
+///
+/// ## The rules
+/// - **Inserts** are written as they are.
+/// - **Updates** start from the *stored* record and apply only the update's ``RecordUpdate/changedKeys``:
+///   an attribute or to-one relationship takes the writer's value; a to-many relationship takes
+///   the writer's list when the stored list still equals ``RecordUpdate/base`` (or no base is
+///   known), otherwise the stored list minus the destinations the writer removed since the base,
+///   plus the ones it added (appended in the writer's order). Keys the writer did not change keep
+///   their stored value, so concurrent writers that change different keys both keep their change;
+///   when two commits change the same key, the later one wins.
+/// - **Deletes** remove the stored record.
+/// - **Inverses stay consistent.** For every relationship with an inverse whose destinations
+///   changed (stored → written), each removed destination loses the record from its inverse, and
+///   each added destination gains it; when that inverse is a to-one, the destination's previous
+///   owner loses the destination. Records changed this way are updates of the commit too. A
+///   destination that was added but no longer exists fails the commit with
+///   ``StorageError/invalidRequest(_:)``.
+/// - An update of a record that does not exist (or is deleted in the same change set), a
+///   repeated delete, an unknown or abstract entity, or a record of the wrong shape throws, and
+///   the store writes nothing.
+///
+/// Identifiers must already be permanent (see ``ChangeSet/assigningPermanentIDs(startingAt:)``).
+/// Record keys are unique within a store, so records are tracked by key.
+public struct ChangeMerger {
+    /// Reads stored records inside the store's write: `nil` where a record does not exist.
+    public typealias Loader = ([RecordID]) throws -> [Record?]
+
+    private let schema: StoreSchema
+    private let validator: RecordValidator
+    private let load: Loader
+
+    /// Stored versions read so far (`nil`: looked up, does not exist).
+    private var stored: [Int64: Record?] = [:]
+    /// The merged version of every stored record the commit changes.
+    private var current: [Int64: Record] = [:]
+    /// Keys of stored records the commit changes, in the order they were first changed.
+    private var changedOrder: [Int64] = []
+    private var deletedKeys: Set<Int64> = []
+    private var inserts: [Record]
+    /// Position of each insert by key, built when an inverse first needs it.
+    private var insertSlots: [Int64: Int]?
+
+    private init(schema: StoreSchema, inserts: [Record], load: @escaping Loader) {
+        self.schema = schema
+        self.validator = RecordValidator(schema: schema)
+        self.inserts = inserts
+        self.load = load
+    }
+
+    /// Merges `changes` (permanent identifiers only) with the stored records `load` returns.
+    /// `load` runs inside this call only, on the store's write view.
+    public static func merge(_ changes: ChangeSet, schema: StoreSchema, load: Loader) throws -> MergedChanges {
+        try withoutActuallyEscaping(load) { load in
+            var merger = ChangeMerger(schema: schema, inserts: changes.inserts, load: load)
+            return try merger.run(changes)
+        }
+    }
+
+    private mutating func run(_ changes: ChangeSet) throws -> MergedChanges {
+        var lastEntity = ""
+        for record in inserts {
+            if record.id.entity == lastEntity, let entity = schema.entity(named: lastEntity),
+               record.attributes.count == entity.attributes.count, record.relationships.count == entity.relationships.count {
+                continue
+            }
+            try validator.validateInsert(record)
+            lastEntity = record.id.entity
+        }
+        try preload(changes.deletes + changes.updates.map(\.record.id))
+
+        var deleted: [Record] = []
+        deleted.reserveCapacity(changes.deletes.count)
+        for id in changes.deletes {
+            guard let old = storedRecord(exactly: id), deletedKeys.insert(id.key).inserted else { throw StorageError.recordNotFound(id) }
+            deleted.append(old)
+        }
+        for update in changes.updates {
+            try apply(update)
+        }
+        try keepInversesConsistent(changes, deleted: deleted)
+
+        var updates: [RecordReplacement] = []
+        updates.reserveCapacity(changedOrder.count)
+        for key in changedOrder {
+            guard let old = stored[key] ?? nil, let new = current[key] else { continue }
+            let keys = differingKeys(old, new)
+            if !keys.isEmpty { updates.append(RecordReplacement(old: old, new: new, changedKeys: keys)) }
+        }
+        return MergedChanges(inserts: inserts, updates: updates, deletes: deleted)
+    }
+
+    // MARK: Updates
+
+    private mutating func apply(_ update: RecordUpdate) throws {
+        let mine = update.record
+        try validator.validateShape(mine)
+        guard !deletedKeys.contains(mine.id.key), var merged = current[mine.id.key] ?? storedRecord(exactly: mine.id) else {
+            throw StorageError.recordNotFound(mine.id)
+        }
+        guard let entity = schema.entity(named: mine.id.entity) else { throw StorageError.unknownEntity(mine.id.entity) }
+        for key in update.changedKeys {
+            if let ordinal = schema.attributeOrdinal(key, in: entity.name) {
+                merged.attributes[ordinal] = mine.attributes[ordinal]
+            } else if let ordinal = schema.relationshipOrdinal(key, in: entity.name) {
+                let base = update.base.flatMap { $0.relationships.indices.contains(ordinal) ? $0.relationships[ordinal] : nil }
+                if entity.relationships[ordinal].kind.isToMany, let base {
+                    merged.relationships[ordinal] = Self.mergeToMany(stored: merged.relationships[ordinal], base: base, mine: mine.relationships[ordinal])
+                } else {
+                    merged.relationships[ordinal] = mine.relationships[ordinal]
+                }
+            }
+        }
+        setCurrent(merged)
+    }
+
+    /// The writer's list when nobody else changed the stored one since `base`; otherwise the
+    /// stored list without the writer's removals, with the writer's additions appended.
+    static func mergeToMany(stored: [RecordID], base: [RecordID], mine: [RecordID]) -> [RecordID] {
+        if stored.map(\.key) == base.map(\.key) { return mine }
+        let baseKeys = Set(base.map(\.key))
+        let mineKeys = Set(mine.map(\.key))
+        var result = stored.filter { !baseKeys.contains($0.key) || mineKeys.contains($0.key) }
+        var present = Set(result.map(\.key))
+        for id in mine where !baseKeys.contains(id.key) && present.insert(id.key).inserted {
+            result.append(id)
+        }
+        return result
+    }
+
+    // MARK: Inverses
+
+    private mutating func keepInversesConsistent(_ changes: ChangeSet, deleted: [Record]) throws {
+        let schema = self.schema
+        guard schema.entities.contains(where: { $0.relationships.contains { $0.inverseName != nil } }) else { return }
+        var edges: [(source: RecordID, ordinal: Int, removed: [RecordID], added: [RecordID])] = []
+        func collect(_ before: Record?, _ after: Record?) {
+            guard let any = after ?? before, let entity = schema.entity(named: any.id.entity) else { return }
+            for (ordinal, relationship) in entity.relationships.enumerated() where relationship.inverseName != nil {
+                let old = before?.relationships[ordinal] ?? []
+                let new = after?.relationships[ordinal] ?? []
+                if old.isEmpty && new.isEmpty { continue }
+                let oldKeys = Set(old.map(\.key)), newKeys = Set(new.map(\.key))
+                if oldKeys == newKeys { continue }
+                edges.append((any.id, ordinal, old.filter { !newKeys.contains($0.key) }, new.filter { !oldKeys.contains($0.key) }))
+            }
+        }
+        for record in inserts { collect(nil, record) }
+        for key in changedOrder { collect(stored[key] ?? nil, current[key]) }
+        for record in deleted { collect(record, nil) }
+        if edges.isEmpty { return }
+        try preload(edges.flatMap { $0.removed + $0.added })
+
+        for edge in edges {
+            guard let relationship = schema.entity(named: edge.source.entity)?.relationships[edge.ordinal],
+                  let inverseName = relationship.inverseName else { continue }
+            for destination in edge.removed {
+                try modify(destination) { record in
+                    guard let inverse = schema.relationshipOrdinal(inverseName, in: record.id.entity) else { return }
+                    record.relationships[inverse].removeAll { $0.key == edge.source.key }
+                }
+            }
+            for destination in edge.added {
+                var previousOwner: RecordID?
+                let found = try modify(destination) { record in
+                    guard let inverse = schema.relationshipOrdinal(inverseName, in: record.id.entity),
+                          let inverseRelationship = schema.entity(named: record.id.entity)?.relationships[inverse] else { return }
+                    if record.relationships[inverse].contains(where: { $0.key == edge.source.key }) { return }
+                    if inverseRelationship.kind.isToMany {
+                        record.relationships[inverse].append(edge.source)
+                    } else {
+                        previousOwner = record.relationships[inverse].first
+                        record.relationships[inverse] = [edge.source]
+                    }
+                }
+                guard found else {
+                    throw StorageError.invalidRequest("record \(edge.source) relates through '\(relationship.name)' to \(destination), which does not exist")
+                }
+                if let previousOwner {
+                    try modify(previousOwner) { record in
+                        guard let ordinal = schema.relationshipOrdinal(relationship.name, in: record.id.entity) else { return }
+                        record.relationships[ordinal].removeAll { $0.key == destination.key }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Changes the current version of the record `id` names (an insert, or a stored record not
+    /// deleted by this commit); returns `false` when there is none.
+    @discardableResult
+    private mutating func modify(_ id: RecordID, _ body: (inout Record) -> Void) throws -> Bool {
+        if deletedKeys.contains(id.key) { return false }
+        if insertSlots == nil {
+            var slots: [Int64: Int] = [:]
+            slots.reserveCapacity(inserts.count)
+            for (i, record) in inserts.enumerated() { slots[record.id.key] = i }
+            insertSlots = slots
+        }
+        if let slot = insertSlots?[id.key] {
+            body(&inserts[slot])
+            return true
+        }
+        if stored[id.key] == nil { try preload([id]) }
+        guard var record = current[id.key] ?? (stored[id.key] ?? nil) else { return false }
+        let before = record
+        body(&record)
+        if record != before { setCurrent(record) }
+        return true
+    }
+
+    // MARK: Stored records
+
+    /// Reads the stored versions of the `ids` not read yet, in one call.
+    private mutating func preload(_ ids: [RecordID]) throws {
+        var seen = Set<Int64>()
+        let missing = ids.filter { stored[$0.key] == nil && seen.insert($0.key).inserted }
+        if missing.isEmpty { return }
+        let records = try load(missing)
+        for (id, record) in zip(missing, records) { stored[id.key] = .some(record) }
+    }
+
+    /// The stored record `id` names, when its entity is exactly `id.entity`.
+    private func storedRecord(exactly id: RecordID) -> Record? {
+        guard let record = stored[id.key] ?? nil, record.id.entity == id.entity else { return nil }
+        return record
+    }
+
+    private mutating func setCurrent(_ record: Record) {
+        if current.updateValue(record, forKey: record.id.key) == nil { changedOrder.append(record.id.key) }
+    }
+
+    /// The keys whose values differ; an unordered to-many compares as a set.
+    private func differingKeys(_ old: Record, _ new: Record) -> Set<String> {
+        guard let entity = schema.entity(named: new.id.entity) else { return [] }
+        var keys = Set<String>()
+        for (i, attribute) in entity.attributes.enumerated() where old.attributes[i] != new.attributes[i] {
+            keys.insert(attribute.name)
+        }
+        for (i, relationship) in entity.relationships.enumerated() where old.relationships[i] != new.relationships[i] {
+            if relationship.kind == .toManyUnordered, Set(old.relationships[i].map(\.key)) == Set(new.relationships[i].map(\.key)) { continue }
+            keys.insert(relationship.name)
+        }
+        return keys
+    }
+}

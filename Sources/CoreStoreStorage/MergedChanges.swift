@@ -1,0 +1,43 @@
+/// A stored record replaced by a commit: the version that was stored, the version written, and
+/// the properties whose value differs between them.
+public struct RecordReplacement: Sendable, Hashable {
+    /// The version stored before the commit.
+    public var old: Record
+    /// The version the commit wrote.
+    public var new: Record
+    /// Names of the attributes and relationships whose value differs between `old` and `new`.
+    public var changedKeys: Set<String>
+
+    /// Creates a replacement.
+    public init(old: Record, new: Record, changedKeys: Set<String>) {
+        self.old = old
+        self.new = new
+        self.changedKeys = changedKeys
+    }
+}
+
+/// A change set resolved against what is stored: whole records to write, with the versions they
+/// replace. ``ChangeMerger`` produces it inside a store's write; the store writes it as it is and
+/// returns it in ``CommitInfo/changes``.
+///
+/// Every identifier is permanent. An update that changes nothing after merging is left out; an
+/// update may also appear that the change set did not name, when keeping an inverse relationship
+/// consistent changed a record (see ``ChangeMerger``).
+public struct MergedChanges: Sendable, Hashable {
+    /// New records, as written.
+    public var inserts: [Record]
+    /// Stored records replaced by new versions.
+    public var updates: [RecordReplacement]
+    /// Removed records, as they were stored.
+    public var deletes: [Record]
+
+    /// Creates merged changes.
+    public init(inserts: [Record] = [], updates: [RecordReplacement] = [], deletes: [Record] = []) {
+        self.inserts = inserts
+        self.updates = updates
+        self.deletes = deletes
+    }
+
+    /// Whether no record changes.
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
