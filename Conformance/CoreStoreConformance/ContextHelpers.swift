@@ -46,7 +46,15 @@ extension ConformanceContext {
             return r
         }
         for record in changes.inserts { let r = resolve(record); world.records[r.id.key] = r }
-        for update in changes.updates { let r = resolve(update.record); world.records[r.id.key] = r }
+        // An update changes only its changed keys (relationships replaced whole: the cases that
+        // merge to-many changes or rely on inverse upkeep check the store directly).
+        for update in changes.updates {
+            let r = resolve(update.record)
+            guard var stored = world.records[r.id.key], let entity = world.schema.entity(named: r.id.entity) else { continue }
+            for (i, attribute) in entity.attributes.enumerated() where update.changedKeys.contains(attribute.name) { stored.attributes[i] = r.attributes[i] }
+            for (i, relationship) in entity.relationships.enumerated() where update.changedKeys.contains(relationship.name) { stored.relationships[i] = r.relationships[i] }
+            world.records[r.id.key] = stored
+        }
         for id in changes.deletes { world.records[id.key] = nil }
         return info
     }
