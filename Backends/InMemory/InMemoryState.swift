@@ -9,8 +9,8 @@ struct InMemoryState: Sendable {
     var tables: [String: TreeDictionary<Int64, Record>] = [:]
     /// For each unique constraint (`UniqueConstraint.id`), the owner of each value tuple.
     var uniqueValues: [String: TreeDictionary<[Value], Int64>] = [:]
-    var nextKey: Int64 = 1
-    var sequence: UInt64 = 0
+    /// The next key and the commit sequence.
+    var counters = CommitCounters()
     let constraints: [String: [UniqueConstraint]]
 
     init(schema: StoreSchema, metadata: StoredMetadata?) {

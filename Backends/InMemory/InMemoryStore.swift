@@ -24,69 +24,48 @@ public final class InMemoryStore: StorageInterface {
         configuration.map { "InMemoryStore(\"\($0)\")" } ?? "InMemoryStore"
     }
 
-    private let stateLock = NSLock()
-    private let writeLock = NSLock()
-    private nonisolated(unsafe) var state: InMemoryState?
+    private let lifecycle: StoreLifecycle<InMemoryState>
 
     /// Creates an empty in-memory store for `configuration` (`nil`: every entity).
     public init(configuration: String? = nil) {
         self.configuration = configuration
+        self.lifecycle = StoreLifecycle { configuration.map { "InMemoryStore(\"\($0)\")" } ?? "InMemoryStore" }
     }
 
     /// Opens the store. An in-memory store is always new, so this returns `nil` the first time;
     /// opening it again (without `close`) returns the metadata of the first open.
     public func open(schema: StoreSchema) throws -> StoredMetadata? {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return stateLock.withLock {
-            if let existing = state { return existing.metadata }
-            let metadata = StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash)
-            state = InMemoryState(schema: schema, metadata: metadata)
-            return nil
-        }
+        if let existing = lifecycle.current { return existing.metadata }
+        let metadata = StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash)
+        lifecycle.install(InMemoryState(schema: schema, metadata: metadata))
+        return nil
     }
 
     /// Runs `body` on a snapshot; never blocks on a running write.
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
-        let snapshot = try currentState()
-        return try body(InMemoryReader(state: snapshot))
+        try body(InMemoryReader(state: try lifecycle.open()))
     }
 
-    /// Applies `changes` atomically: all of it becomes visible at once, or none of it.
+    /// Applies `changes` atomically: the new version is built beside the current one and
+    /// published at once, or not at all.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        var next = try currentState()
-        let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: next.nextKey)
-        let stored = next
-        let merged = try ChangeMerger.merge(resolved, schema: stored.schema) { ids in ids.map { stored.record(ofKind: $0) } }
-        try next.apply(merged)
-        next.nextKey += Int64(permanentIDs.count)
-        next.sequence += 1
-        if let metadata = changes.metadata { next.metadata = metadata }
-        let committed = next
-        stateLock.withLock { state = committed }
-        return CommitInfo(sequence: committed.sequence, permanentIDs: permanentIDs, changes: merged)
+        let stored = try lifecycle.open()
+        let prepared = try changes.prepareCommit(schema: stored.schema, counters: stored.counters) { ids in ids.map { stored.record(ofKind: $0) } }
+        var next = stored
+        try next.apply(prepared.changes)
+        next.counters = prepared.counters
+        if let metadata = prepared.metadata { next.metadata = metadata }
+        lifecycle.install(next)
+        return prepared.info
     }
 
     /// Drops every record and the metadata; the next `open` starts a new store.
     public func erase() throws {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        stateLock.withLock { state = nil }
+        lifecycle.close()
     }
 
     /// Drops the data; the store must be opened again before use.
     public func close() {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        stateLock.withLock { state = nil }
-    }
-
-    private func currentState() throws -> InMemoryState {
-        guard let snapshot = stateLock.withLock({ state }) else {
-            throw StorageError.notOpen(store: storeDescription)
-        }
-        return snapshot
+        lifecycle.close()
     }
 }

@@ -14,14 +14,13 @@ struct KeyValueCommit {
 
     var schema: StoreSchema { layout.schema }
 
-    /// Merges `changes` with the stored records and writes the result.
-    func apply(_ changes: ChangeSet) throws -> MergedChanges {
-        let merged = try ChangeMerger.merge(changes, schema: schema) { ids in try ids.map { try load($0) } }
-        try write(merged)
-        return merged
+    /// The stored records `ids` name (`nil` where none exists), for the merge.
+    func load(_ ids: [RecordID]) throws -> [Record?] {
+        try ids.map { try load($0) }
     }
 
-    private func write(_ changes: MergedChanges) throws {
+    /// Writes merged changes.
+    func write(_ changes: MergedChanges) throws {
         var removed: [Record] = changes.deletes
         for old in changes.deletes {
             try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))

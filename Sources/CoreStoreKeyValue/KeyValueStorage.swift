@@ -28,14 +28,13 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// The engine's description.
     public var storeDescription: String { engine.storeDescription }
 
-    private let stateLock = NSLock()
-    private let writeLock = NSLock()
-    private var layout: KeyValueLayout?
+    private let lifecycle: StoreLifecycle<KeyValueLayout>
 
     /// A store over `engine` for `configuration` (`nil`: every entity). Nothing is opened yet.
     public init(engine: Engine, configuration: String? = nil) {
         self.engine = engine
         self.configuration = configuration
+        self.lifecycle = StoreLifecycle { engine.storeDescription }
     }
 
     // MARK: - Lifecycle
@@ -44,9 +43,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// existing store returns its metadata and is not modified, also when its schema hash
     /// differs. Anything without valid metadata throws ``StorageError/incompatibleStore(path:reason:)``.
     public func open(schema: StoreSchema) throws -> StoredMetadata? {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        if stateLock.withLock({ layout }) != nil {
+        if lifecycle.isOpen {
             return try engine.read { try Self.storedMetadata($0, description: storeDescription) }
         }
         try engine.open()
@@ -72,7 +69,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
                     try writer.put(KeyValueLayout.metadataKey("sequence"), TupleEncoder.encode([.int(0)]))
                 }
             }
-            stateLock.withLock { layout = KeyValueLayout(schema: schema) }
+            lifecycle.install(KeyValueLayout(schema: schema))
             return stored
         } catch {
             engine.close()
@@ -82,53 +79,46 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
 
     /// Runs `body` on one engine snapshot.
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
-        let layout = try currentLayout()
+        let layout = try lifecycle.open()
         return try engine.read { snapshot in
             try body(KeyValueStorageReader(snapshot: snapshot, layout: layout))
         }
     }
 
     /// Applies `changes` in one engine write: permanent identifiers from the stored key counter,
-    /// records, index entries, the commit sequence and (when set) the metadata — all or nothing.
+    /// records merged with the stored ones, index entries, the counters and (when set) the
+    /// metadata — all or nothing.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let layout = try currentLayout()
+        let layout = try lifecycle.open()
         return try engine.write { writer in
-            let nextKey = try Self.counter(writer, "nextKey", description: storeDescription)
-            let sequence = try Self.counter(writer, "sequence", description: storeDescription)
-            let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: nextKey)
-            let merged = try KeyValueCommit(writer: writer, layout: layout).apply(resolved)
-            if !permanentIDs.isEmpty {
-                try writer.put(KeyValueLayout.metadataKey("nextKey"), TupleEncoder.encode([.int(nextKey + Int64(permanentIDs.count))]))
+            let counters = CommitCounters(
+                nextKey: try Self.counter(writer, "nextKey", description: storeDescription),
+                sequence: UInt64(try Self.counter(writer, "sequence", description: storeDescription))
+            )
+            let commit = KeyValueCommit(writer: writer, layout: layout)
+            let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
+            try commit.write(prepared.changes)
+            if prepared.counters.nextKey != counters.nextKey {
+                try writer.put(KeyValueLayout.metadataKey("nextKey"), TupleEncoder.encode([.int(prepared.counters.nextKey)]))
             }
-            try writer.put(KeyValueLayout.metadataKey("sequence"), TupleEncoder.encode([.int(sequence + 1)]))
-            if let metadata = changes.metadata {
+            try writer.put(KeyValueLayout.metadataKey("sequence"), TupleEncoder.encode([.int(Int64(prepared.counters.sequence))]))
+            if let metadata = prepared.metadata {
                 try writer.put(KeyValueLayout.metadataKey("metadata"), Self.encode(metadata))
             }
-            return CommitInfo(sequence: UInt64(sequence + 1), permanentIDs: permanentIDs, changes: merged)
+            return prepared.info
         }
     }
 
     /// Destroys the engine's data; the next ``open(schema:)`` starts a new store.
     public func erase() throws {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        stateLock.withLock { layout = nil }
+        lifecycle.close()
         try engine.destroy()
     }
 
     /// Closes the engine; later calls throw ``StorageError/notOpen(store:)``.
     public func close() {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        stateLock.withLock { layout = nil }
+        lifecycle.close()
         engine.close()
-    }
-
-    private func currentLayout() throws -> KeyValueLayout {
-        guard let layout = stateLock.withLock({ layout }) else { throw StorageError.notOpen(store: storeDescription) }
-        return layout
     }
 
     // MARK: - Metadata

@@ -5,7 +5,11 @@
 ///
 /// ## Lifecycle
 /// `open(schema:)` → any number of `read` and `write` calls → `close()`. A `DataStack` opens a
-/// store once and is its only writer.
+/// store once and is its only writer: **the caller serializes** `open`, `write`, `erase` and
+/// `close` (never two at once), while `read` may run on any thread at any time. So a store needs
+/// no write lock of its own — only the locks its engine's C library requires. Keep the open state
+/// in a ``StoreLifecycle``: it answers every call on a closed store with the one
+/// ``StorageError/notOpen(store:)`` error.
 ///
 /// ## Implementation requirements
 /// 1. **Opening.** `open(schema:)` on a *new* store initializes it for the schema and returns
@@ -19,11 +23,16 @@
 /// 2. **Reads see one snapshot.** Everything inside one ``read(_:)`` call sees the same committed
 ///    state, whatever commits meanwhile. With ``StorageCapabilities/concurrentReaders`` reads may
 ///    run on any thread at once and alongside a write.
-/// 3. **Writes are atomic.** ``write(_:)`` applies the whole ``ChangeSet`` or nothing. It assigns
-///    permanent identifiers to temporary ones (use ``ChangeSet/assigningPermanentIDs(startingAt:)``
-///    with a key counter kept atomically with the data; keys are never reused), rewrites
-///    relationship destinations accordingly, and returns them in ``CommitInfo`` with a sequence
-///    number that grows with every commit. A change set that changes no record (``ChangeSet/isEmpty``,
+/// 3. **Writes are atomic and merge property by property.** ``write(_:)`` applies the whole
+///    ``ChangeSet`` or nothing. Inside its write transaction a store calls
+///    ``ChangeSet/prepareCommit(schema:counters:load:)`` with its stored ``CommitCounters`` and a
+///    look-up of stored records: that assigns permanent identifiers (keys are never reused),
+///    merges every update with the stored record — only the changed keys are written, to-many
+///    changes as additions and removals, inverses kept consistent (see ``ChangeMerger``) —
+///    validates every record against the schema, and returns the merged records to write, the
+///    counters to store with them and the ``CommitInfo`` to return (whose
+///    ``CommitInfo/changes`` carries the merged records and a sequence number that grows with
+///    every commit). A change set that changes no record (``ChangeSet/isEmpty``,
 ///    possibly carrying metadata) is a commit too: it returns no permanent identifiers and a
 ///    higher sequence, and changes nothing else. A failing write (unknown record, uniqueness violation,
 ///    full disk) throws a ``StorageError`` and leaves the store as it was. With

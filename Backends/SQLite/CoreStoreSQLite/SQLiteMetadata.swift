@@ -70,19 +70,19 @@ enum SQLiteMetadata {
     }
 
     /// The next record key and the last commit sequence, read inside the write transaction.
-    static func counters(_ connection: SQLiteConnection) throws -> (nextKey: Int64, sequence: UInt64) {
+    static func counters(_ connection: SQLiteConnection) throws -> CommitCounters {
         guard case .integer(let nextKey) = try connection.scalar("SELECT value FROM \(table.sqlIdentifier) WHERE key = 'next_key'"),
               case .integer(let sequence) = try connection.scalar("SELECT value FROM \(table.sqlIdentifier) WHERE key = 'sequence'") else {
             throw StorageError.incompatibleStore(path: connection.path, reason: "its CoreStore counters are missing")
         }
-        return (nextKey, UInt64(max(sequence, 0)))
+        return CommitCounters(nextKey: nextKey, sequence: UInt64(max(sequence, 0)))
     }
 
     /// Stores the counters (and new metadata) of a commit.
-    static func update(_ connection: SQLiteConnection, nextKey: Int64, sequence: UInt64, metadata: StoredMetadata?) throws {
+    static func update(_ connection: SQLiteConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
         let statement = try connection.statement("UPDATE \(table.sqlIdentifier) SET value = ?2 WHERE key = ?1")
-        try statement.execute([.text("next_key"), .integer(nextKey)])
-        try statement.execute([.text("sequence"), .integer(Int64(sequence))])
+        try statement.execute([.text("next_key"), .integer(counters.nextKey)])
+        try statement.execute([.text("sequence"), .integer(Int64(counters.sequence))])
         if let metadata { try write(connection, metadata) }
     }
 

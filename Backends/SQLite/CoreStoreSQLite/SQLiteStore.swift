@@ -73,15 +73,15 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     /// `SQLiteStore(<path>)`.
     public var storeDescription: String { "SQLiteStore(\(fileURL.path))" }
 
-    private struct OpenState {
+    /// The connections of an open store. The writer connection is used only by `open` and
+    /// `write`, which the caller serializes.
+    private struct OpenState: @unchecked Sendable {
         let writer: SQLiteConnection
         let readers: SQLiteConnectionPool
         let mapping: SQLiteSchemaMapping
     }
 
-    private let stateLock = NSLock()
-    private let writeLock = NSLock()
-    private var state: OpenState?
+    private let lifecycle: StoreLifecycle<OpenState>
 
     /// A store in the file at `fileURL`.
     public init(
@@ -93,6 +93,7 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         self.localStorageOptions = localStorageOptions
         self.durability = durability
         self.journalMode = journalMode
+        self.lifecycle = StoreLifecycle { "SQLiteStore(\(fileURL.path))" }
     }
 
     /// A store in the file `fileName` inside ``defaultDirectory``.
@@ -124,9 +125,7 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     /// Opens (or creates) the database; see the type's documentation for what is checked.
     public func open(schema: StoreSchema) throws -> StoredMetadata? {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        if let state = stateLock.withLock({ state }) {
+        if let state = lifecycle.current {
             return try SQLiteMetadata.read(state.writer)
         }
         let mapping = try SQLiteSchemaMapping(schema: schema)
@@ -154,7 +153,7 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     /// Runs `body` inside one read transaction on a pooled connection.
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
-        let state = try openState()
+        let state = try lifecycle.open()
         return try state.readers.withConnection { connection in
             try connection.transaction("DEFERRED") {
                 try body(SQLiteReader(connection: connection, mapping: state.mapping))
@@ -164,25 +163,20 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     /// Applies `changes` in one transaction: all of it, or nothing.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let state = try openState()
+        let state = try lifecycle.open()
         return try state.writer.transaction("IMMEDIATE") {
-            let counters = try SQLiteMetadata.counters(state.writer)
-            let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: counters.nextKey)
             let stored = SQLiteReader(connection: state.writer, mapping: state.mapping)
-            let merged = try ChangeMerger.merge(resolved, schema: state.mapping.schema) { ids in try stored.records(ids) }
-            try SQLiteWriter(connection: state.writer, mapping: state.mapping).apply(merged)
-            let sequence = counters.sequence + 1
-            try SQLiteMetadata.update(state.writer, nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: sequence, metadata: changes.metadata)
-            return CommitInfo(sequence: sequence, permanentIDs: permanentIDs, changes: merged)
+            let prepared = try changes.prepareCommit(schema: state.mapping.schema, counters: try SQLiteMetadata.counters(state.writer)) { ids in
+                try stored.records(ids)
+            }
+            try SQLiteWriter(connection: state.writer, mapping: state.mapping).apply(prepared.changes)
+            try SQLiteMetadata.update(state.writer, counters: prepared.counters, metadata: prepared.metadata)
+            return prepared.info
         }
     }
 
     /// Closes the store and deletes the database file and its side files.
     public func erase() throws {
-        writeLock.lock()
-        defer { writeLock.unlock() }
         closeState()
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let url = URL(fileURLWithPath: fileURL.path + suffix)
@@ -197,24 +191,13 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     /// Closes every connection; later calls throw `notOpen` until the store is opened again.
     public func close() {
-        writeLock.lock()
-        defer { writeLock.unlock() }
         closeState()
     }
 
     // MARK: Connections
 
-    private func openState() throws -> OpenState {
-        guard let state = stateLock.withLock({ state }) else { throw StorageError.notOpen(store: storeDescription) }
-        return state
-    }
-
     private func closeState() {
-        let old = stateLock.withLock { () -> OpenState? in
-            defer { state = nil }
-            return state
-        }
-        old?.readers.close()
+        lifecycle.close()?.readers.close()
     }
 
     private func install(_ writer: SQLiteConnection, mapping: SQLiteSchemaMapping, schema: StoreSchema) {
@@ -225,7 +208,7 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
             try connection.execute("PRAGMA query_only = 1")
             return connection
         }
-        stateLock.withLock { state = OpenState(writer: writer, readers: readers, mapping: mapping) }
+        lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping))
     }
 
     private func openWriter(schema: StoreSchema) throws -> SQLiteConnection {

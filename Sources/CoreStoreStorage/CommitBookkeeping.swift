@@ -1,0 +1,51 @@
+/// The two counters every store keeps atomically with its data: the key the next inserted record
+/// receives, and the sequence number of the last commit.
+public struct CommitCounters: Sendable, Hashable {
+    /// The key the next inserted record receives (keys are never reused).
+    public var nextKey: Int64
+    /// The sequence number of the last commit (0 for a new store).
+    public var sequence: UInt64
+
+    /// Counters with these values; a new store starts with `nextKey` 1 and `sequence` 0.
+    public init(nextKey: Int64 = 1, sequence: UInt64 = 0) {
+        self.nextKey = nextKey
+        self.sequence = sequence
+    }
+}
+
+/// Everything a store does in a write except storing bytes, worked out by
+/// ``ChangeSet/prepareCommit(schema:counters:load:)``: the merged records to write, the counters
+/// and metadata to store with them, and what the write returns.
+public struct PreparedCommit: Sendable {
+    /// The records to write, merged with the stored ones (see ``ChangeMerger``).
+    public let changes: MergedChanges
+    /// The counters to store in the same atomic write.
+    public let counters: CommitCounters
+    /// The metadata to store in the same atomic write, when the change set replaces it.
+    public let metadata: StoredMetadata?
+    /// What ``StorageInterface/write(_:)`` returns once the write succeeded.
+    public let info: CommitInfo
+}
+
+extension ChangeSet {
+    /// The commit bookkeeping every store shares, inside its write: permanent identifiers from
+    /// `counters.nextKey`, the property-level merge with the stored records `load` returns
+    /// (which also validates every record against `schema`), the next counters and the
+    /// ``CommitInfo``. The store then writes ``PreparedCommit/changes``, the counters and the
+    /// metadata atomically — or throws, and writes nothing.
+    ///
+    /// ```swift
+    /// let prepared = try changes.prepareCommit(schema: schema, counters: stored) { ids in try lookUp(ids) }
+    /// try store(prepared.changes); try store(prepared.counters)
+    /// return prepared.info
+    /// ```
+    public func prepareCommit(schema: StoreSchema, counters: CommitCounters, load: ChangeMerger.Loader) throws -> PreparedCommit {
+        let (resolved, permanentIDs) = assigningPermanentIDs(startingAt: counters.nextKey)
+        let merged = try ChangeMerger.merge(resolved, schema: schema, load: load)
+        let next = CommitCounters(nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: counters.sequence + 1)
+        return PreparedCommit(
+            changes: merged, counters: next, metadata: metadata,
+            info: CommitInfo(sequence: next.sequence, permanentIDs: permanentIDs, changes: merged)
+        )
+    }
+}
