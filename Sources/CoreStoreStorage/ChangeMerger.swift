@@ -80,6 +80,7 @@ public struct ChangeMerger {
             try apply(update)
         }
         try keepInversesConsistent(changes, deleted: deleted)
+        try checkCounts()
 
         var updates: [RecordReplacement] = []
         updates.reserveCapacity(changedOrder.count)
@@ -208,6 +209,35 @@ public struct ChangeMerger {
         body(&record)
         if record != before { setCurrent(record) }
         return true
+    }
+
+    // MARK: Counts
+
+    /// Throws when a merged to-many relationship holds fewer or more destinations than its
+    /// entity allows (two commits that each add within bounds can together exceed them).
+    private func checkCounts() throws {
+        var bounded: [String: [(Int, RelationshipDescription)]] = [:]
+        func check(_ record: Record, changedFrom old: Record?) throws {
+            let name = record.id.entity
+            if bounded[name] == nil {
+                let relationships = schema.entity(named: name)?.relationships ?? []
+                bounded[name] = relationships.enumerated().filter { $0.element.kind.isToMany && ($0.element.minCount > 0 || $0.element.maxCount > 0) }
+            }
+            for (ordinal, relationship) in bounded[name] ?? [] {
+                let count = record.relationships[ordinal].count
+                if let old, old.relationships[ordinal].count == count { continue }
+                if count < relationship.minCount || (relationship.maxCount > 0 && count > relationship.maxCount) {
+                    let allowed = relationship.maxCount > 0 ? "\(relationship.minCount) to \(relationship.maxCount)" : "at least \(relationship.minCount)"
+                    throw StorageError.invalidRequest("record \(record.id) would hold \(count) destinations in '\(relationship.name)', which allows \(allowed)")
+                }
+            }
+        }
+        for key in changedOrder {
+            if let record = current[key] { try check(record, changedFrom: stored[key] ?? nil) }
+        }
+        if insertSlots != nil {
+            for record in inserts { try check(record, changedFrom: nil) }
+        }
     }
 
     // MARK: Stored records

@@ -208,7 +208,7 @@ final class SQLiteWriter {
     private func explain(_ error: StorageError, record: Record, entity: SQLiteSchemaMapping.EntityMapping) throws -> StorageError {
         guard case .engine(let code, _) = error else { return error }
         if code == SQLiteWriter.constraintPrimaryKey {
-            return .invalidRequest("record \(record.id) is inserted twice")
+            return RecordValidator.insertedTwice(record.id)
         }
         guard code == SQLiteWriter.constraintUnique else { return error }
         for (owner, attributes) in mapping.schema.uniqueConstraints(applyingTo: entity.name) {

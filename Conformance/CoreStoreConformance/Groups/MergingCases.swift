@@ -265,6 +265,28 @@ enum MergingCases {
             try ctx.expectEqual(try reread(ctx, store).2, ["Tom"], "Ann's stored pets")
             try ctx.expectEqual(try person(stack, "Ann")?.pets.map(\.name), ["Tom"], "Ann's pets read from the stack")
         },
+        api("two commits that each stay within a to-many bound but together exceed it: the second fails") { ctx in
+            let (stack, _) = try APICases.makeStack(ctx, APICases.teamsSchema())
+            try APICases.populateTeams(stack)
+            try stack.perform(synchronous: { t in
+                let squad = t.create(Into<ConformanceSquad>())
+                squad.name = "Alpha"
+                squad.players = Set(try t.fetchAll(From<ConformanceMember>().where(\.$name == "Ann")))
+            })
+            func adding(_ name: String, _ t: UnsafeDataTransaction) throws {
+                let squad = try ctx.unwrap(t.fetchOne(From<ConformanceSquad>()), "squad Alpha")
+                squad.players.formUnion(try t.fetchAll(From<ConformanceMember>().where(\.$name == name)))
+            }
+            let first = stack.beginUnsafe(), second = stack.beginUnsafe()
+            try adding("Bob", first)
+            try adding("Cy", second)
+            try first.commitAndWait()
+            let error = try APICases.expectCoreStoreError(ctx, "the second commit, which makes three players", matching: { _ in true }) {
+                try second.commitAndWait()
+            }
+            try ctx.expect("\(error)".contains("players"), "the error names the relationship: \(error)")
+            try ctx.expectEqual(try stack.fetchOne(From<ConformanceSquad>())?.players.map(\.name).sorted(), ["Ann", "Bob"], "players after the failed commit")
+        },
         api("monitors see the merged record") { ctx in
             let (stack, _) = try stack(ctx)
             let monitor = try stack.monitorList(From<ConformancePerson>().orderBy(.ascending(\.$name)))
