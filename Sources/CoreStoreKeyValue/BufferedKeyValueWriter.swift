@@ -22,7 +22,9 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     }
 
     private let base: any KeyValueReader
-    private var pending = PendingWrites()
+    /// The last operation per key: the value put, or `nil` for a delete (a tombstone that hides
+    /// the snapshot's value).
+    private var pending = SortedKeyMap<[UInt8]?>()
 
     /// A writer over `base`, the snapshot of the committed data.
     public init(base: any KeyValueReader) {
@@ -32,7 +34,7 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     /// The pending changes, one per key in ascending key order, for the engine to apply at once.
     public var operations: [Operation] {
         var result: [Operation] = []
-        pending.forEach { entry in result.append(entry.value.map { .put(key: entry.key, value: $0) } ?? .delete(key: entry.key)) }
+        forEachOperation { key, value in result.append(value.map { .put(key: key, value: $0) } ?? .delete(key: key)) }
         return result
     }
 
@@ -43,11 +45,14 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     /// for a delete. Like ``operations`` without building an array of every change first, which
     /// cost a large commit an extra copy and release of every key.
     public func forEachOperation(_ body: (_ key: [UInt8], _ value: [UInt8]?) throws -> Void) rethrows {
-        try pending.forEach { entry in try body(entry.key, entry.value) }
+        try pending.scan(from: [], to: [], reverse: false) { key, value in
+            try body(key, value)
+            return true
+        }
     }
 
     private func record(_ key: [UInt8], _ value: [UInt8]?) {
-        pending.set(key, value)
+        pending[key] = .some(value)
     }
 
     /// Stores `value` under `key` in the overlay.
@@ -58,16 +63,19 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
 
     /// The pending value of `key`, else the snapshot's.
     public func get(_ key: [UInt8]) throws -> [UInt8]? {
-        switch pending.lookup(key) {
-        case .put(let value): return value
-        case .deleted: return nil
-        case .untouched: return try base.get(key)
+        switch pending[key] {
+        case .some(let value): return value
+        case .none: return try base.get(key)
         }
     }
 
     /// Merges the snapshot's pairs in range with the overlay's, the overlay winning on equal keys.
     public func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
-        let pending = self.pending.entries(from: lowerBound, to: upperBound)
+        var pending: [(key: [UInt8], value: [UInt8]?)] = []
+        self.pending.scan(from: lowerBound, to: upperBound, reverse: false) { key, value in
+            pending.append((key, value))
+            return true
+        }
         var stopped = false
         if !reverse {
             var i = 0

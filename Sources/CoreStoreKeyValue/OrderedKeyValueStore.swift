@@ -18,14 +18,31 @@ import CoreStoreStorage
 ///    a write.
 /// 3. **Atomic writes.** ``write(_:)`` applies every `put` and `delete` of its body at once, or —
 ///    when the body or the engine throws — none of them. Inside the body, reads see the body's
-///    own writes. Only one write runs at a time (``KeyValueStorage`` never overlaps them).
-/// 4. **Durability.** When the engine promises durable commits, a returned ``write(_:)`` survives
+///    own writes.
+/// 4. **One caller at a time for writes and the lifecycle.** ``KeyValueStorage`` (driven by
+///    `DataStack`'s serial transaction queue) calls ``write(_:)``, ``open()``, ``close()`` and
+///    ``destroy()`` one at a time, never overlapping. So the engine needs no write lock of its
+///    own: its snapshot at the start of a write is still the latest committed state when the
+///    write commits. Take a lock only where the engine's library requires one (LMDB serializes
+///    its write transactions; LevelDB applies a `WriteBatch` atomically). Reads run at any
+///    time, on any thread, concurrently with all of these; ``close()`` waits for them.
+/// 5. **Durability.** When the engine promises durable commits, a returned ``write(_:)`` survives
 ///    a crash.
-/// 5. **Errors.** Every failure is a thrown ``StorageError`` (`.engine` with the engine's own
+/// 6. **Errors.** Every failure is a thrown ``StorageError`` (`.engine` with the engine's own
 ///    message and code, `.incompatibleStore`, `.notOpen` after ``close()``); never a crash.
 ///
 /// The `CoreStoreConformance` suite, run on a ``KeyValueStorage`` over the engine, is the
 /// executable form of these requirements.
+///
+/// ## What the tier gives engine authors
+/// - ``DirectoryEngineShell`` with a ``DirectoryStoreFormat``: requirement 1 and the lifecycle
+///   (open, `notOpen` after close, close waiting for reads, destroy) for an engine that keeps
+///   its store in a directory; the engine adds its own calls and file-signature check.
+/// - ``BufferedKeyValueWriter``: requirement 3's read-your-writes for an engine whose native
+///   batch cannot read (LevelDB, RocksDB, an append log).
+/// - ``SortedKeyMap``: a sorted in-memory map that is also a snapshot ``KeyValueReader``, for
+///   an engine that holds its committed pairs in memory.
+/// - ``KeyValueTransactionGate``: shutting transactions out while the engine resizes or closes.
 public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// A short name for logs and errors, such as the engine and its path.
     var storeDescription: String { get }

@@ -14,10 +14,10 @@ enum EngineKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// An engine (not yet open) for the store in `directory`; with `smallMap`, an LMDB map
     /// starts at 64 KiB so that writes make it grow.
-    func engine(at directory: URL, smallMap: Bool = false) -> any OrderedKeyValueStore {
+    func engine(at directory: URL, durability: CommitDurability = .full, smallMap: Bool = false) -> any OrderedKeyValueStore {
         switch self {
-        case .lmdb: return LMDBEngine(directoryURL: directory, initialMapSize: smallMap ? 64 << 10 : LMDBEngine.defaultInitialMapSize)
-        case .leveldb: return LevelDBEngine(directoryURL: directory)
+        case .lmdb: return LMDBEngine(directoryURL: directory, durability: durability, initialMapSize: smallMap ? 64 << 10 : LMDBEngine.defaultInitialMapSize)
+        case .leveldb: return LevelDBEngine(directoryURL: directory, durability: durability)
         }
     }
 

@@ -310,4 +310,38 @@ struct KVEngineTests {
             try expectRefusedAndUntouched(kind.engine(at: url), at: url, "a plain file", destroying: false)
         }
     }
+
+    /// LMDB allows one open handle per environment and process, LevelDB one per database (its
+    /// `LOCK`): a second engine is refused with an error that says so, until the first closes.
+    @Test(arguments: EngineKind.allCases)
+    func aSecondEngineOnTheSameStoreIsRefusedAsInUseUntilTheFirstCloses(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let first = try kind.openEngine(at: url)
+            let second = kind.engine(at: url)
+            do {
+                try second.open()
+                Issue.record("opened one store twice")
+            } catch let StorageError.engine(_, message) {
+                #expect(message.contains("in use"), "\(message)")
+            }
+            first.close()
+            try second.open()
+            second.close()
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func normalDurabilityIsNotDurableAndStillCommits(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = kind.engine(at: url, durability: .normal)
+            #expect(!engine.isDurable)
+            #expect(kind.engine(at: url).isDurable)
+            try engine.open()
+            try engine.write { try $0.put([1], [2]) }
+            engine.close()
+            try engine.open()
+            defer { engine.close() }
+            #expect(try engine.read { try $0.get([1]) } == [2])
+        }
+    }
 }

@@ -100,23 +100,6 @@ struct LMDBEngineTests {
         }
     }
 
-    @Test func aSecondEngineOnTheSameEnvironmentIsRefused() throws {
-        try withTemporaryStore { url in
-            let first = LMDBEngine(directoryURL: url)
-            try first.open()
-            let second = LMDBEngine(directoryURL: url)
-            do {
-                try second.open()
-                Issue.record("opened one environment twice in a process")
-            } catch let StorageError.engine(_, message) {
-                #expect(message.contains("in use"), "\(message)")
-            }
-            first.close()
-            try second.open()
-            second.close()
-        }
-    }
-
     @Test func emptyAndOversizedKeysAreRefusedByPutAndAbsentForReads() throws {
         try withTemporaryStore { url in
             let engine = LMDBEngine(directoryURL: url)
@@ -131,20 +114,6 @@ struct LMDBEngineTests {
             let long = [UInt8](repeating: 1, count: 600)
             #expect(try engine.read { try collect($0, from: long) } == [])
             #expect(try engine.read { try collect($0, to: long, reverse: true) }.count == 1)
-        }
-    }
-
-    @Test func normalDurabilityIsNotDurableAndStillCommits() throws {
-        try withTemporaryStore { url in
-            let engine = LMDBEngine(directoryURL: url, durability: .normal)
-            #expect(!engine.isDurable)
-            #expect(LMDBEngine(directoryURL: url).isDurable)
-            try engine.open()
-            try engine.write { try $0.put([1], [2]) }
-            engine.close()
-            try engine.open()
-            defer { engine.close() }
-            #expect(try engine.read { try $0.get([1]) } == [2])
         }
     }
 }

@@ -6,23 +6,6 @@ import CoreStoreStorage
 
 @Suite("LevelDB engine")
 struct LevelDBEngineTests {
-    @Test func aDatabaseOpenedTwiceIsReportedAsInUse() throws {
-        try withTemporaryStore { url in
-            let first = LevelDBEngine(directoryURL: url)
-            try first.open()
-            let second = LevelDBEngine(directoryURL: url)
-            do {
-                try second.open()
-                Issue.record("opened one database twice")
-            } catch let StorageError.engine(_, message) {
-                #expect(message.contains("in use by another process or open handle"), "\(message)")
-            }
-            first.close()
-            try second.open()
-            second.close()
-        }
-    }
-
     /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3
     /// (installed by `scripts/ensure-deps.sh`).
     @Test
@@ -105,20 +88,6 @@ struct LevelDBEngineTests {
             #expect(try engine.read { try $0.get([]) } == [9])
             #expect(try engine.read { try collect($0) } == [Pair(key: [], value: [9]), Pair(key: [0], value: [])])
             #expect(try engine.read { try collect($0, reverse: true) } == [Pair(key: [0], value: []), Pair(key: [], value: [9])])
-        }
-    }
-
-    @Test func normalDurabilityIsNotDurableAndStillCommits() throws {
-        try withTemporaryStore { url in
-            let engine = LevelDBEngine(directoryURL: url, durability: .normal)
-            #expect(!engine.isDurable)
-            #expect(LevelDBEngine(directoryURL: url).isDurable)
-            try engine.open()
-            try engine.write { try $0.put([1], [2]) }
-            engine.close()
-            try engine.open()
-            defer { engine.close() }
-            #expect(try engine.read { try $0.get([1]) } == [2])
         }
     }
 }

@@ -17,8 +17,9 @@ import CoreStoreStorage
 /// Each ``read(_:)`` runs in its own read-only transaction (`MDB_RDONLY`): a snapshot that never
 /// blocks and is never blocked by the writer. The environment is opened with `MDB_NOTLS`, so
 /// reads run on any thread, concurrently. Each ``write(_:)`` runs in one write transaction,
-/// committed when the body returns and aborted when it throws. Writes are serialized (within
-/// the process by the engine, across processes by LMDB).
+/// committed when the body returns and aborted when it throws. LMDB serializes write
+/// transactions itself (one writer per environment, within the process and across processes),
+/// so the engine takes no write lock of its own.
 ///
 /// ## Keys
 /// Keys are 1 to 511 bytes (`mdb_env_get_maxkeysize`); `put` of another length throws
@@ -41,6 +42,8 @@ import CoreStoreStorage
 /// never damages the environment.
 ///
 /// ## Opening
+/// The lifecycle (open, close, destroy, `notOpen` after close) is `DirectoryEngineShell`'s;
+/// the engine adds the LMDB calls and `LMDBFileFormat`, the check of `data.mdb`.
 /// ``open()`` creates the directory and environment when the directory is missing or empty.
 /// A path that is a file, a directory with other files and no `data.mdb`, or a `data.mdb`
 /// that does not start with an LMDB meta page throws ``StorageError/incompatibleStore(path:reason:)``
@@ -54,8 +57,6 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// machine crash may undo the last commit (never corrupting the file).
     public typealias Durability = CommitDurability
 
-    /// The environment directory.
-    public let directoryURL: URL
     /// How durable commits are.
     public let durability: Durability
     /// The map size a new (or smaller) environment starts with, in bytes.
@@ -69,20 +70,17 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     public static let defaultMaximumMapSize = 16 << 30
 
     /// `LMDBEngine(<path>)`.
-    public var storeDescription: String { "LMDBEngine(\(directoryURL.path))" }
+    public var storeDescription: String { shell.storeDescription }
 
     /// `true` with ``Durability/full``.
     public var isDurable: Bool { durability == .full }
 
-    /// Serializes open, close, destroy and writes.
-    private let lifecycleLock = NSLock()
-    private let stateLock = NSLock()
-    private var environment: LMDBEnvironment?
+    private let shell: DirectoryEngineShell<LMDBEnvironment>
 
     /// An engine for the environment in `directoryURL`; nothing is touched before ``open()``.
     /// Map sizes are rounded up to a multiple of 64 KiB.
     public init(directoryURL: URL, durability: Durability = .full, initialMapSize: Int = LMDBEngine.defaultInitialMapSize, maximumMapSize: Int = LMDBEngine.defaultMaximumMapSize) {
-        self.directoryURL = directoryURL.standardizedFileURL
+        shell = DirectoryEngineShell(directoryURL: directoryURL, engineName: "LMDBEngine", format: LMDBFileFormat())
         self.durability = durability
         let granule = 64 << 10
         let initial = max(granule, (initialMapSize + granule - 1) / granule * granule)
@@ -90,13 +88,12 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         self.maximumMapSize = max(initial, (maximumMapSize + granule - 1) / granule * granule)
     }
 
-    deinit {
-        environment?.close()
-    }
+    /// The environment directory.
+    public var directoryURL: URL { shell.directoryURL }
 
     /// The current size of the map, in bytes; `nil` when the engine is not open.
     public var mapSize: Int? {
-        stateLock.withLock { environment }?.mapSize
+        try? shell.transaction { $0.mapSize }
     }
 
     // MARK: OrderedKeyValueStore
@@ -104,27 +101,15 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// Opens (creating if needed) the environment; does nothing when already open. See the
     /// type's documentation for what is checked.
     public func open() throws {
-        lifecycleLock.lock()
-        defer { lifecycleLock.unlock() }
-        guard stateLock.withLock({ environment }) == nil else { return }
-        if try LMDBDirectoryCheck.inspect(directoryURL) == .absent {
-            do {
-                try FileManager.default.createDirectory(at: directoryURL, withIntermediateDirectories: true)
-            } catch {
-                throw StorageError.engine(code: Int(EIO), message: "cannot create the LMDB directory \(directoryURL.path): \(error.localizedDescription)")
-            }
-        }
         var flags = UInt32(MDB_NOTLS)
         if durability == .normal { flags |= UInt32(MDB_NOMETASYNC) }
-        let opened = try LMDBEnvironment(directoryURL: directoryURL, flags: flags, mapSize: initialMapSize, storeDescription: storeDescription)
-        stateLock.withLock { environment = opened }
+        try shell.open { _ in try LMDBEnvironment(directoryURL: directoryURL, flags: flags, mapSize: initialMapSize) }
     }
 
     /// Runs `body` in one read-only transaction. Throws `notOpen` when the engine is closed.
     public func read<T>(_ body: (any KeyValueReader) throws -> T) throws -> T {
-        let environment = try openEnvironment()
         while true {
-            let outcome: TransactionOutcome<T> = try environment.gate.shared {
+            let outcome: TransactionOutcome<T> = try shell.transaction { environment in
                 var transaction: OpaquePointer?
                 let code = mdb_txn_begin(environment.handle, nil, UInt32(MDB_RDONLY), &transaction)
                 if code == MDB_MAP_RESIZED { return .mapResized }
@@ -135,21 +120,18 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
             }
             switch outcome {
             case .finished(let value): return value
-            case .mapResized, .mapFull: try environment.adoptMapSizeOfOtherProcess()
+            case .mapResized, .mapFull: try shell.exclusive { try $0.adoptMapSizeOfOtherProcess() }
             }
         }
     }
 
     /// Runs `body` in one write transaction: committed when it returns, aborted when it or the
     /// commit throws. `body` runs again after the map grows (see the type's documentation).
-    /// REQUIRES: not called from inside a write's body (writes are serialized; it would wait
-    /// for itself).
+    /// REQUIRES: not called from inside a read's or a write's body (a second write transaction
+    /// waits for the first, and a map resize waits for every transaction to end).
     public func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T {
-        lifecycleLock.lock()
-        defer { lifecycleLock.unlock() }
-        let environment = try openEnvironment()
         while true {
-            let outcome: TransactionOutcome<T> = try environment.gate.shared {
+            let outcome: TransactionOutcome<T> = try shell.transaction { environment in
                 var transaction: OpaquePointer?
                 let code = mdb_txn_begin(environment.handle, nil, 0, &transaction)
                 if code == MDB_MAP_RESIZED { return .mapResized }
@@ -175,8 +157,8 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
             }
             switch outcome {
             case .finished(let value): return value
-            case .mapFull: try environment.growMap(maximum: maximumMapSize)
-            case .mapResized: try environment.adoptMapSizeOfOtherProcess()
+            case .mapFull: try shell.exclusive { try $0.growMap(maximum: maximumMapSize) }
+            case .mapResized: try shell.exclusive { try $0.adoptMapSizeOfOtherProcess() }
             }
         }
     }
@@ -184,32 +166,14 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// Waits for the transactions in progress, then closes the environment. Later calls throw
     /// `notOpen` until ``open()``.
     public func close() {
-        lifecycleLock.lock()
-        defer { lifecycleLock.unlock() }
-        closeEnvironment()
+        shell.close()
     }
 
     /// Closes the engine and deletes `data.mdb` and `lock.mdb`, then the directory when it is
     /// left empty. A directory that is not an LMDB environment throws
     /// ``StorageError/incompatibleStore(path:reason:)`` and is not touched.
     public func destroy() throws {
-        lifecycleLock.lock()
-        defer { lifecycleLock.unlock() }
-        closeEnvironment()
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: directoryURL.path) else { return }
-        _ = try LMDBDirectoryCheck.inspect(directoryURL)
-        do {
-            for name in [LMDBDirectoryCheck.dataFileName, LMDBDirectoryCheck.lockFileName] {
-                let url = directoryURL.appendingPathComponent(name, isDirectory: false)
-                if manager.fileExists(atPath: url.path) { try manager.removeItem(at: url) }
-            }
-            if try manager.contentsOfDirectory(atPath: directoryURL.path).isEmpty {
-                try manager.removeItem(at: directoryURL)
-            }
-        } catch {
-            throw StorageError.engine(code: Int(EIO), message: "cannot delete the LMDB environment \(directoryURL.path): \(error.localizedDescription)")
-        }
+        try shell.destroy()
     }
 
     // MARK: Private
@@ -218,20 +182,5 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         case finished(T)
         case mapFull
         case mapResized
-    }
-
-    private func openEnvironment() throws -> LMDBEnvironment {
-        guard let environment = stateLock.withLock({ environment }) else {
-            throw StorageError.notOpen(store: storeDescription)
-        }
-        return environment
-    }
-
-    private func closeEnvironment() {
-        let old = stateLock.withLock { () -> LMDBEnvironment? in
-            defer { environment = nil }
-            return environment
-        }
-        old?.close()
     }
 }

@@ -3,20 +3,18 @@ import CLMDB
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// One open `MDB_env` with its main database handle. Transactions enter through ``gate``;
-/// ``close()`` waits for them before `mdb_env_close`.
-final class LMDBEnvironment: @unchecked Sendable {
+/// One open `MDB_env` with its main database handle, the connection ``LMDBEngine``'s
+/// `DirectoryEngineShell` keeps: transactions use it inside `shell.transaction`, map resizes
+/// inside `shell.exclusive`, and the shell calls ``close()`` once, after every transaction.
+final class LMDBEnvironment: KeyValueEngineConnection, @unchecked Sendable {
     let handle: OpaquePointer
     let database: MDB_dbi
     let maximumKeySize: Int
-    let gate: KeyValueTransactionGate
     private let path: String
-    private var isClosed = false
-    private let closeLock = NSLock()
 
     /// Opens the environment in `directoryURL` (which must exist and have passed
-    /// ``LMDBDirectoryCheck``). Registers the path so that a second open in the process throws.
-    init(directoryURL: URL, flags: UInt32, mapSize: Int, storeDescription: String) throws {
+    /// ``LMDBFileFormat``'s check). Registers the path so that a second open in the process throws.
+    init(directoryURL: URL, flags: UInt32, mapSize: Int) throws {
         let path = directoryURL.resolvingSymlinksInPath().path
         guard LMDBOpenPaths.shared.insert(path) else {
             throw StorageError.engine(code: Int(EBUSY), message: "the LMDB environment \(path) is in use by another LMDBEngine in this process; LMDB allows one open handle per environment and process")
@@ -57,7 +55,6 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.database = database
         self.maximumKeySize = Int(mdb_env_get_maxkeysize(environment))
         self.path = path
-        self.gate = KeyValueTransactionGate(storeDescription: storeDescription)
     }
 
     /// The size of the map, from `mdb_env_info`.
@@ -75,42 +72,29 @@ final class LMDBEnvironment: @unchecked Sendable {
         LMDBWriter(transaction: transaction, database: database, maximumKeySize: maximumKeySize)
     }
 
-    /// Doubles the map (capped at `maximum`) while no transaction is active. Throws
-    /// `.engine(code: MDB_MAP_FULL)` when the map already has the maximum size.
-    /// REQUIRES: the caller holds no transaction.
+    /// Doubles the map (capped at `maximum`). Throws `.engine(code: MDB_MAP_FULL)` when the map
+    /// already has the maximum size.
+    /// REQUIRES: no transaction is active (the caller is inside `shell.exclusive`).
     func growMap(maximum: Int) throws {
-        try gate.exclusive {
-            let current = mapSize
-            guard current < maximum else {
-                throw StorageError.engine(code: Int(MDB_MAP_FULL), message: "the LMDB environment \(path) is full: the write needs more than the maximum map size of \(maximum) bytes; nothing was written")
-            }
-            let grown = current > maximum / 2 ? maximum : current * 2
-            try LMDBStatus.check(mdb_env_set_mapsize(handle, grown), "mdb_env_set_mapsize")
+        let current = mapSize
+        guard current < maximum else {
+            throw StorageError.engine(code: Int(MDB_MAP_FULL), message: "the LMDB environment \(path) is full: the write needs more than the maximum map size of \(maximum) bytes; nothing was written")
         }
+        let grown = current > maximum / 2 ? maximum : current * 2
+        try LMDBStatus.check(mdb_env_set_mapsize(handle, grown), "mdb_env_set_mapsize")
     }
 
     /// Adopts the larger map another process wrote (`MDB_MAP_RESIZED`).
-    /// REQUIRES: the caller holds no transaction.
+    /// REQUIRES: no transaction is active (the caller is inside `shell.exclusive`).
     func adoptMapSizeOfOtherProcess() throws {
-        try gate.exclusive {
-            try LMDBStatus.check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize")
-        }
+        try LMDBStatus.check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize")
     }
 
-    /// Waits for the transactions in progress, closes the environment and releases the path.
-    /// Later transactions throw `notOpen`. Idempotent.
+    /// Closes the environment and releases the path.
+    /// REQUIRES: no transaction is active; called once.
     func close() {
-        closeLock.lock()
-        defer { closeLock.unlock() }
-        guard !isClosed else { return }
-        isClosed = true
-        gate.close()
         mdb_env_close(handle)
         LMDBOpenPaths.shared.remove(path)
-    }
-
-    deinit {
-        close()
     }
 }
 

@@ -3,29 +3,36 @@ import CLevelDB
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// One open `leveldb_t`. Reads and writes enter through ``withOperation(_:)``; ``close()``
-/// waits for them, since LevelDB requires every iterator and snapshot to be released before
+/// One open `leveldb_t`, the connection ``LevelDBEngine``'s `DirectoryEngineShell` keeps:
+/// reads and writes use it inside `shell.transaction`, and the shell calls ``close()`` once,
+/// after all of them, since LevelDB requires every iterator and snapshot to be released before
 /// `leveldb_close`.
-final class LevelDBDatabase: @unchecked Sendable {
+final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     let handle: OpaquePointer
     /// Write options with `sync` set as the engine's durability asks.
     let writeOptions: OpaquePointer
-    private let gate: KeyValueTransactionGate
 
-    init(handle: OpaquePointer, sync: Bool, storeDescription: String) {
+    /// Opens the database in `directoryURL` (which must exist and have passed
+    /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`.
+    /// `sync` is the write option every write uses.
+    init(directoryURL: URL, create: Bool, sync: Bool) throws {
+        let path = directoryURL.path
+        let options = leveldb_options_create()
+        defer { leveldb_options_destroy(options) }
+        leveldb_options_set_create_if_missing(options, create ? 1 : 0)
+        leveldb_options_set_paranoid_checks(options, 1)
+        let (handle, message) = LevelDBStatus.capture { leveldb_open(options, path, $0) }
+        if let message { throw LevelDBStatus.explain(message, path: path, context: "leveldb_open \(path)") }
+        guard let handle else {
+            throw StorageError.engine(code: 0, message: "leveldb_open \(path) returned no database")
+        }
         self.handle = handle
-        self.gate = KeyValueTransactionGate(storeDescription: storeDescription)
         writeOptions = leveldb_writeoptions_create()
         leveldb_writeoptions_set_sync(writeOptions, sync ? 1 : 0)
     }
 
-    /// Runs `body` with read options bound to a new snapshot; releases both afterwards. Throws
-    /// `notOpen` once ``close()`` began.
+    /// Runs `body` with read options bound to a new snapshot; releases both afterwards.
     func withSnapshot<T>(_ body: (LevelDBSnapshotReader) throws -> T) throws -> T {
-        try gate.shared { try readSnapshot(body) }
-    }
-
-    private func readSnapshot<T>(_ body: (LevelDBSnapshotReader) throws -> T) throws -> T {
         let snapshot = leveldb_create_snapshot(handle)
         let options = leveldb_readoptions_create()
         leveldb_readoptions_set_verify_checksums(options, 1)
@@ -38,14 +45,31 @@ final class LevelDBDatabase: @unchecked Sendable {
         return try body(LevelDBSnapshotReader(database: handle, options: options))
     }
 
-    /// Refuses new operations, waits for the running ones and closes the database. Idempotent.
-    func close() {
-        guard gate.close() else { return }
-        leveldb_close(handle)
-        leveldb_writeoptions_destroy(writeOptions)
+    /// Applies the pending operations of `writer` as one `leveldb_writebatch` (atomic; nothing
+    /// when there are none).
+    func apply(_ writer: BufferedKeyValueWriter) throws {
+        guard writer.hasPendingOperations else { return }
+        let batch = leveldb_writebatch_create()
+        defer { leveldb_writebatch_destroy(batch) }
+        writer.forEachOperation { key, value in
+            key.withUnsafeBufferPointer { key in
+                key.withMemoryRebound(to: CChar.self) { key in
+                    guard let value else { return leveldb_writebatch_delete(batch, key.baseAddress, key.count) }
+                    value.withUnsafeBufferPointer { value in
+                        value.withMemoryRebound(to: CChar.self) { value in
+                            leveldb_writebatch_put(batch, key.baseAddress, key.count, value.baseAddress, value.count)
+                        }
+                    }
+                }
+            }
+        }
+        try LevelDBStatus.call("leveldb_write") { leveldb_write(handle, writeOptions, batch, $0) }
     }
 
-    deinit {
-        close()
+    /// Closes the database and releases its `LOCK`.
+    /// REQUIRES: no snapshot or iterator is alive; called once.
+    func close() {
+        leveldb_close(handle)
+        leveldb_writeoptions_destroy(writeOptions)
     }
 }

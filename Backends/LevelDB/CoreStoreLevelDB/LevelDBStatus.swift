@@ -37,6 +37,20 @@ enum LevelDBStatus {
         .engine(code: code(of: message).rawValue, message: "\(context): \(message)")
     }
 
+    /// Like ``error(_:_:)``, naming the cases a caller can act on: a held `LOCK` (LevelDB says
+    /// `IO error: lock …`), and a database LevelDB finds damaged or made with another comparator
+    /// (`incompatibleStore`).
+    static func explain(_ message: String, path: String, context: String) -> StorageError {
+        switch code(of: message) {
+        case .ioError where message.hasPrefix("IO error: lock "):
+            return .engine(code: Code.ioError.rawValue, message: "the LevelDB database \(path) is in use by another process or open handle (LevelDB: \(message))")
+        case .corruption, .invalidArgument:
+            return .incompatibleStore(path: path, reason: "LevelDB reports: \(message)")
+        default:
+            return error(message, context)
+        }
+    }
+
     /// The status kind named at the start of a LevelDB message.
     static func code(of message: String) -> Code {
         let prefixes: [(String, Code)] = [

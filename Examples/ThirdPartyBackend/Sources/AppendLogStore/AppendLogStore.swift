@@ -2,15 +2,20 @@ import Foundation
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// A CoreStore store in one append-only log file: `try dataStack.addStorageAndWait(AppendLogStore(fileURL: url))`.
+/// A CoreStore store in an append-only log (a directory holding the file `log`):
+/// `try dataStack.addStorageAndWait(AppendLogStore(fileURL: url))`.
 public final class AppendLogStore: KeyValueStorageWrapper, LocalStorage, Sendable {
+    /// The store directory.
     public let fileURL: URL
+    /// What the `DataStack` may do when the store holds another model.
     public let localStorageOptions: LocalStorageOptions
+    /// The record engine every `StorageInterface` requirement is forwarded to.
     public let keyValueStorage: KeyValueStorage<AppendLogEngine>
 
+    /// A store in the directory `fileURL` (created when missing).
     public init(fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none) {
         self.fileURL = fileURL
         self.localStorageOptions = localStorageOptions
-        self.keyValueStorage = KeyValueStorage(engine: AppendLogEngine(fileURL: fileURL), configuration: configuration)
+        self.keyValueStorage = KeyValueStorage(engine: AppendLogEngine(directoryURL: fileURL), configuration: configuration)
     }
 }
