@@ -151,7 +151,8 @@ public struct ChangeMerger {
         for key in changedOrder { collect(stored[key] ?? nil, current[key]) }
         for record in deleted { collect(record, nil) }
         if edges.isEmpty { return }
-        try preload(edges.flatMap { $0.removed + $0.added })
+        let slots = insertPositions()
+        try preload(edges.flatMap { $0.removed + $0.added }.filter { slots[$0.key] == nil })
 
         for edge in edges {
             guard let relationship = schema.entity(named: edge.source.entity)?.relationships[edge.ordinal],
@@ -193,13 +194,7 @@ public struct ChangeMerger {
     @discardableResult
     private mutating func modify(_ id: RecordID, _ body: (inout Record) -> Void) throws -> Bool {
         if deletedKeys.contains(id.key) { return false }
-        if insertSlots == nil {
-            var slots: [Int64: Int] = [:]
-            slots.reserveCapacity(inserts.count)
-            for (i, record) in inserts.enumerated() { slots[record.id.key] = i }
-            insertSlots = slots
-        }
-        if let slot = insertSlots?[id.key] {
+        if let slot = insertPositions()[id.key] {
             body(&inserts[slot])
             return true
         }
@@ -209,6 +204,16 @@ public struct ChangeMerger {
         body(&record)
         if record != before { setCurrent(record) }
         return true
+    }
+
+    /// The position of each insert by key, built the first time it is needed.
+    private mutating func insertPositions() -> [Int64: Int] {
+        if let slots = insertSlots { return slots }
+        var slots: [Int64: Int] = [:]
+        slots.reserveCapacity(inserts.count)
+        for (i, record) in inserts.enumerated() { slots[record.id.key] = i }
+        insertSlots = slots
+        return slots
     }
 
     // MARK: Counts
