@@ -118,7 +118,7 @@ public struct ChangeMerger {
 
     /// The writer's list when nobody else changed the stored one since `base`; otherwise the
     /// stored list without the writer's removals, with the writer's additions appended.
-    static func mergeToMany(stored: [RecordID], base: [RecordID], mine: [RecordID]) -> [RecordID] {
+    public static func mergeToMany(stored: [RecordID], base: [RecordID], mine: [RecordID]) -> [RecordID] {
         if stored.map(\.key) == base.map(\.key) { return mine }
         let baseKeys = Set(base.map(\.key))
         let mineKeys = Set(mine.map(\.key))

@@ -1,0 +1,125 @@
+import Testing
+import CoreStoreStorage
+
+/// The merge every store runs inside its write, over a dictionary of stored records.
+@Suite("Change merger")
+struct ChangeMergerTests {
+    /// Person: name; `friends` (ordered, no inverse), `partner` (to-one, its own inverse),
+    /// `pets` (unordered, inverse `owner`, at most 2). Pet: name; `owner`.
+    static let schema = StoreSchema(modelVersion: "V1", schemaHash: "merger", entities: [
+        EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)], relationships: [
+            RelationshipDescription(name: "friends", kind: .toManyOrdered, destinationEntity: "Person", inverseName: nil),
+            RelationshipDescription(name: "partner", kind: .toOne, destinationEntity: "Person", inverseName: "partner"),
+            RelationshipDescription(name: "pets", kind: .toManyUnordered, destinationEntity: "Pet", inverseName: "owner", maxCount: 2),
+        ]),
+        EntityDescription(name: "Pet", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)], relationships: [
+            RelationshipDescription(name: "owner", kind: .toOne, destinationEntity: "Person", inverseName: "pets"),
+        ]),
+    ])
+
+    static func id(_ key: Int64, _ entity: String = "Person") -> RecordID { RecordID(entity: entity, key: key) }
+
+    static func person(_ key: Int64, _ name: String, friends: [Int64] = [], partner: Int64? = nil, pets: [Int64] = []) -> Record {
+        Record(id: id(key), attributes: [.string(name)],
+               relationships: [friends.map { id($0) }, partner.map { [id($0)] } ?? [], pets.map { id($0, "Pet") }])
+    }
+
+    static func pet(_ key: Int64, _ name: String, owner: Int64? = nil) -> Record {
+        Record(id: id(key, "Pet"), attributes: [.string(name)], relationships: [owner.map { [id($0)] } ?? []])
+    }
+
+    static func merge(_ changes: ChangeSet, stored: [Record]) throws -> MergedChanges {
+        let byKey = Dictionary(uniqueKeysWithValues: stored.map { ($0.id.key, $0) })
+        return try ChangeMerger.merge(changes, schema: schema) { ids in ids.map { byKey[$0.key] } }
+    }
+
+    static func result(_ merged: MergedChanges, _ key: Int64) -> Record? {
+        merged.updates.first { $0.new.id.key == key }?.new ?? merged.inserts.first { $0.id.key == key }
+    }
+
+    @Test func anOrderedListNobodyElseChangedIsWrittenAsTheWriterOrderedIt() {
+        let merged = ChangeMerger.mergeToMany(stored: [Self.id(1), Self.id(2)], base: [Self.id(1), Self.id(2)], mine: [Self.id(2), Self.id(3), Self.id(1)])
+        #expect(merged.map(\.key) == [2, 3, 1])
+    }
+
+    @Test func anOrderedListChangedMeanwhileKeepsTheStoredOrderWithTheWritersAdditionsAppended() {
+        // Stored [1, 2, 3, 9] (9 added by another commit); the writer saw [1, 2, 3], removed 2, added 4, reordered.
+        let merged = ChangeMerger.mergeToMany(
+            stored: [1, 2, 3, 9].map { Self.id($0) }, base: [1, 2, 3].map { Self.id($0) }, mine: [3, 4, 1].map { Self.id($0) }
+        )
+        #expect(merged.map(\.key) == [1, 3, 9, 4])
+    }
+
+    @Test func withoutABaseTheWritersListReplacesTheStoredOne() throws {
+        let ann = Self.person(1, "Ann", friends: [2, 3])
+        var mine = ann
+        mine.relationships[0] = [Self.id(3)]
+        let merged = try Self.merge(ChangeSet(updates: [RecordUpdate(record: mine, changedKeys: ["friends"])]),
+                                    stored: [Self.person(1, "Ann", friends: [2, 3, 4]), Self.person(2, "B"), Self.person(3, "C"), Self.person(4, "D")])
+        #expect(Self.result(merged, 1)?.relationships[0].map(\.key) == [3])
+    }
+
+    @Test func aSelfInverseToOneMovesBothSidesAndReleasesThePreviousPartner() throws {
+        // Stored: Ann ↔ Bob. A writer that saw Ann single and Cy single pairs Ann with Cy.
+        let stored = [Self.person(1, "Ann", partner: 2), Self.person(2, "Bob", partner: 1), Self.person(3, "Cy")]
+        let annBase = Self.person(1, "Ann"), cyBase = Self.person(3, "Cy")
+        var ann = annBase, cy = cyBase
+        ann.relationships[1] = [Self.id(3)]
+        cy.relationships[1] = [Self.id(1)]
+        let merged = try Self.merge(ChangeSet(updates: [
+            RecordUpdate(record: ann, changedKeys: ["partner"], base: annBase),
+            RecordUpdate(record: cy, changedKeys: ["partner"], base: cyBase),
+        ]), stored: stored)
+        #expect(Self.result(merged, 1)?.relationships[1].map(\.key) == [3])
+        #expect(Self.result(merged, 3)?.relationships[1].map(\.key) == [1])
+        #expect(Self.result(merged, 2)?.relationships[1] == [])
+        #expect(merged.updates.map(\.new.id.key).sorted() == [1, 2, 3])
+        #expect(merged.updates.first { $0.new.id.key == 2 }?.changedKeys == ["partner"])
+    }
+
+    @Test func updatingARecordDeletedInTheSameChangeSetIsNotFound() {
+        let ann = Self.person(1, "Ann")
+        #expect(throws: StorageError.recordNotFound(Self.id(1))) {
+            try Self.merge(ChangeSet(updates: [RecordUpdate(record: ann, changedKeys: ["name"])], deletes: [Self.id(1)]), stored: [ann])
+        }
+    }
+
+    @Test func aRepeatedDeleteIsNotFound() {
+        #expect(throws: StorageError.recordNotFound(Self.id(1))) {
+            try Self.merge(ChangeSet(deletes: [Self.id(1), Self.id(1)]), stored: [Self.person(1, "Ann")])
+        }
+    }
+
+    @Test func anIdentifierWithAnotherEntityThanTheStoredRecordIsNotFound() {
+        let wrong = Record(id: Self.id(1, "Pet"), attributes: [.string("Ann")], relationships: [[]])
+        #expect(throws: StorageError.recordNotFound(Self.id(1, "Pet"))) {
+            try Self.merge(ChangeSet(updates: [RecordUpdate(record: wrong, changedKeys: ["name"])]), stored: [Self.person(1, "Ann")])
+        }
+    }
+
+    @Test func unknownChangedKeysChangeNothing() throws {
+        let ann = Self.person(1, "Ann")
+        let merged = try Self.merge(ChangeSet(updates: [RecordUpdate(record: ann, changedKeys: ["nickname"])]), stored: [ann])
+        #expect(merged.isEmpty)
+    }
+
+    @Test func aMergedListOverItsBoundIsRejected() throws {
+        // Stored: Ann has pets 10 and 11 (the bound); a writer that saw one pet adds pet 12.
+        let stored = [Self.person(1, "Ann", pets: [10, 11]), Self.pet(10, "A", owner: 1), Self.pet(11, "B", owner: 1), Self.pet(12, "C")]
+        let base = Self.person(1, "Ann", pets: [10])
+        var ann = base
+        ann.relationships[2] = [Self.id(10, "Pet"), Self.id(12, "Pet")]
+        #expect(throws: StorageError.self) {
+            try Self.merge(ChangeSet(updates: [RecordUpdate(record: ann, changedKeys: ["pets"], base: base)]), stored: stored)
+        }
+    }
+
+    @Test func badShapesAndAbstractOrUnknownEntitiesAreRejected() {
+        #expect(throws: StorageError.unknownEntity("Robot")) {
+            try Self.merge(ChangeSet(inserts: [Record(id: Self.id(-1, "Robot"), attributes: [], relationships: [])]), stored: [])
+        }
+        #expect(throws: StorageError.self) {
+            try Self.merge(ChangeSet(inserts: [Record(id: Self.id(5), attributes: [], relationships: [])]), stored: [])
+        }
+    }
+}
