@@ -15,8 +15,9 @@
 ///   changed (stored → written), each removed destination loses the record from its inverse, and
 ///   each added destination gains it; when that inverse is a to-one, the destination's previous
 ///   owner loses the destination. Records changed this way are updates of the commit too. A
-///   destination that was added but no longer exists fails the commit with
-///   ``StorageError/invalidRequest(_:)``.
+///   destination that was added but no longer exists (no record holds its key with its entity
+///   or a sub-entity of it), or whose record is not of the relationship's destination entity,
+///   fails the commit with ``StorageError/invalidRequest(_:)``.
 /// - An update of a record that does not exist (or is deleted in the same change set), a
 ///   repeated delete, an unknown or abstract entity, or a record of the wrong shape throws, and
 ///   the store writes nothing.
@@ -165,7 +166,12 @@ public struct ChangeMerger {
             }
             for destination in edge.added {
                 var previousOwner: RecordID?
+                var isDestination = true
                 let found = try modify(destination) { record in
+                    guard schema.entity(record.id.entity, isKindOf: relationship.destinationEntity) else {
+                        isDestination = false
+                        return
+                    }
                     guard let inverse = schema.relationshipOrdinal(inverseName, in: record.id.entity),
                           let inverseRelationship = schema.entity(named: record.id.entity)?.relationships[inverse] else { return }
                     if record.relationships[inverse].contains(where: { $0.key == edge.source.key }) { return }
@@ -179,6 +185,9 @@ public struct ChangeMerger {
                 guard found else {
                     throw StorageError.invalidRequest("record \(edge.source) relates through '\(relationship.name)' to \(destination), which does not exist")
                 }
+                guard isDestination else {
+                    throw StorageError.invalidRequest("record \(edge.source) relates through '\(relationship.name)' to \(destination), which is not a '\(relationship.destinationEntity)'")
+                }
                 if let previousOwner {
                     try modify(previousOwner) { record in
                         guard let ordinal = schema.relationshipOrdinal(relationship.name, in: record.id.entity) else { return }
@@ -191,15 +200,20 @@ public struct ChangeMerger {
 
     /// Changes the current version of the record `id` names (an insert, or a stored record not
     /// deleted by this commit); returns `false` when there is none.
+    ///
+    /// The record with `id.key` counts only when its entity is `id.entity` or a sub-entity of it,
+    /// as the loader finds records: the cache is by key, so without this check whether `id`
+    /// exists would depend on which identifier loaded that key first.
     @discardableResult
     private mutating func modify(_ id: RecordID, _ body: (inout Record) -> Void) throws -> Bool {
         if deletedKeys.contains(id.key) { return false }
         if let slot = insertPositions()[id.key] {
+            guard schema.entity(inserts[slot].id.entity, isKindOf: id.entity) else { return false }
             body(&inserts[slot])
             return true
         }
         if stored[id.key] == nil { try preload([id]) }
-        guard var record = current[id.key] ?? (stored[id.key] ?? nil) else { return false }
+        guard var record = current[id.key] ?? (stored[id.key] ?? nil), schema.entity(record.id.entity, isKindOf: id.entity) else { return false }
         let before = record
         body(&record)
         if record != before { setCurrent(record) }

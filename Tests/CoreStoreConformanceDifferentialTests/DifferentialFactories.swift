@@ -15,6 +15,10 @@ enum PlantedBug: Sendable {
     case dropsLastSortedRecord
     /// Fetches ignore their offset.
     case ignoresOffset
+    /// Updates are written whole: every key counts as changed (the lost update the merge rules prevent).
+    case writesWholeRecords
+    /// Updates lose their base: a changed to-many list replaces the stored one.
+    case dropsBase
 }
 
 /// `InMemoryStore` with a ``PlantedBug``.
@@ -29,7 +33,22 @@ final class PlantedBugStore: StorageInterface {
     func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
         try inner.read { try body(Reader(inner: $0, bug: bug)) }
     }
-    func write(_ changes: ChangeSet) throws -> CommitInfo { try inner.write(changes) }
+    func write(_ changes: ChangeSet) throws -> CommitInfo {
+        var changes = changes
+        switch bug {
+        case .writesWholeRecords:
+            let schema = DifferentialSchema.schema
+            changes.updates = changes.updates.map { update in
+                guard let entity = schema.entity(named: update.record.id.entity) else { return update }
+                return RecordUpdate(record: update.record, changedKeys: Set(entity.attributes.map(\.name) + entity.relationships.map(\.name)))
+            }
+        case .dropsBase:
+            changes.updates = changes.updates.map { RecordUpdate(record: $0.record, changedKeys: $0.changedKeys) }
+        case .dropsLastSortedRecord, .ignoresOffset:
+            break
+        }
+        return try inner.write(changes)
+    }
     func erase() throws { try inner.erase() }
     func close() { inner.close() }
 
@@ -47,6 +66,8 @@ final class PlantedBugStore: StorageInterface {
                 var unwindowed = request
                 unwindowed.offset = 0
                 return try inner.fetch(unwindowed)
+            case .writesWholeRecords, .dropsBase:
+                return try inner.fetch(request)
             }
         }
         func count(_ request: FetchRequest) throws -> Int { try inner.count(request) }

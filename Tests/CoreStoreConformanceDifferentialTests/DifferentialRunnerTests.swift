@@ -30,6 +30,13 @@ struct DifferentialRunnerTests {
         #expect(stats.commits > Self.sequences * Self.operations / 10 && stats.rejectedWrites > Self.sequences / 4, "\(stats)")
         // Predicate constants are drawn mostly from values the model holds: most reads find something.
         #expect(stats.nonEmptyReads > stats.emptyReads && stats.readErrors > 0, "\(stats)")
+        // Long-lived writers ran, and their commits took every merge path (with enough sequences to be sure).
+        if Self.sequences >= 100 {
+            let merging = stats.merging
+            #expect(stats.staleWrites > Self.sequences && stats.staleCommits > stats.staleWrites / 2, "\(stats)")
+            #expect(merging.keptStoredValues > 0 && merging.toManyMerges > 0 && merging.inverseFixes > 0, "\(stats)")
+            #expect(merging.previousOwnerFixes > 0 && merging.deleteFixes > 0 && merging.danglingRejections > 0, "\(stats)")
+        }
     }
 
     @Test("InMemoryStore agrees with the reference model") func inMemory() throws { try check(InMemoryFactory()) }
@@ -70,6 +77,22 @@ struct DifferentialRunnerTests {
         }
         #expect(request.offset > 0)
         #expect(request.predicate == nil && request.sortDescriptors.isEmpty && request.limit == nil, "\(mismatch)")
+    }
+
+    /// The bugs long-lived writers exist to catch: a store that writes updates whole loses
+    /// changes other commits made meanwhile; one that ignores the base loses their to-many
+    /// additions. Both are found, on a stale write, and shrunk.
+    @Test("Planted merge bugs are found on a long-lived writer's commit", arguments: [PlantedBug.writesWholeRecords, .dropsBase])
+    func plantedMergeBug(_ bug: PlantedBug) throws {
+        let report = try DifferentialRunner(seed: 5, sequences: 100).run(with: BrokenFactory(bug: bug))
+        let mismatch = try #require(report.mismatch)
+        print(mismatch)
+        #expect(mismatch.operations.count <= 8, "\(mismatch)")
+        let stale = mismatch.operations.contains {
+            if case .write(_, let note) = $0 { return note.hasPrefix(OperationGenerator.staleNotePrefix) }
+            return false
+        }
+        #expect(stale, "the reproduction has a long-lived writer's commit: \(mismatch)")
     }
 
     /// Found by the runner (seed 20261123, sequence 116, before decimal and date attributes were

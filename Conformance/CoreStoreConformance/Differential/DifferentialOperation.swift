@@ -22,7 +22,11 @@ public enum DifferentialOperation: Sendable, Hashable, CustomStringConvertible {
             var parts: [String] = []
             if !changes.inserts.isEmpty { parts.append("insert " + changes.inserts.map(Self.render).joined(separator: ", ")) }
             if !changes.updates.isEmpty {
-                parts.append("update " + changes.updates.map { "\(Self.render($0.record)) changed [\($0.changedKeys.sorted().joined(separator: ", "))]" }.joined(separator: ", "))
+                parts.append("update " + changes.updates.map { update in
+                    var text = "\(Self.render(update.record)) changed [\(update.changedKeys.sorted().joined(separator: ", "))]"
+                    if let base = update.base { text += base == update.record ? " from itself" : " from \(Self.render(base))" }
+                    return text
+                }.joined(separator: ", "))
             }
             if !changes.deletes.isEmpty { parts.append("delete " + changes.deletes.map(\.description).joined(separator: ", ")) }
             return "write (\(note)): " + (parts.isEmpty ? "nothing" : parts.joined(separator: "; "))

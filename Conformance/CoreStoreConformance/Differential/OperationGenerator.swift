@@ -42,9 +42,16 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 /// The generator reads the ``ReferenceModel`` to build operations that mostly make sense (updates
 /// of live records, relationships kept consistent on both sides in the same change set, as the
 /// framework's core writes them), and now and then deliberately invalid change sets.
+///
+/// It also plays **long-lived writers** (see `OperationGenerator+StaleWriters.swift`): it keeps
+/// the model as it was during the last operations and writes change sets built on one of those
+/// snapshots, as an unsafe transaction begun back then would, so that stores must merge them
+/// with what other commits wrote meanwhile.
 public struct OperationGenerator: Sendable {
-    private var random: SplitMix64
-    private let schema = DifferentialSchema.schema
+    var random: SplitMix64
+    let schema = DifferentialSchema.schema
+    /// The model as it was before each of the last operations, oldest first.
+    var history: [ReferenceModel] = []
 
     /// A generator for the sequence with this seed.
     public init(seed: UInt64) {
@@ -118,7 +125,7 @@ public struct OperationGenerator: Sendable {
         }
     }
 
-    private mutating func value(for key: String, optional: Bool = true) -> Value {
+    mutating func value(for key: String, optional: Bool = true) -> Value {
         var v: Value
         switch kind(of: key) {
         case .string(let pool): v = random.oneIn(optional ? 4 : 1_000_000) ? .null : string(pool)
@@ -132,7 +139,7 @@ public struct OperationGenerator: Sendable {
         return v
     }
 
-    private func attributes(of entity: String) -> [AttributeDescription] {
+    func attributes(of entity: String) -> [AttributeDescription] {
         schema.entity(named: entity)?.attributes ?? []
     }
 
@@ -140,13 +147,16 @@ public struct OperationGenerator: Sendable {
 
     /// The next operation, given the reference model's current state.
     public mutating func next(model: ReferenceModel) -> DifferentialOperation {
+        history.append(model)
+        if history.count > Self.historyDepth { history.removeFirst() }
         // Reads of an empty store can only answer nothing: fill it first, mostly.
         if model.records.isEmpty, !random.oneIn(4) {
             var draft = Draft(model: model)
             for _ in 0...random.below(3) { create(&draft, model) }
             return .write(draft.changeSet(schema), note: "create")
         }
-        switch random.below(20) {
+        switch random.below(23) {
+        case 20, 21, 22: return staleWrite(model) ?? write(model)
         case 0..<7: return write(model)
         case 7..<14: return .fetch(fetchRequest(model))
         case 14, 15: return .count(fetchRequest(model))
@@ -165,7 +175,7 @@ public struct OperationGenerator: Sendable {
         DifferentialSchema.concreteEntities.map { .fetch(FetchRequest(entity: $0)) }
     }
 
-    private mutating func write(_ model: ReferenceModel) -> DifferentialOperation {
+    mutating func write(_ model: ReferenceModel) -> DifferentialOperation {
         var draft = Draft(model: model)
         let live = model.records.keys.sorted()
         func liveIDs(_ entity: String) -> [RecordID] {
@@ -230,7 +240,7 @@ public struct OperationGenerator: Sendable {
         return .write(draft.changeSet(schema), note: "invalid: missing record")
     }
 
-    private mutating func newRecord(_ entity: String, _ draft: inout Draft) -> Record {
+    mutating func newRecord(_ entity: String, _ draft: inout Draft) -> Record {
         let id = draft.temporaryID(entity)
         let attributes = self.attributes(of: entity).map { value(for: $0.name, optional: $0.isOptional) }
         let relationships = (schema.entity(named: entity)?.relationships ?? []).map { _ in [RecordID]() }
@@ -241,7 +251,7 @@ public struct OperationGenerator: Sendable {
         return record
     }
 
-    private mutating func create(_ draft: inout Draft, _ model: ReferenceModel) {
+    mutating func create(_ draft: inout Draft, _ model: ReferenceModel) {
         let entity = random.pick(DifferentialSchema.concreteEntities) ?? "Tag"
         let record = newRecord(entity, &draft)
         draft.insert(record)
@@ -471,6 +481,9 @@ struct Draft {
     var modified: [Int64: Record] = [:]
     var deletes: [RecordID] = []
     var forcedUpdates: [Record] = []
+    /// Keys changed in the draft that a long-lived writer leaves out of its change set (one
+    /// side of a relationship), by record key.
+    var unreported: [Int64: Set<String>] = [:]
     private var nextTemporary: Int64 = -1
 
     init(model: ReferenceModel) {
@@ -494,6 +507,11 @@ struct Draft {
         } else {
             modified[record.id.key] = record
         }
+    }
+
+    /// Leaves `key` of record `recordKey` out of the change set even when the draft changes it.
+    mutating func unreport(_ recordKey: Int64, _ key: String) {
+        unreported[recordKey, default: []].insert(key)
     }
 
     mutating func insert(_ record: Record) {
@@ -556,7 +574,8 @@ struct Draft {
         deletes.append(id)
     }
 
-    /// The change set, with each update's `changedKeys` computed against the stored record.
+    /// The change set, with each update's `changedKeys` computed against the record the draft
+    /// started from, which is also the update's `base`.
     func changeSet(_ schema: StoreSchema) -> ChangeSet {
         var updates: [RecordUpdate] = []
         for key in modified.keys.sorted() {
@@ -570,7 +589,7 @@ struct Draft {
                 let differs = relationship.kind == .toManyUnordered ? Set(a.map(\.key)) != Set(b.map(\.key)) : a.map(\.key) != b.map(\.key)
                 if differs { changed.insert(relationship.name) }
             }
-            updates.append(RecordUpdate(record: record, changedKeys: changed))
+            updates.append(RecordUpdate(record: record, changedKeys: changed, base: original))
         }
         updates += forcedUpdates.map { RecordUpdate(record: $0, changedKeys: []) }
         return ChangeSet(inserts: inserts, updates: updates, deletes: deletes)

@@ -3,7 +3,8 @@ import CoreStoreStorage
 /// The simpler variants of one operation that shrinking tries once whole operations can no
 /// longer be dropped: a compound predicate replaced by one of its parts, a predicate dropped,
 /// sort keys, limits, offsets, string modifiers, list elements, aggregate terms, looked-up
-/// identifiers, unreferenced inserts and deletes removed.
+/// identifiers, unreferenced inserts, deletes and updates removed, an update's changed keys or
+/// base dropped.
 ///
 /// Every variant is strictly smaller by ``size(_:)``, so repeated simplification ends.
 enum OperationSimplifier {
@@ -25,6 +26,25 @@ enum OperationSimplifier {
                 smaller.deletes.remove(at: i)
                 result.append(.write(smaller, note: note))
             }
+            // The store keeps inverses itself, so any update can go, and any of its changed keys
+            // or its base (then its to-many lists are written as they are).
+            for i in changes.updates.indices {
+                var smaller = changes
+                smaller.updates.remove(at: i)
+                result.append(.write(smaller, note: note))
+            }
+            for (i, update) in changes.updates.enumerated() {
+                for key in update.changedKeys.sorted() {
+                    var smaller = changes
+                    smaller.updates[i].changedKeys.remove(key)
+                    result.append(.write(smaller, note: note))
+                }
+                if update.base != nil {
+                    var smaller = changes
+                    smaller.updates[i].base = nil
+                    result.append(.write(smaller, note: note))
+                }
+            }
             return result
         case .fetch(let request):
             return variants(of: request).map(DifferentialOperation.fetch)
@@ -41,7 +61,8 @@ enum OperationSimplifier {
     static func size(_ operation: DifferentialOperation) -> Int {
         switch operation {
         case .write(let changes, _):
-            return changes.inserts.count + changes.updates.count + changes.deletes.count
+            return changes.inserts.count + changes.deletes.count
+                + changes.updates.reduce(0) { $0 + 1 + $1.changedKeys.count + ($1.base == nil ? 0 : 1) }
         case .fetch(let request), .count(let request):
             return size(request.predicate) + request.sortDescriptors.count + (request.limit == nil ? 0 : 1) + (request.offset == 0 ? 0 : 1)
         case .aggregate(let request):

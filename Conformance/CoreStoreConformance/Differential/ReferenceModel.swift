@@ -16,7 +16,9 @@ public struct ReferenceRejection: Error, Sendable, Hashable {
 
 /// A deliberately simple model of a store, written for the differential runner only: a dictionary
 /// of records by key, the next key and the commit sequence. It applies the contract's rules
-/// directly, without indexes or snapshots, so that its answers are easy to trust.
+/// directly, without indexes or snapshots, so that its answers are easy to trust. Commits merge
+/// property by property with what the model holds, by its own plain implementation of the
+/// merge rules (``ReferenceCommit``), never by `ChangeMerger`: the two check each other.
 public struct ReferenceModel: Sendable {
     /// The schema the model holds records of.
     public let schema: StoreSchema
@@ -42,53 +44,36 @@ public struct ReferenceModel: Sendable {
 
     // MARK: Writing
 
-    /// Applies `changes` all or nothing, as ``StorageInterface/write(_:)`` must.
+    /// How often each merge path was taken by the commits so far, to show what a run exercised.
+    public private(set) var counters = MergeCounters()
+
+    /// Applies `changes` all or nothing, as ``StorageInterface/write(_:)`` must, merged property
+    /// by property with what the model holds (see ``ReferenceCommit``); the commit info carries
+    /// the merged changes a store must report.
     public mutating func apply(_ changes: ChangeSet) -> Result<CommitInfo, ReferenceRejection> {
         let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: nextKey)
+        var commit = ReferenceCommit(schema: schema, stored: records)
+        commit.delete(resolved.deletes)
+        commit.update(resolved.updates)
+        commit.insert(resolved.inserts)
+        commit.keepInversesConsistent()
+        var problems = commit.problems
+        let merged = commit.mergedChanges()
         var next = records
-        var problems: [StorageError] = []
-        for id in resolved.deletes {
-            if next[id.key]?.id.entity == id.entity {
-                next[id.key] = nil
-            } else {
-                problems.append(.recordNotFound(id))
-            }
-        }
-        for update in resolved.updates {
-            let id = update.record.id
-            guard next[id.key]?.id.entity == id.entity else {
-                problems.append(.recordNotFound(id))
-                continue
-            }
-            if let problem = shapeProblem(update.record) { problems.append(problem) }
-            next[id.key] = update.record
-        }
-        for record in resolved.inserts {
-            guard let entity = schema.entity(named: record.id.entity), !entity.isAbstract else {
-                problems.append(.unknownEntity(record.id.entity))
-                continue
-            }
-            if let problem = shapeProblem(record) { problems.append(problem) }
-            if next[record.id.key] != nil {
-                problems.append(.invalidRequest("record \(record.id) is inserted twice"))
-            }
-            next[record.id.key] = record
-        }
+        for record in merged.deletes { next[record.id.key] = nil }
+        for replacement in merged.updates { next[replacement.new.id.key] = replacement.new }
+        for record in merged.inserts { next[record.id.key] = record }
         if problems.isEmpty { problems = uniquenessViolations(next) }
-        if !problems.isEmpty { return .failure(ReferenceRejection(candidates: problems)) }
+        if !problems.isEmpty {
+            if commit.foundDanglingRelation { counters.danglingRejections += 1 }
+            return .failure(ReferenceRejection(candidates: problems))
+        }
         records = next
         deleted += resolved.deletes
         nextKey += Int64(permanentIDs.count)
         sequence += 1
-        return .success(CommitInfo(sequence: sequence, permanentIDs: permanentIDs))
-    }
-
-    private func shapeProblem(_ record: Record) -> StorageError? {
-        guard let entity = schema.entity(named: record.id.entity) else { return .unknownEntity(record.id.entity) }
-        if record.attributes.count != entity.attributes.count || record.relationships.count != entity.relationships.count {
-            return .invalidRequest("record \(record.id) does not match the shape of entity '\(entity.name)'")
-        }
-        return nil
+        counters.add(commit.counters)
+        return .success(CommitInfo(sequence: sequence, permanentIDs: permanentIDs, changes: merged))
     }
 
     /// Every unique constraint broken in `state`: for each constraint, every value tuple (without

@@ -146,6 +146,26 @@ enum MergingCases {
             }
             try ctx.expectEqual(try stored(ctx, store), before, "records after the failed commit")
         },
+        c("relating to a record of another entity fails, whatever else the change set names") { ctx in
+            let (store, seen) = try household(ctx)
+            let rex = try ctx.unwrap(seen["Rex"], "Rex"), kit = try ctx.unwrap(seen["Kit"], "Kit")
+            let before = try stored(ctx, store)
+            // Person#k where k is Rex's key names no record; Pet#k is Rex, who is not a Person.
+            let noPerson = RecordID(entity: "Person", key: rex.id.key)
+            let attempts: [(String, ChangeSet)] = [
+                ("an insert whose owner is Person#\(rex.id.key)", ChangeSet(inserts: [Fixtures.pet(-1, "Neo", owner: noPerson)])),
+                ("the same insert with an update of Rex", ChangeSet(
+                    inserts: [Fixtures.pet(-1, "Neo", owner: noPerson)],
+                    updates: [updating(rex, ["name"]) { $0.attributes[0] = .string("Rexy") }])),
+                ("an update whose owner is Rex itself", ChangeSet(updates: [updating(kit, ["owner"]) { $0.relationships[0] = [rex.id] }])),
+            ]
+            for (what, changes) in attempts {
+                _ = try ctx.expectError("\(what)", matching: { if case .invalidRequest = $0 { true } else { false } }) {
+                    _ = try store.write(changes)
+                }
+                try ctx.expectEqual(try stored(ctx, store), before, "records after the failed commit of \(what)")
+            }
+        },
         c("an insert that relates to stored records updates their inverse") { ctx in
             let (store, seen) = try household(ctx)
             let ann = try ctx.unwrap(seen["Ann"], "Ann")
