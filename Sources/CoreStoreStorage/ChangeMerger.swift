@@ -4,7 +4,11 @@
 /// ## The rules
 /// - **Inserts** are written as they are.
 /// - **Updates** start from the *stored* record and apply only the update's ``RecordUpdate/changedKeys``:
-///   an attribute or to-one relationship takes the writer's value; a to-many relationship takes
+///   an attribute or to-one relationship takes the writer's value — except that clearing a
+///   to-one whose stored destination is no longer the one in ``RecordUpdate/base`` keeps the
+///   stored destination (the writer removed a relationship that another commit already
+///   replaced; this is also what keeps the implicit clearing of a deleted object's inverses from
+///   undoing a concurrent move); a to-many relationship takes
 ///   the writer's list when the stored list still equals ``RecordUpdate/base`` (or no base is
 ///   known), otherwise the stored list minus the destinations the writer removed since the base,
 ///   plus the ones it added (appended in the writer's order). Keys the writer did not change keep
@@ -109,6 +113,10 @@ public struct ChangeMerger {
                 let base = update.base.flatMap { $0.relationships.indices.contains(ordinal) ? $0.relationships[ordinal] : nil }
                 if entity.relationships[ordinal].kind.isToMany, let base {
                     merged.relationships[ordinal] = Self.mergeToMany(stored: merged.relationships[ordinal], base: base, mine: mine.relationships[ordinal])
+                } else if mine.relationships[ordinal].isEmpty, let base, merged.relationships[ordinal].map(\.key) != base.map(\.key) {
+                    // Clearing a to-one removes the relationship the writer saw; another commit
+                    // pointed it elsewhere meanwhile, and that newer relationship stays.
+                    continue
                 } else {
                     merged.relationships[ordinal] = mine.relationships[ordinal]
                 }

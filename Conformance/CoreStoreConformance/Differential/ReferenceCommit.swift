@@ -48,7 +48,9 @@ public struct MergeCounters: Sendable, Hashable, CustomStringConvertible {
 /// - An update starts from the record as the model holds it and takes the writer's value for
 ///   each changed key only. A changed to-many with a base takes the writer's list when the held
 ///   list equals the base; otherwise the held list loses what the writer removed since the base
-///   and gains what it added (appended in the writer's order). Records compare by key.
+///   and gains what it added (appended in the writer's order). A to-one cleared by a writer
+///   whose base destination is no longer the held one keeps the held destination. Records
+///   compare by key.
 /// - Then, for every relationship with an inverse whose destinations changed (held → written,
 ///   nothing → inserted, held → deleted), removed destinations lose the source from their
 ///   inverse and added ones gain it; an added destination with a to-one inverse first leaves
@@ -118,6 +120,8 @@ struct ReferenceCommit {
                 if relationship.kind.isToMany, let base {
                     if Set(record.relationships[i].map(\.key)) != Set(base.map(\.key)) { counters.toManyMerges += 1 }
                     record.relationships[i] = Self.mergeToMany(held: record.relationships[i], base: base, mine: mine.relationships[i])
+                } else if mine.relationships[i].isEmpty, let base, Set(record.relationships[i].map(\.key)) != Set(base.map(\.key)) {
+                    counters.keptStoredValues += 1
                 } else {
                     record.relationships[i] = mine.relationships[i]
                 }

@@ -136,6 +136,23 @@ enum MergingCases {
             try ctx.expectEqual(Set(names(info.changes.updates.map(\.new)).keys), ["Rex", "Tom"], "records the delete's commit reports as updated")
             try ctx.expectEqual(nameList(info.changes.deletes.first?.relationships[0] ?? [], now), ["Rex", "Tom"], "pets of the deleted record as reported")
         },
+        c("clearing a to-one that another commit pointed elsewhere keeps the newer destination") { ctx in
+            let (store, seen) = try household(ctx)
+            let ann = try ctx.unwrap(seen["Ann"], "Ann"), bob = try ctx.unwrap(seen["Bob"], "Bob"), rex = try ctx.unwrap(seen["Rex"], "Rex")
+            _ = try store.write(ChangeSet(updates: [
+                updating(rex, ["owner"]) { $0.relationships[0] = [bob.id] },
+                updating(ann, ["pets"]) { $0.relationships[0] = [] },
+                updating(bob, ["pets"]) { $0.relationships[0] = [rex.id] },
+            ]))
+            // A writer that still sees Rex with Ann lets him go (and renames him).
+            _ = try store.write(ChangeSet(updates: [
+                updating(rex, ["owner", "name"]) { $0.relationships[0] = []; $0.attributes[0] = .string("Rexy") },
+                updating(ann, ["pets"]) { $0.relationships[0] = [] },
+            ]))
+            let now = try stored(ctx, store)
+            try ctx.expectEqual(now["Rexy"]?.relationships[0].map(\.key), [bob.id.key], "owner of Rex after the stale writer cleared it")
+            try ctx.expectEqual(nameList(now["Bob"]?.relationships[0] ?? [], now), ["Rexy"], "Bob's pets")
+        },
         c("relating to a record deleted meanwhile fails and writes nothing") { ctx in
             let (store, seen) = try household(ctx)
             let bob = try ctx.unwrap(seen["Bob"], "Bob"), kit = try ctx.unwrap(seen["Kit"], "Kit")
@@ -306,6 +323,21 @@ enum MergingCases {
             }
             try ctx.expect("\(error)".contains("players"), "the error names the relationship: \(error)")
             try ctx.expectEqual(try stack.fetchOne(From<ConformanceSquad>())?.players.map(\.name).sorted(), ["Ann", "Bob"], "players after the failed commit")
+        },
+        api("deleting a team does not undo a member's move to another team committed meanwhile") { ctx in
+            let (stack, _) = try APICases.makeStack(ctx, APICases.teamsSchema())
+            try APICases.populateTeams(stack)
+            let unsafe = stack.beginUnsafe()
+            let red = try ctx.unwrap(APICases.team(unsafe, "Red"), "team Red")
+            _ = red.members.map(\.name)
+            unsafe.delete(red)
+            try stack.perform(synchronous: { t in
+                let ann = try ctx.unwrap(t.fetchOne(From<ConformanceMember>().where(\.$name == "Ann")), "Ann")
+                ann.team = try APICases.team(t, "Blue")
+            })
+            try unsafe.commitAndWait()
+            try ctx.expectEqual(try APICases.members(stack), ["Ann:Blue", "Bob:-", "Cy:Blue"], "members after deleting Red")
+            try ctx.expectEqual(try APICases.team(stack, "Blue")?.members.map(\.name).sorted(), ["Ann", "Cy"], "members of Blue")
         },
         api("monitors see the merged record") { ctx in
             let (stack, _) = try stack(ctx)
