@@ -21,7 +21,8 @@
 ///   owner loses the destination. Records changed this way are updates of the commit too. A
 ///   destination that was added but no longer exists (no record holds its key with its entity
 ///   or a sub-entity of it), or whose record is not of the relationship's destination entity,
-///   fails the commit with ``StorageError/invalidRequest(_:)``.
+///   fails the commit with ``StorageError/conflict(_:reason:)``, as does a merged to-many that
+///   breaks its relationship's count bounds.
 /// - An update of a record that does not exist (or is deleted in the same change set), a
 ///   repeated delete, an unknown or abstract entity, or a record of the wrong shape throws, and
 ///   the store writes nothing.
@@ -191,10 +192,10 @@ public struct ChangeMerger {
                     }
                 }
                 guard found else {
-                    throw StorageError.invalidRequest("record \(edge.source) relates through '\(relationship.name)' to \(destination), which does not exist")
+                    throw StorageError.conflict(edge.source, reason: "relates through '\(relationship.name)' to \(destination), which does not exist")
                 }
                 guard isDestination else {
-                    throw StorageError.invalidRequest("record \(edge.source) relates through '\(relationship.name)' to \(destination), which is not a '\(relationship.destinationEntity)'")
+                    throw StorageError.conflict(edge.source, reason: "relates through '\(relationship.name)' to \(destination), which is not a '\(relationship.destinationEntity)'")
                 }
                 if let previousOwner {
                     try modify(previousOwner) { record in
@@ -255,7 +256,7 @@ public struct ChangeMerger {
                 if let old, old.relationships[ordinal].count == count { continue }
                 if count < relationship.minCount || (relationship.maxCount > 0 && count > relationship.maxCount) {
                     let allowed = relationship.maxCount > 0 ? "\(relationship.minCount) to \(relationship.maxCount)" : "at least \(relationship.minCount)"
-                    throw StorageError.invalidRequest("record \(record.id) would hold \(count) destinations in '\(relationship.name)', which allows \(allowed)")
+                    throw StorageError.conflict(record.id, reason: "would hold \(count) destinations in '\(relationship.name)', which allows \(allowed)")
                 }
             }
         }

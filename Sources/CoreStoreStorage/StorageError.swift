@@ -12,6 +12,10 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case uniqueConstraintViolation(entity: String, attributes: [String], values: [Value])
     /// A write refers to a record that does not exist; nothing was written.
     case recordNotFound(RecordID)
+    /// A write cannot be merged with what another commit stored meanwhile (it relates to a record
+    /// that no longer exists or is of another entity, or the merged relationship breaks its
+    /// bounds); nothing was written.
+    case conflict(RecordID, reason: String)
     /// The file or directory is not this kind of store, or is damaged; it was left untouched.
     case incompatibleStore(path: String, reason: String)
     /// The engine reported an error; `message` is the engine's own.
@@ -32,6 +36,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
             return "Uniqueness constraint on \(entity)(\(attributes.joined(separator: ", "))) violated by values (\(values.map(\.description).joined(separator: ", ")))."
         case .recordNotFound(let id):
             return "The record \(id) does not exist."
+        case .conflict(let id, let reason):
+            return "The commit conflicts with what is stored: \(id) \(reason). Nothing was written."
         case .incompatibleStore(let path, let reason):
             return "The store at \(path) cannot be opened: \(reason). It was left untouched."
         case .engine(let code, let message):

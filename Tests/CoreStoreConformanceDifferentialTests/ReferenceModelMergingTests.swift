@@ -54,14 +54,14 @@ struct ReferenceModelMergingTests {
             return info
         }
 
-        /// Fails unless the model rejects `changes` with `invalidRequest` and changes nothing.
+        /// Fails unless the model rejects `changes` with `conflict` and changes nothing.
         mutating func expectRejected(_ changes: ChangeSet, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
             let before = model.records
             switch model.apply(changes) {
             case .success:
                 Issue.record("\(what) was committed", sourceLocation: sourceLocation)
             case .failure(let rejection):
-                #expect(rejection.accepts(.invalidRequest("")), "\(what): \(rejection.candidates)", sourceLocation: sourceLocation)
+                #expect(rejection.accepts(.conflict(RecordID(entity: "", key: 0), reason: "")), "\(what): \(rejection.candidates)", sourceLocation: sourceLocation)
             }
             #expect(model.records == before, "records after the rejected \(what)", sourceLocation: sourceLocation)
         }

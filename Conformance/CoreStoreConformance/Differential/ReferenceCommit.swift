@@ -207,13 +207,13 @@ struct ReferenceCommit {
             for destination in edge.added {
                 guard let record = existing(destination) else {
                     foundDanglingRelation = true
-                    problems.append(.invalidRequest("record \(edge.source) relates through '\(edge.relationship.name)' to \(destination), which does not exist"))
+                    problems.append(.conflict(edge.source, reason: "relates through '\(edge.relationship.name)' to \(destination), which does not exist"))
                     continue
                 }
                 guard schema.entity(record.id.entity, isKindOf: edge.relationship.destinationEntity),
                       let inverseOrdinal = schema.relationshipOrdinal(inverseName, in: record.id.entity),
                       let inverse = schema.entity(named: record.id.entity)?.relationships[inverseOrdinal] else {
-                    problems.append(.invalidRequest("record \(edge.source) relates through '\(edge.relationship.name)' to \(destination), which is not a '\(edge.relationship.destinationEntity)'"))
+                    problems.append(.conflict(edge.source, reason: "relates through '\(edge.relationship.name)' to \(destination), which is not a '\(edge.relationship.destinationEntity)'"))
                     continue
                 }
                 let list = record.relationships[inverseOrdinal]

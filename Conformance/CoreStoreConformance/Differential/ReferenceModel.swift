@@ -162,7 +162,7 @@ public struct ReferenceModel: Sendable {
              (.unknownEntity, .unknownEntity),
              (.unknownKey, .unknownKey):
             return expected == actual
-        case (.notOpen, .notOpen), (.invalidRequest, .invalidRequest), (.incompatibleStore, .incompatibleStore), (.engine, .engine):
+        case (.notOpen, .notOpen), (.invalidRequest, .invalidRequest), (.incompatibleStore, .incompatibleStore), (.engine, .engine), (.conflict, .conflict):
             return true
         default:
             return false

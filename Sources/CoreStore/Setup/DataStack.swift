@@ -142,6 +142,10 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             for part in prepared {
                 do {
                     infos.append(try part.store.storage.write(part.changes))
+                } catch let error as StorageError {
+                    // Whatever the store reports while writing is a storage failure (not, say,
+                    // an invalid fetch, as a storage error means while reading).
+                    throw Log.error(CoreStoreError.storageFailure(error), "Commit to \(part.store.storage.storeDescription) failed; nothing was written to it.")
                 } catch {
                     throw Log.error(CoreStoreError.wrap(error), "Commit to \(part.store.storage.storeDescription) failed; nothing was written to it.")
                 }
