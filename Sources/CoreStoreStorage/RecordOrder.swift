@@ -57,31 +57,29 @@ public struct RecordOrder: Sendable {
 
     // MARK: Comparing
 
+    /// `c`, the storage order of two values of key `k`, as the order of their records by that
+    /// key alone: reversed for a descending key, normalized to -1, 0 or 1.
+    @inlinable
+    func directed(_ c: Int, atKey k: Int) -> Int {
+        c == 0 ? 0 : ((c < 0) == ascending[k] ? -1 : 1)
+    }
+
     /// Compares one sort key's values: negative when `a` comes first, zero when they are equal,
     /// positive when `b` comes first (``Value/storageOrder(_:_:)``, reversed for a descending key).
     @inlinable
     public func compare(_ a: Value, _ b: Value, atKey k: Int) -> Int {
-        let c = Value.storageOrder(a, b)
-        if c == 0 { return 0 }
-        return (c < 0) == ascending[k] ? -1 : 1
-    }
-
-    /// Compares the sort values of two records, read through `a(k)` and `b(k)` for key `k`,
-    /// without the record-key tie-break: negative, zero or positive.
-    @inlinable
-    public func compareSortValues(_ a: (Int) -> Value, _ b: (Int) -> Value) -> Int {
-        for k in ascending.indices {
-            let c = compare(a(k), b(k), atKey: k)
-            if c != 0 { return c }
-        }
-        return 0
+        directed(Value.storageOrder(a, b), atKey: k)
     }
 
     /// Compares two tuples of sort values (one per key), without the record-key tie-break:
     /// negative, zero or positive. Zero means the records sort by the same values.
     @inlinable
     public func compareSortValues(_ a: [Value], _ b: [Value]) -> Int {
-        compareSortValues({ a[$0] }, { b[$0] })
+        for k in ascending.indices {
+            let c = Value.storageOrder(a[k], b[k])
+            if c != 0 { return directed(c, atKey: k) }
+        }
+        return 0
     }
 
     /// The tie-break of records with equal sort values: ascending record key.
@@ -90,19 +88,12 @@ public struct RecordOrder: Sendable {
         a == b ? 0 : (a < b ? -1 : 1)
     }
 
-    /// Compares two records, given by their sort values (read through `a(k)` and `b(k)`) and
-    /// record keys: negative, zero (the same record) or positive.
-    @inlinable
-    public func compare(_ a: (Int) -> Value, key aKey: Int64, _ b: (Int) -> Value, key bKey: Int64) -> Int {
-        let c = compareSortValues(a, b)
-        return c != 0 ? c : Self.compareKeys(aKey, bKey)
-    }
-
     /// Compares two records, given by their sort values and record keys: negative, zero (the
     /// same record) or positive.
     @inlinable
     public func compare(_ a: [Value], key aKey: Int64, _ b: [Value], key bKey: Int64) -> Int {
-        compare({ a[$0] }, key: aKey, { b[$0] }, key: bKey)
+        let c = compareSortValues(a, b)
+        return c != 0 ? c : Self.compareKeys(aKey, bKey)
     }
 
     /// Whether the record with sort values `a` and key `aKey` comes before the other one.
@@ -115,6 +106,10 @@ public struct RecordOrder: Sendable {
     /// `bOrdinals` (see ``ordinals(in:schema:)``).
     @inlinable
     public func precedes(_ a: Record, ordinals aOrdinals: [Int], _ b: Record, ordinals bOrdinals: [Int]) -> Bool {
-        compare({ a.attributes[aOrdinals[$0]] }, key: a.id.key, { b.attributes[bOrdinals[$0]] }, key: b.id.key) < 0
+        for k in ascending.indices {
+            let c = Value.storageOrder(a.attributes[aOrdinals[k]], b.attributes[bOrdinals[k]])
+            if c != 0 { return directed(c, atKey: k) < 0 }
+        }
+        return Self.compareKeys(a.id.key, b.id.key) < 0
     }
 }
