@@ -2,8 +2,8 @@ import CoreStoreStorage
 
 /// The ``StorageReader`` of a ``KeyValueStorage``: reads one engine snapshot, narrows fetches
 /// with ``FetchPlanner``, re-checks the whole predicate on every candidate (``FieldPredicate``,
-/// with ``PredicateEvaluator``'s semantics), ranks with ``RecordRanking`` (``RecordSorter``'s
-/// order) and windows; aggregates stream (``StreamingAggregate``). Nothing is left pending.
+/// with ``PredicateEvaluator``'s semantics), ranks with ``RecordRanking`` (in
+/// ``RecordOrder``) and windows; aggregates stream (``StreamingAggregate``). Nothing is left pending.
 struct KeyValueStorageReader: StorageReader {
     let snapshot: any KeyValueReader
     let layout: KeyValueLayout
@@ -142,9 +142,8 @@ struct KeyValueStorageReader: StorageReader {
     }
 }
 
-/// Orders matching records by sort descriptors exactly like ``RecordSorter`` (each key in
-/// ``Value/storageOrder(_:_:)``, ties by record key) while they are scanned, from their sort
-/// keys alone; only the records that end up in the result are decoded.
+/// Orders matching records in ``RecordOrder`` (as ``RecordSorter`` does) while they are scanned,
+/// from their sort keys alone; only the records that end up in the result are decoded.
 ///
 /// With a `capacity` (offset + limit of the fetch) it keeps just the best `capacity` records in
 /// a sorted array: a bounded top-k, so a limited fetch over n matches costs O(n log k) and k
@@ -161,8 +160,8 @@ struct RecordRanking {
         var bytes: [UInt8]
     }
 
-    /// The sort descriptors, most significant first.
-    private let descriptors: [RecordSortDescriptor]
+    /// The order of the fetch.
+    private let order: RecordOrder
     /// How many records to keep (offset + limit); `nil` keeps all.
     private let capacity: Int?
     /// The layout, for ordinals and entity names.
@@ -171,7 +170,7 @@ struct RecordRanking {
     private var ordinals: [[Int]?]
     /// The error ``RecordSorter`` would throw (a sort key the entity lacks), thrown once the
     /// scan is over so that errors of the predicate, which come first in a fetch, still win.
-    private var error: StorageError?
+    private var error: (any Error)?
     /// The kept records: in order when there is a capacity, in scan order otherwise.
     private var entries: [Entry] = []
     /// The sort keys of the record being added; reused, copied only when the record is kept.
@@ -179,7 +178,7 @@ struct RecordRanking {
 
     /// A ranking by `descriptors` keeping at most `capacity` records (`nil`: all).
     init(_ descriptors: [RecordSortDescriptor], capacity: Int?, layout: KeyValueLayout) {
-        self.descriptors = descriptors
+        self.order = RecordOrder(descriptors)
         self.capacity = capacity
         self.layout = layout
         ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
@@ -188,16 +187,12 @@ struct RecordRanking {
     /// Ranks the candidate, a record of the entity at `entity` in ``KeyValueLayout/entityNames``.
     mutating func add(_ candidate: ScanCandidate, entity: Int) throws {
         if ordinals[entity] == nil {
-            let name = layout.entityNames.names[entity]
-            var resolved: [Int] = []
-            for descriptor in descriptors {
-                guard let ordinal = layout.schema.attributeOrdinal(descriptor.key, in: name) else {
-                    if error == nil { error = StorageError.unknownKey(key: descriptor.key, entity: name) }
-                    break
-                }
-                resolved.append(ordinal)
+            do {
+                ordinals[entity] = try order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
+            } catch {
+                if self.error == nil { self.error = error }
+                ordinals[entity] = []
             }
-            ordinals[entity] = resolved
         }
         guard error == nil, let entityOrdinals = ordinals[entity] else { return }
         scratch.removeAll(keepingCapacity: true)
@@ -208,12 +203,12 @@ struct RecordRanking {
             return
         }
         if entries.count >= capacity {
-            guard let last = entries.last, Self.precedes(scratch, key, last.keys, last.key, descriptors) else { return }
+            guard let last = entries.last, order.precedes(scratch, key: key, last.keys, key: last.key) else { return }
         }
         var low = 0, high = entries.count
         while low < high {
             let middle = (low + high) / 2
-            if Self.precedes(entries[middle].keys, entries[middle].key, scratch, key, descriptors) { low = middle + 1 } else { high = middle }
+            if order.precedes(entries[middle].keys, key: entries[middle].key, scratch, key: key) { low = middle + 1 } else { high = middle }
         }
         entries.insert(Entry(keys: scratch, key: key, bytes: candidate.bytes), at: low)
         if entries.count > capacity { entries.removeLast() }
@@ -223,19 +218,10 @@ struct RecordRanking {
     mutating func records() throws -> [Record] {
         if let error { throw error }
         if capacity == nil {
-            let descriptors = self.descriptors
-            entries.sort { Self.precedes($0.keys, $0.key, $1.keys, $1.key, descriptors) }
+            let order = self.order
+            entries.sort { order.precedes($0.keys, key: $0.key, $1.keys, key: $1.key) }
         }
         return try entries.map { try RecordCodec.decode($0.bytes, names: layout.entityNames) }
-    }
-
-    /// Whether the record with sort keys `a` and key `aKey` comes before the other.
-    private static func precedes(_ a: [Value], _ aKey: Int64, _ b: [Value], _ bKey: Int64, _ descriptors: [RecordSortDescriptor]) -> Bool {
-        for (k, descriptor) in descriptors.enumerated() {
-            let c = Value.storageOrder(a[k], b[k])
-            if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
-        }
-        return aKey < bKey
     }
 }
 

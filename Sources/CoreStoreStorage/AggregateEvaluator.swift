@@ -18,24 +18,21 @@ import Foundation
 /// - In a grouped request every ``AggregateFunction/value`` term must name a `groupBy` key, every
 ///   sort key must be a `groupBy` key, and a relationship cannot be counted; otherwise the request
 ///   throws ``StorageError/invalidRequest(_:)``.
-/// - Groups are ordered by the sort descriptors, then by the remaining `groupBy` keys ascending
-///   (in their listed order), all in ``Value/storageOrder(_:_:)`` with `nil` first when ascending.
-/// - An ungrouped request yields one row per record in fetch order: by the sort descriptors, ties
-///   and unsorted requests by record key (see ``RecordSorter``). Its terms are attribute values
+/// - Groups are ordered in ``RecordOrder`` by the sort descriptors, then by the remaining
+///   `groupBy` keys ascending (in their listed order).
+/// - An ungrouped request yields one row per record in fetch order (``RecordOrder``: by the sort
+///   descriptors, ties and unsorted requests by record key). Its terms are attribute values
 ///   and ``AggregateFunction/count`` of a relationship, the number of each record's destinations.
 /// - `limit` and `offset` apply to the output rows.
 ///
 /// ## Aggregates
-/// - Every aggregate ignores `nil` values. `count` of no values is `0`; `sum`, `average`,
-///   `minimum` and `maximum` of no values are ``Value/null``.
-/// - `sum` of an integer or boolean attribute is an exact 64-bit integer (booleans count as 0 and
-///   1); a sum outside the 64-bit range throws ``StorageError/invalidRequest(_:)`` ("sum
-///   overflows"). The sum of a double attribute is a double, of a decimal attribute a decimal.
-/// - `average` is a double, except for a decimal attribute, whose average is a decimal.
-/// - `minimum` and `maximum` compare with ``Value/storageOrder(_:_:)`` and skip NaN.
-/// - Values are combined in record key order, so floating-point sums are reproducible.
-/// - `sum` or `average` of a string, URL, date, bytes or UUID attribute throws
-///   ``StorageError/invalidRequest(_:)`` naming the attribute, whatever the records.
+/// Each aggregate of a group is an ``AggregateAccumulator`` fed the group's values in record key
+/// order, so floating-point sums are reproducible; that type states the arithmetic (`nil`
+/// skipped, `count` of no values `0` and the others ``Value/null``, exact integer sums that
+/// throw ``StorageError/invalidRequest(_:)`` on overflow, double and decimal totals, averages,
+/// `minimum` and `maximum` in ``Value/storageOrder(_:_:)`` skipping NaN). `sum` or `average` of a
+/// string, URL, date, bytes or UUID attribute throws ``StorageError/invalidRequest(_:)`` naming
+/// the attribute, whatever the records.
 ///
 /// Unknown entities and keys throw ``StorageError/unknownEntity(_:)`` and
 /// ``StorageError/unknownKey(key:entity:)``; every check that does not depend on the records'
@@ -195,20 +192,15 @@ public struct AggregateEvaluator: Sendable {
 
     private func groupedRows(_ plan: Plan, _ records: [Record]) throws -> [[Value]] {
         let orderKeys = plan.orderKeys
+        let order = RecordOrder(orderKeys)
         var entries = try records.map { record in (record: record, keys: try orderKeys.map { try value(record, $0.key) }) }
-        entries.sort { a, b in
-            for (i, key) in orderKeys.enumerated() {
-                let c = Value.storageOrder(a.keys[i], b.keys[i])
-                if c != 0 { return key.ascending ? c < 0 : c > 0 }
-            }
-            return a.record.id.key < b.record.id.key
-        }
+        entries.sort { a, b in order.precedes(a.keys, key: a.record.id.key, b.keys, key: b.record.id.key) }
         var groups: [ArraySlice<(record: Record, keys: [Value])>] = []
         if orderKeys.isEmpty {
             groups = [entries[...]]
         } else {
             var start = 0
-            for i in entries.indices.dropFirst() where !Self.sameGroup(entries[i - 1].keys, entries[i].keys) {
+            for i in entries.indices.dropFirst() where order.compareSortValues(entries[i - 1].keys, entries[i].keys) != 0 {
                 groups.append(entries[start..<i])
                 start = i
             }
@@ -221,7 +213,10 @@ public struct AggregateEvaluator: Sendable {
                     guard let first = group.first else { return .null }
                     return first.keys[index]
                 case .aggregate(let function, let key, let type):
-                    return try aggregate(function, key, type, group.map { try value($0.record, key) })
+                    // The group is in record key order within its equal keys: the order values combine in.
+                    var accumulator = AggregateAccumulator(function, of: type)
+                    for entry in group { accumulator.add(try value(entry.record, key)) }
+                    return try accumulator.result(for: key)
                 case .attribute, .relationshipCount:
                     throw StorageError.invalidRequest("a grouped request has a per-record column")
                 }
@@ -229,85 +224,10 @@ public struct AggregateEvaluator: Sendable {
         }
     }
 
-    private static func sameGroup(_ a: [Value], _ b: [Value]) -> Bool {
-        zip(a, b).allSatisfy { Value.storageOrder($0, $1) == 0 }
-    }
-
     private func value(_ record: Record, _ key: String) throws -> Value {
         guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity), ordinal < record.attributes.count else {
             throw StorageError.unknownKey(key: key, entity: record.id.entity)
         }
         return record.attributes[ordinal]
-    }
-
-    // MARK: Aggregates
-
-    private func aggregate(_ function: AggregateFunction, _ key: String, _ type: AttributeType, _ values: [Value]) throws -> Value {
-        let present = values.filter { !$0.isNull }
-        switch function {
-        case .count:
-            return .int(Int64(present.count))
-        case .minimum, .maximum:
-            var best: Value?
-            for value in present {
-                if case .double(let d) = value, d.isNaN { continue }
-                guard let current = best else { best = value; continue }
-                let c = Value.storageOrder(value, current)
-                if function == .minimum ? c < 0 : c > 0 { best = value }
-            }
-            return best ?? .null
-        case .sum:
-            guard !present.isEmpty else { return .null }
-            switch type {
-            case .double: return .double(Self.doubleSum(present))
-            case .decimal: return .decimal(Self.decimalSum(present))
-            default:
-                guard let total = Self.integerSum(present) else {
-                    throw StorageError.invalidRequest("sum overflows: the sum of '\(key)' does not fit in a 64-bit integer")
-                }
-                return .int(total)
-            }
-        case .average:
-            guard !present.isEmpty else { return .null }
-            let count = present.count
-            switch type {
-            case .double:
-                return .double(Self.doubleSum(present) / Double(count))
-            case .decimal:
-                return .decimal(Self.decimalSum(present) / Decimal(count))
-            default:
-                if let total = Self.integerSum(present) { return .double(Double(total) / Double(count)) }
-                return .double(NumericValue.decimal(Self.decimalSum(present) / Decimal(count)).doubleValue)
-            }
-        case .value:
-            throw StorageError.invalidRequest("'\(key)' is not an aggregate")
-        }
-    }
-
-    /// The exact sum of integer (or boolean) values; `nil` when it leaves the 64-bit range.
-    private static func integerSum(_ values: [Value]) -> Int64? {
-        var total: Int64 = 0
-        for value in values {
-            guard case .int(let i)? = value.numericValue else { return nil }
-            let (sum, overflow) = total.addingReportingOverflow(i)
-            if overflow { return nil }
-            total = sum
-        }
-        return total
-    }
-
-    private static func doubleSum(_ values: [Value]) -> Double {
-        values.reduce(0.0) { $0 + ($1.numericValue?.doubleValue ?? 0) }
-    }
-
-    private static func decimalSum(_ values: [Value]) -> Decimal {
-        values.reduce(Decimal(0)) { total, value in
-            switch value.numericValue {
-            case .int(let i)?: return total + Decimal(i)
-            case .decimal(let d)?: return total + d
-            case .double(let d)?: return total + Decimal(d)
-            case nil: return total
-            }
-        }
     }
 }

@@ -1,13 +1,13 @@
-/// Sorts records by sort descriptors with the reference order: ``Value/storageOrder(_:_:)``
-/// per key (nil first when ascending), ties broken by record key.
+/// Sorts records by sort descriptors in ``RecordOrder``: each key in ``Value/storageOrder(_:_:)``
+/// (`nil` first when ascending), ties broken by record key.
 public struct RecordSorter: Sendable {
     private let schema: StoreSchema
-    private let sortDescriptors: [RecordSortDescriptor]
+    private let order: RecordOrder
 
     /// Creates a sorter.
     public init(schema: StoreSchema, sortDescriptors: [RecordSortDescriptor]) {
         self.schema = schema
-        self.sortDescriptors = sortDescriptors
+        self.order = RecordOrder(sortDescriptors)
     }
 
     /// Sorts `records` in place; throws when a sort key is not an attribute of a record's entity.
@@ -21,23 +21,19 @@ public struct RecordSorter: Sendable {
         for element in elements {
             let entity = record(element).id.entity
             if ordinals[entity] != nil { continue }
-            ordinals[entity] = try sortDescriptors.map { descriptor in
-                guard let ordinal = schema.attributeOrdinal(descriptor.key, in: entity) else {
-                    throw StorageError.unknownKey(key: descriptor.key, entity: entity)
-                }
-                return ordinal
-            }
+            ordinals[entity] = try order.ordinals(in: entity, schema: schema)
         }
-        let descriptors = sortDescriptors
-        elements.sort { x, y in
-            let a = record(x), b = record(y)
-            if let ao = ordinals[a.id.entity], let bo = ordinals[b.id.entity] {
-                for (k, descriptor) in descriptors.enumerated() {
-                    let c = Value.storageOrder(a.attributes[ao[k]], b.attributes[bo[k]])
-                    if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
-                }
+        let order = self.order
+        if ordinals.count <= 1 || Set(ordinals.values).count == 1 {
+            // One layout of the sort keys (one entity, or sub-entities sharing the ordinals):
+            // no lookup per comparison.
+            let shared = ordinals.values.first ?? []
+            elements.sort { order.precedes(record($0), ordinals: shared, record($1), ordinals: shared) }
+        } else {
+            elements.sort { x, y in
+                let a = record(x), b = record(y)
+                return order.precedes(a, ordinals: ordinals[a.id.entity] ?? [], b, ordinals: ordinals[b.id.entity] ?? [])
             }
-            return a.id.key < b.id.key
         }
     }
 }

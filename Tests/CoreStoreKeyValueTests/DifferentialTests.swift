@@ -201,14 +201,23 @@ struct DifferentialTests {
                 let ac = outcome { try storage.read { try $0.count(request) } }
                 #expect(String(describing: ec) == String(describing: ac), "count, step \(step): \(request)")
             }
-            let aggregate = AggregateRequest(
-                entity: "Person", predicate: Self.predicate("Person", model, &g),
-                terms: [AggregateTerm(.value, "name"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "score"), AggregateTerm(.minimum, "age")],
-                groupBy: ["name"], sortDescriptors: [RecordSortDescriptor(key: "name", ascending: Bool.random(using: &g))]
-            )
-            let ea = outcome { try reference.read { try $0.aggregate(aggregate, schema: KV.schema) } }
-            let aa = outcome { try storage.read { try $0.aggregate(aggregate, schema: KV.schema) } }
-            #expect(String(describing: ea) == String(describing: aa), "aggregate, step \(step): \(aggregate)")
+            // Ages hold extremes (integer sums that overflow) and decimals (values an integer
+            // attribute should not hold); scores hold NaN, infinities and -0.0.
+            let predicate = Self.predicate("Person", model, &g)
+            let ascending = Bool.random(using: &g)
+            for terms in [
+                [AggregateTerm(.value, "name"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "score"), AggregateTerm(.minimum, "age")],
+                [AggregateTerm(.value, "name"), AggregateTerm(.average, "age"), AggregateTerm(.sum, "score"), AggregateTerm(.average, "score")],
+                [AggregateTerm(.sum, "age")],
+            ] {
+                let aggregate = AggregateRequest(
+                    entity: "Person", predicate: predicate, terms: terms,
+                    groupBy: ["name"], sortDescriptors: [RecordSortDescriptor(key: "name", ascending: ascending)]
+                )
+                let ea = outcome { try reference.read { try $0.aggregate(aggregate, schema: KV.schema) } }
+                let aa = outcome { try storage.read { try $0.aggregate(aggregate, schema: KV.schema) } }
+                #expect(String(describing: ea) == String(describing: aa), "aggregate, step \(step): \(aggregate)")
+            }
             let ids = model.live + [RecordID(entity: "Person", key: 9_999)]
             #expect(try reference.read { try $0.records(ids) } == storage.read { try $0.records(ids) })
         }

@@ -10,8 +10,8 @@ import CoreStoreStorage
 ///   across storage kinds), using `PredicateEvaluator`.
 /// - collation `CORESTORE_DECIMAL`: orders decimal text numerically.
 /// - aggregates `corestore_sum_double(key, value)` and `corestore_average_double(key, value)`:
-///   the sum and mean of a double column exactly as `AggregateEvaluator` computes them (see
-///   ``DoubleSum``).
+///   the sum and mean of a double column, computed by `AggregateAccumulator` as the reference
+///   evaluator computes them (see ``DoubleSum``).
 ///
 /// Owned by one connection and used only by the thread holding it.
 final class SQLiteFunctions {
@@ -70,12 +70,12 @@ final class SQLiteFunctions {
 
     /// The state of `corestore_sum_double` / `corestore_average_double` for one group.
     ///
-    /// `AggregateEvaluator` adds the non-`nil` values of a double attribute one by one, starting
-    /// from `0.0`, in record key order. SQLite's own `sum()` rounds differently (it compensates
-    /// the error, and treats NaN, stored as text, as 0), and feeds rows in whatever order the
-    /// query plan yields. So the values are kept with their keys and added in key order at the
-    /// end; they mostly arrive in key order already (a table or index scan), and then need no
-    /// sort.
+    /// The reference arithmetic is ``AggregateAccumulator``'s: the non-`nil` values of a double
+    /// attribute added one by one, starting from `0.0`, in record key order. SQLite's own `sum()`
+    /// rounds differently (it compensates the error, and treats NaN, stored as text, as 0), and
+    /// feeds rows in whatever order the query plan yields. So the values are kept with their
+    /// keys and handed to an accumulator in key order at the end; they mostly arrive in key order
+    /// already (a table or index scan), and then need no sort.
     final class DoubleSum {
         private var entries: [(key: Int64, value: Double)] = []
         private var inKeyOrder = true
@@ -127,9 +127,13 @@ final class SQLiteFunctions {
                 return
             }
             if !state.inKeyOrder { state.entries.sort { $0.key < $1.key } }
-            var total = 0.0
-            for entry in state.entries { total += entry.value }
-            if average { total /= Double(state.entries.count) }
+            var accumulator = AggregateAccumulator(average ? .average : .sum, of: .double)
+            for entry in state.entries { accumulator.add(.double(entry.value)) }
+            // A double sum or average never throws, and over at least one value is a double.
+            guard case .double(let total)? = try? accumulator.result(for: "") else {
+                sqlite3_result_null(ctx)
+                return
+            }
             if total.isNaN {
                 // SQLite turns a NaN result into NULL; NaN is the text `NaN`, as in a column.
                 sqlite3_result_text(ctx, "NaN", 3, SQLiteStatement.transient)

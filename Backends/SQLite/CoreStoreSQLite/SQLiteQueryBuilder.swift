@@ -32,6 +32,9 @@ struct SQLiteQueryBuilder {
 
     /// `SELECT <columns> FROM … WHERE … ORDER BY … LIMIT … OFFSET …` for a fetch request; the
     /// main table's alias is `t0`.
+    ///
+    /// The `ORDER BY` is `RecordOrder`, the order every store returns: the terms of each sort key
+    /// (``orderTerms(_:type:ascending:)``), then `_key` ascending, the record-key tie-break.
     mutating func select(_ columns: String, _ request: FetchRequest, sorted: Bool = true, windowed: Bool = true) throws -> String {
         let entity = try mapping.entity(request.entity)
         var conditions: [String] = []
@@ -68,8 +71,10 @@ struct SQLiteQueryBuilder {
         return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     }
 
-    /// The ORDER BY terms of one sort key: `nil` first when ascending, and for doubles NaN
-    /// (stored as text) before every number.
+    /// The ORDER BY terms of one sort key, in `RecordOrder` (``Value/storageOrder(_:_:)`` per
+    /// key): `nil` first when ascending, and for doubles NaN (stored as text) before every number.
+    /// SQLite itself compares integers and reals numerically and exactly, strings by their UTF-8
+    /// bytes (`BINARY`), decimals through `CORESTORE_DECIMAL`, as that order does.
     ///
     /// For doubles one `CASE` ranks `nil`, NaN and numbers, so the sorter evaluates one extra
     /// key per row rather than two.

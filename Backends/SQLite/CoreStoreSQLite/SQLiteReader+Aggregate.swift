@@ -8,7 +8,8 @@ import CoreStoreStorage
 ///   dates, with `count` of any attribute, `minimum`/`maximum` of those same types,
 ///   `sum`/`average` of booleans and integers (SQLite's integer `sum()` is exact), and
 ///   `sum`/`average` of doubles through `corestore_sum_double` / `corestore_average_double`,
-///   which add in record key order as the evaluator does (see `SQLiteFunctions.DoubleSum`).
+///   which hand the values in record key order to `AggregateAccumulator`, the evaluator's own
+///   arithmetic (see `SQLiteFunctions.DoubleSum`).
 ///
 /// The rest is answered by fetching the records and running the reference evaluator:
 /// - double group keys: the evaluator puts `0.0` and `-0.0` (and `1` and `1.0`) in one group
@@ -33,7 +34,7 @@ extension SQLiteReader {
     private enum Column {
         case value(AttributeType)
         case integer
-        /// `average` of integers: a sum and a count, divided in Swift.
+        /// `average` of integers: a sum and a count, divided by `AggregateAccumulator`.
         case average
     }
 
@@ -172,7 +173,8 @@ extension SQLiteReader {
                     index += 1
                 case .average:
                     if case .integer(let sum) = statement.column(index), case .integer(let count) = statement.column(index + 1), count > 0 {
-                        row.append(.double(Double(sum) / Double(count)))
+                        // SQLite's integer sum and count are exact; the division is the reference one.
+                        row.append(try AggregateAccumulator(.average, of: .integer, count: count, exactIntegerSum: sum).result(for: ""))
                     } else {
                         row.append(.null)
                     }

@@ -7,26 +7,31 @@ struct ListEntry: Sendable {
     let sortValues: [Value]
 }
 
-/// The total order of a monitored list: the sort keys with the reference order of
-/// ``Value/storageOrder(_:_:)``, ties broken by record key and then by store, as fetches order
-/// them.
+/// The total order of a monitored list: ``RecordOrder`` (the order every fetch returns), then,
+/// for equal record keys in different stores, the store.
 struct ListOrdering: Sendable {
-    /// Per sort key, whether it ascends.
-    let ascending: [Bool]
+    /// The order of the list's sort keys.
+    let order: RecordOrder
 
     /// Whether `a` comes before `b`.
     func precedes(_ a: ListEntry, _ b: ListEntry) -> Bool {
-        for k in ascending.indices {
-            let c = Value.storageOrder(a.sortValues[k], b.sortValues[k])
-            if c != 0 { return ascending[k] ? c < 0 : c > 0 }
-        }
-        if a.id.recordID.key != b.id.recordID.key { return a.id.recordID.key < b.id.recordID.key }
-        return a.id.storeID < b.id.storeID
+        let c = order.compare(a.sortValues, key: a.id.recordID.key, b.sortValues, key: b.id.recordID.key)
+        return c != 0 ? c < 0 : a.id.storeID < b.id.storeID
     }
 
     /// Whether two entries sort by the same values (their ties are broken by identity only).
     func sameSortValues(_ a: ListEntry, _ b: ListEntry) -> Bool {
-        zip(a.sortValues, b.sortValues).allSatisfy { Value.storageOrder($0, $1) == 0 }
+        order.compareSortValues(a.sortValues, b.sortValues) == 0
+    }
+
+    /// Whether `a` and `b`, values of the first sort key, name the same section.
+    func sameSection(_ a: Value, _ b: Value) -> Bool {
+        order.compare(a, b, atKey: 0) == 0
+    }
+
+    /// Whether a section keyed `a` (a value of the first sort key) comes before one keyed `b`.
+    func sectionPrecedes(_ a: Value, _ b: Value) -> Bool {
+        order.compare(a, b, atKey: 0) < 0
     }
 
     /// The first index of `entries` (sorted by this order) whose entry does not precede `entry`.

@@ -39,7 +39,7 @@ struct ListQuery {
         self.entity = entity
         self.stores = stores
         self.sortDescriptors = specification.sortDescriptors
-        self.ordering = ListOrdering(ascending: specification.sortDescriptors.map(\.ascending))
+        self.ordering = ListOrdering(order: RecordOrder(specification.sortDescriptors))
         self.runtime = try stack.runtime()
         var related = Set<String>()
         if let predicate = specification.predicate, let schema = stores.first?.schema {

@@ -30,7 +30,7 @@ struct ListState {
         if isSectioned {
             sections = []
             for entry in entries {
-                if let last = sections.last, Value.storageOrder(last.key, entry.sortValues[0]) == 0 {
+                if let last = sections.last, ordering.sameSection(last.key, entry.sortValues[0]) {
                     sections[sections.count - 1].count += 1
                 } else {
                     sections.append(ListSectionRun(key: entry.sortValues[0], name: ListSectionName.name(for: entry.sortValues[0]), count: 1))
@@ -84,12 +84,6 @@ struct ListState {
             defer { start += run.count }
             return start
         }
-    }
-
-    /// Whether a section keyed `a` comes before one keyed `b`.
-    private func sectionPrecedes(_ a: Value, _ b: Value) -> Bool {
-        let c = Value.storageOrder(a, b)
-        return ordering.ascending[0] ? c < 0 : c > 0
     }
 
     // MARK: Applying a commit
@@ -155,9 +149,9 @@ struct ListState {
                 var low = 0, high = work.count
                 while low < high {
                     let mid = (low + high) / 2
-                    if sectionPrecedes(work[mid].run.key, key) { low = mid + 1 } else { high = mid }
+                    if ordering.sectionPrecedes(work[mid].run.key, key) { low = mid + 1 } else { high = mid }
                 }
-                if low < work.count, Value.storageOrder(work[low].run.key, key) == 0 {
+                if low < work.count, ordering.sameSection(work[low].run.key, key) {
                     work[low].run.count += 1
                 } else {
                     work.insert((ListSectionRun(key: key, name: ListSectionName.name(for: key), count: 1), nil), at: low)
@@ -189,7 +183,7 @@ struct ListState {
 
         // Objects whose sort values changed: a move when their place among the others changed.
         var moved = repositions.indices.map { i in
-            gaps[i].0 != gaps[i].1 || (isSectioned && Value.storageOrder(repositions[i].old.sortValues[0], repositions[i].new.sortValues[0]) != 0)
+            gaps[i].0 != gaps[i].1 || (isSectioned && !ordering.sameSection(repositions[i].old.sortValues[0], repositions[i].new.sortValues[0]))
         }
         var sameGap: [Int: [Int]] = [:]
         for i in repositions.indices where !moved[i] { sameGap[gaps[i].1, default: []].append(i) }
