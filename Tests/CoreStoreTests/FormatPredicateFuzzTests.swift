@@ -3,7 +3,7 @@ import Testing
 @testable import CoreStore
 
 /// A small deterministic generator (SplitMix64), so every run tries the same cases.
-struct SplitMix64 {
+struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) {

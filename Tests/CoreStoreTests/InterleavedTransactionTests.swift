@@ -34,7 +34,7 @@ struct InterleavedTransactionTests {
     }
 
     private func run(_ kind: StoreKind, seed: UInt64) throws {
-        var random = MixGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let stack = try makeStack(kind)
         try stack.perform(synchronous: { t in
             let people = (0..<Self.people).map { i -> Person in
@@ -78,7 +78,7 @@ struct InterleavedTransactionTests {
     }
 
     /// One random edit: an age, a nickname, a dog's master (from either side of the relationship).
-    private func edit(_ t: UnsafeDataTransaction, _ edits: inout Edits, round: Int, _ random: inout MixGenerator) throws {
+    private func edit(_ t: UnsafeDataTransaction, _ edits: inout Edits, round: Int, _ random: inout SplitMix64) throws {
         let p = Int.random(in: 0..<Self.people, using: &random)
         let d = Int.random(in: 0..<Self.dogs, using: &random)
         let person = try #require(try t.fetchOne(From<Person>().where(\.$name == "P\(p)")))
@@ -122,20 +122,5 @@ struct InterleavedTransactionTests {
                 #expect(petIndexes == mastered, "\(what): pets of P\(i)")
             }
         })
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing round can be replayed.
-struct MixGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
