@@ -39,8 +39,13 @@ public struct ChangeMerger {
 
     /// Stored versions read so far (`nil`: looked up, does not exist).
     private var stored: [Int64: Record?] = [:]
-    /// The merged version of every stored record the commit changes.
-    private var current: [Int64: Record] = [:]
+    /// The merged version of every stored record the commit changes, with the keys that may
+    /// differ from the stored version (`nil`: any key may).
+    private var current: [Int64: (record: Record, keys: Set<String>?)] = [:]
+    /// How each key of an entity is stored, by entity (the last one used first: change sets
+    /// mostly hold runs of one entity, and comparing a name is cheaper than hashing it).
+    private var entityKeys: [String: EntityKeys] = [:]
+    private var lastEntityKeys: EntityKeys?
     /// Keys of stored records the commit changes, in the order they were first changed.
     private var changedOrder: [Int64] = []
     private var deletedKeys: Set<Int64> = []
@@ -74,6 +79,9 @@ public struct ChangeMerger {
             try validator.validateInsert(record)
             lastEntity = record.id.entity
         }
+        stored.reserveCapacity(changes.deletes.count + changes.updates.count)
+        current.reserveCapacity(changes.updates.count)
+        changedOrder.reserveCapacity(changes.updates.count)
         try preload(changes.deletes + changes.updates.map(\.record.id))
 
         var deleted: [Record] = []
@@ -92,8 +100,8 @@ public struct ChangeMerger {
         updates.reserveCapacity(changedOrder.count)
         for key in changedOrder {
             guard let old = stored[key] ?? nil, let new = current[key] else { continue }
-            let keys = differingKeys(old, new)
-            if !keys.isEmpty { updates.append(RecordReplacement(old: old, new: new, changedKeys: keys)) }
+            let keys = differingKeys(old, new.record, among: new.keys)
+            if !keys.isEmpty { updates.append(RecordReplacement(old: old, new: new.record, changedKeys: keys)) }
         }
         return MergedChanges(inserts: inserts, updates: updates, deletes: deleted)
     }
@@ -102,17 +110,21 @@ public struct ChangeMerger {
 
     private mutating func apply(_ update: RecordUpdate) throws {
         let mine = update.record
-        try validator.validateShape(mine)
-        guard !deletedKeys.contains(mine.id.key), var merged = current[mine.id.key] ?? storedRecord(exactly: mine.id) else {
+        let keys = try entityKeys(of: mine.id.entity)
+        guard mine.attributes.count == keys.entity.attributes.count, mine.relationships.count == keys.entity.relationships.count else {
+            try validator.validateShape(mine)
+            return
+        }
+        guard !deletedKeys.contains(mine.id.key), var merged = current[mine.id.key]?.record ?? storedRecord(exactly: mine.id) else {
             throw StorageError.recordNotFound(mine.id)
         }
-        guard let entity = schema.entity(named: mine.id.entity) else { throw StorageError.unknownEntity(mine.id.entity) }
         for key in update.changedKeys {
-            if let ordinal = schema.attributeOrdinal(key, in: entity.name) {
+            switch keys.slot(key) {
+            case .attribute(let ordinal)?:
                 merged.attributes[ordinal] = mine.attributes[ordinal]
-            } else if let ordinal = schema.relationshipOrdinal(key, in: entity.name) {
+            case .relationship(let ordinal, let isToMany)?:
                 let base = update.base.flatMap { $0.relationships.indices.contains(ordinal) ? $0.relationships[ordinal] : nil }
-                if entity.relationships[ordinal].kind.isToMany, let base {
+                if isToMany, let base {
                     merged.relationships[ordinal] = Self.mergeToMany(stored: merged.relationships[ordinal], base: base, mine: mine.relationships[ordinal])
                 } else if mine.relationships[ordinal].isEmpty, let base, merged.relationships[ordinal].map(\.key) != base.map(\.key) {
                     // Clearing a to-one removes the relationship the writer saw; another commit
@@ -121,9 +133,26 @@ public struct ChangeMerger {
                 } else {
                     merged.relationships[ordinal] = mine.relationships[ordinal]
                 }
+            case nil:
+                continue
             }
         }
-        setCurrent(merged)
+        setCurrent(merged, keys: update.changedKeys)
+    }
+
+    /// The keys of `entityName` (built once per entity).
+    private mutating func entityKeys(of entityName: String) throws -> EntityKeys {
+        if let last = lastEntityKeys, last.entity.name == entityName { return last }
+        let keys: EntityKeys
+        if let known = entityKeys[entityName] {
+            keys = known
+        } else {
+            guard let entity = schema.entity(named: entityName) else { throw StorageError.unknownEntity(entityName) }
+            keys = EntityKeys(entity)
+            entityKeys[entityName] = keys
+        }
+        lastEntityKeys = keys
+        return keys
     }
 
     /// The writer's list when nobody else changed the stored one since `base`; otherwise the
@@ -158,7 +187,7 @@ public struct ChangeMerger {
             }
         }
         for record in inserts { collect(nil, record) }
-        for key in changedOrder { collect(stored[key] ?? nil, current[key]) }
+        for key in changedOrder { collect(stored[key] ?? nil, current[key]?.record) }
         for record in deleted { collect(record, nil) }
         if edges.isEmpty { return }
         let slots = insertPositions()
@@ -222,10 +251,10 @@ public struct ChangeMerger {
             return true
         }
         if stored[id.key] == nil { try preload([id]) }
-        guard var record = current[id.key] ?? (stored[id.key] ?? nil), schema.entity(record.id.entity, isKindOf: id.entity) else { return false }
+        guard var record = current[id.key]?.record ?? (stored[id.key] ?? nil), schema.entity(record.id.entity, isKindOf: id.entity) else { return false }
         let before = record
         body(&record)
-        if record != before { setCurrent(record) }
+        if record != before { setCurrent(record, keys: nil) }
         return true
     }
 
@@ -243,15 +272,10 @@ public struct ChangeMerger {
 
     /// Throws when a merged to-many relationship holds fewer or more destinations than its
     /// entity allows (two commits that each add within bounds can together exceed them).
-    private func checkCounts() throws {
-        var bounded: [String: [(Int, RelationshipDescription)]] = [:]
-        func check(_ record: Record, changedFrom old: Record?) throws {
-            let name = record.id.entity
-            if bounded[name] == nil {
-                let relationships = schema.entity(named: name)?.relationships ?? []
-                bounded[name] = relationships.enumerated().filter { $0.element.kind.isToMany && ($0.element.minCount > 0 || $0.element.maxCount > 0) }
-            }
-            for (ordinal, relationship) in bounded[name] ?? [] {
+    private mutating func checkCounts() throws {
+        guard schema.entities.contains(where: { $0.relationships.contains { $0.kind.isToMany && ($0.minCount > 0 || $0.maxCount > 0) } }) else { return }
+        func check(_ record: Record, changedFrom old: Record?, _ keys: EntityKeys) throws {
+            for (ordinal, relationship) in keys.entity.relationships.enumerated() where relationship.kind.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
                 let count = record.relationships[ordinal].count
                 if let old, old.relationships[ordinal].count == count { continue }
                 if count < relationship.minCount || (relationship.maxCount > 0 && count > relationship.maxCount) {
@@ -261,10 +285,10 @@ public struct ChangeMerger {
             }
         }
         for key in changedOrder {
-            if let record = current[key] { try check(record, changedFrom: stored[key] ?? nil) }
+            if let record = current[key]?.record { try check(record, changedFrom: stored[key] ?? nil, try entityKeys(of: record.id.entity)) }
         }
         if insertSlots != nil {
-            for record in inserts { try check(record, changedFrom: nil) }
+            for record in inserts { try check(record, changedFrom: nil, try entityKeys(of: record.id.entity)) }
         }
     }
 
@@ -272,7 +296,7 @@ public struct ChangeMerger {
 
     /// Reads the stored versions of the `ids` not read yet, in one call.
     private mutating func preload(_ ids: [RecordID]) throws {
-        var seen = Set<Int64>()
+        var seen = Set<Int64>(minimumCapacity: ids.count)
         let missing = ids.filter { stored[$0.key] == nil && seen.insert($0.key).inserted }
         if missing.isEmpty { return }
         let records = try load(missing)
@@ -285,21 +309,65 @@ public struct ChangeMerger {
         return record
     }
 
-    private mutating func setCurrent(_ record: Record) {
-        if current.updateValue(record, forKey: record.id.key) == nil { changedOrder.append(record.id.key) }
+    /// Records `record` as the merged version; `keys` are the keys that may differ from the
+    /// stored version (`nil`: any), added to those of an earlier version.
+    private mutating func setCurrent(_ record: Record, keys: Set<String>?) {
+        let key = record.id.key
+        if let earlier = current[key] {
+            let merged: Set<String>? = if let keys, let earlierKeys = earlier.keys { earlierKeys.union(keys) } else { nil }
+            current[key] = (record, merged)
+        } else {
+            current[key] = (record, keys)
+            changedOrder.append(key)
+        }
     }
 
-    /// The keys whose values differ; an unordered to-many compares as a set.
-    private func differingKeys(_ old: Record, _ new: Record) -> Set<String> {
-        guard let entity = schema.entity(named: new.id.entity) else { return [] }
-        var keys = Set<String>()
-        for (i, attribute) in entity.attributes.enumerated() where old.attributes[i] != new.attributes[i] {
-            keys.insert(attribute.name)
+    /// The keys whose values differ between `old` and `new`, looking only at `candidates` when
+    /// given (returned as they are when every one differs, the common case); an unordered
+    /// to-many compares as a set.
+    private mutating func differingKeys(_ old: Record, _ new: Record, among candidates: Set<String>?) -> Set<String> {
+        guard let keys = try? entityKeys(of: new.id.entity) else { return [] }
+        func differs(_ slot: KeySlot?) -> Bool {
+            switch slot {
+            case .attribute(let i)?:
+                return old.attributes[i] != new.attributes[i]
+            case .relationship(let i, _)?:
+                guard old.relationships[i] != new.relationships[i] else { return false }
+                return keys.entity.relationships[i].kind != .toManyUnordered
+                    || Set(old.relationships[i].map(\.key)) != Set(new.relationships[i].map(\.key))
+            case nil:
+                return false
+            }
         }
-        for (i, relationship) in entity.relationships.enumerated() where old.relationships[i] != new.relationships[i] {
-            if relationship.kind == .toManyUnordered, Set(old.relationships[i].map(\.key)) == Set(new.relationships[i].map(\.key)) { continue }
-            keys.insert(relationship.name)
+        if let candidates {
+            if candidates.allSatisfy({ differs(keys.slot($0)) }) { return candidates }
+            return candidates.filter { differs(keys.slot($0)) }
         }
-        return keys
+        return Set(zip(keys.names, keys.slots).filter { differs($0.1) }.map(\.0))
+    }
+}
+
+/// Where a key of an entity is stored in its records.
+private enum KeySlot {
+    case attribute(Int)
+    case relationship(Int, isToMany: Bool)
+}
+
+/// An entity's keys and where each is stored. Entities have few keys, so a key is found by
+/// comparing names (short names compare in a word or two) rather than by hashing.
+private struct EntityKeys {
+    let entity: EntityDescription
+    let names: [String]
+    let slots: [KeySlot]
+
+    init(_ entity: EntityDescription) {
+        self.entity = entity
+        names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+        slots = entity.attributes.indices.map { KeySlot.attribute($0) }
+            + entity.relationships.enumerated().map { KeySlot.relationship($0.offset, isToMany: $0.element.kind.isToMany) }
+    }
+
+    func slot(_ name: String) -> KeySlot? {
+        names.firstIndex(of: name).map { slots[$0] }
     }
 }

@@ -88,16 +88,26 @@ extension ObjectContext {
                     }
                 }
             }
-            for state in part.insertedStates + part.updatedStates { state.committed = state.record }
+            for state in part.updatedStates { state.committed = state.record }
             for state in part.deletedStates { state.committed = nil }
             // What the store wrote is the transaction's changes merged with what was stored:
-            // the objects of this context take those values.
+            // the objects of this context take those values. Inserts come back in change-set
+            // order; the updates of the change set come first among the merged updates, in
+            // change-set order (minus those that changed nothing), then the records the store
+            // changed to keep inverses consistent.
             let merged = info.changes
-            for record in merged.inserts { adoptCommitted(record, store: part.store) }
+            for (state, record) in zip(part.insertedStates, merged.inserts) { adopt(record, state) }
             var changedKeys: [RecordID: Set<String>] = [:]
+            changedKeys.reserveCapacity(merged.updates.count)
+            var next = 0
             for update in merged.updates {
                 changedKeys[update.new.id] = update.changedKeys
-                adoptCommitted(update.new, store: part.store)
+                while next < part.updatedStates.count, part.updatedStates[next].recordID.key != update.new.id.key { next += 1 }
+                if next < part.updatedStates.count {
+                    adopt(update.new, part.updatedStates[next])
+                } else if let state = registered(ObjectID(storeID: storeID, recordID: update.new.id))?.cs_state {
+                    adopt(update.new, state)
+                }
             }
             commits.append(StoreCommit(
                 store: part.store, sequence: info.sequence,
@@ -109,9 +119,8 @@ extension ObjectContext {
         return commits
     }
 
-    /// Gives the registered object of `record` (if any) the committed values.
-    private func adoptCommitted(_ record: Record, store: AttachedStore) {
-        guard let state = registered(ObjectID(storeID: store.id, recordID: record.id))?.cs_state else { return }
+    /// Gives `state` the committed values of `record`.
+    private func adopt(_ record: Record, _ state: ObjectState) {
         state.attributes = record.attributes
         state.relationships = record.relationships
         state.committed = record
