@@ -1,8 +1,15 @@
 import CoreStoreStorage
+import HashTreeCollections
 
 /// Reads one ``InMemoryState``: filters with the reference evaluator, sorts with the reference
 /// sorter and aggregates with the reference aggregate evaluator, so its answers define the
 /// expected results for every other backend.
+///
+/// Two shortcuts leave every answer as it would be without them:
+/// - an equality or `IN` conjunct on indexed attributes narrows the records the predicate is
+///   evaluated on to the index's candidates (see ``InMemoryIndexes`` and ``EqualityBindings``);
+/// - grouped aggregates whose values allow it are computed in one pass over the records in key
+///   order (see ``KeyOrderedAggregate``) instead of by the evaluator.
 struct InMemoryReader: StorageReader {
     let state: InMemoryState
 
@@ -13,7 +20,7 @@ struct InMemoryReader: StorageReader {
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         var records = try matching(request)
         if request.sortDescriptors.isEmpty {
-            records.sort { $0.id.key < $1.id.key }
+            Self.sortByKey(&records)
         } else {
             try RecordSorter(schema: state.schema, sortDescriptors: request.sortDescriptors).sort(&records)
         }
@@ -21,34 +28,84 @@ struct InMemoryReader: StorageReader {
     }
 
     func count(_ request: FetchRequest) throws -> Int {
-        let n = try matching(request).count
+        var n = 0
+        if request.predicate == nil {
+            for entity in try selectedEntities(request) { n += state.tables[entity]?.count ?? 0 }
+        } else {
+            try forEachMatch(request) { _ in n += 1 }
+        }
         let afterOffset = max(0, n - max(request.offset, 0))
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
-    /// Aggregates natively with the reference evaluator over the matching records; the
+    /// Aggregates natively over the matching records: grouped requests in one pass when
+    /// ``KeyOrderedAggregate`` accepts them, everything else with the reference evaluator; the
     /// snapshot's own schema is used.
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: state.schema)
         try evaluator.validate(request)
-        let records = try matching(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        var records = try matching(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        // Key order for the evaluator too: where storage order is not a total order (NaN dates),
+        // its grouping depends on the order of its input, which key order makes reproducible.
+        Self.sortByKey(&records)
+        if try evaluator.isGrouped(request), let aggregate = KeyOrderedAggregate(request, schema: state.schema),
+           let rows = aggregate.rows(records) {
+            return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
+        }
         return try evaluator.rows(request, records: records)
     }
 
+    /// The records `request` selects (entity, sub-entities, predicate), in no particular order.
     private func matching(_ request: FetchRequest) throws -> [Record] {
-        guard state.schema.entity(named: request.entity) != nil else { throw StorageError.unknownEntity(request.entity) }
-        let entities = request.includesSubentities ? state.schema.entityAndDescendants(request.entity) : [request.entity]
+        var result: [Record] = []
+        try forEachMatch(request) { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each record `request` selects (entity, sub-entities, predicate), in no
+    /// particular order.
+    ///
+    /// Per concrete entity, the predicate is evaluated either on every record of its table or,
+    /// when an index of the entity has all its attributes bound by the predicate's equality
+    /// conjuncts and the predicate cannot throw on the entity's records, on the index's
+    /// candidates only: the same records pass either way.
+    private func forEachMatch(_ request: FetchRequest, _ body: (Record) throws -> Void) throws {
+        let entities = try selectedEntities(request)
+        guard let predicate = request.predicate else {
+            for entity in entities {
+                guard let table = state.tables[entity] else { continue }
+                for record in table.values { try body(record) }
+            }
+            return
+        }
         let snapshot = state
         let evaluator = PredicateEvaluator(schema: state.schema) { id in snapshot.record(id) }
-        var result: [Record] = []
+        let bindings = EqualityBindings(predicate)
         for entity in entities {
             guard let table = state.tables[entity] else { continue }
-            if let predicate = request.predicate {
-                for record in table.values where try evaluator.evaluate(predicate, on: record) { result.append(record) }
+            if let bindings,
+               let candidates = state.indexes.candidates(bindings, entity: entity),
+               EqualityBindings.evaluatesWithoutThrowing(predicate, entity: entity, schema: state.schema) {
+                for keys in candidates {
+                    for key in keys {
+                        guard let record = table[key] else { continue }
+                        if try evaluator.evaluate(predicate, on: record) { try body(record) }
+                    }
+                }
             } else {
-                result.append(contentsOf: table.values)
+                for record in table.values where try evaluator.evaluate(predicate, on: record) { try body(record) }
             }
         }
-        return result
+    }
+
+    /// The concrete and abstract entities whose tables `request` reads; throws for an unknown entity.
+    private func selectedEntities(_ request: FetchRequest) throws -> [String] {
+        guard state.schema.entity(named: request.entity) != nil else { throw StorageError.unknownEntity(request.entity) }
+        return request.includesSubentities ? state.schema.entityAndDescendants(request.entity) : [request.entity]
+    }
+
+    /// Sorts records of one state (their keys are distinct) by ascending key.
+    static func sortByKey(_ records: inout [Record]) {
+        records.sort { $0.id.key < $1.id.key }
     }
 }

@@ -9,6 +9,8 @@ struct InMemoryState: Sendable {
     var tables: [String: TreeDictionary<Int64, Record>] = [:]
     /// For each unique constraint (`UniqueConstraint.id`), the owner of each value tuple.
     var uniqueValues: [String: TreeDictionary<[Value], Int64>] = [:]
+    /// The secondary indexes the schema declares, kept next to the unique tuples.
+    var indexes: InMemoryIndexes
     var nextKey: Int64 = 1
     var sequence: UInt64 = 0
     let constraints: [String: [UniqueConstraint]]
@@ -27,6 +29,7 @@ struct InMemoryState: Sendable {
             }
         }
         self.constraints = constraints
+        self.indexes = InMemoryIndexes(schema: schema)
     }
 
     func record(_ id: RecordID) -> Record? {
@@ -61,6 +64,7 @@ struct InMemoryState: Sendable {
         }
         // Uniqueness: release the old tuples first, so that swaps inside one commit succeed.
         for old in removed {
+            indexes.remove(old)
             for constraint in constraints[old.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: old)
                 if !tuple.contains(.null), uniqueValues[constraint.id]?[tuple] == old.id.key {
@@ -69,6 +73,7 @@ struct InMemoryState: Sendable {
             }
         }
         for record in changes.updates.map(\.record) + changes.inserts {
+            indexes.add(record)
             for constraint in constraints[record.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: record)
                 if tuple.contains(.null) { continue }

@@ -1,0 +1,144 @@
+import CoreStoreStorage
+import HashTreeCollections
+
+/// The secondary indexes of one ``InMemoryState``: for every index the schema declares, which
+/// records hold each tuple of values, so that an equality or `IN` lookup reads a few records
+/// instead of the whole table.
+///
+/// Indexes come from the schema: each attribute marked `isIndexed`, each compound index and each
+/// unique constraint, declared on a record's entity or any of its ancestors (one index per
+/// distinct list of attributes). Entries are kept per concrete entity, so a lookup never crosses
+/// into a sibling entity's records.
+///
+/// An entry's key is the ``KeyTuple`` of ``ValueKey/equalityKey(_:)``s of the record's values:
+/// records that an equality comparison cannot tell apart share it. A record with a value that has
+/// no such key (a decimal, NaN) is kept in the index's ``Entries/unkeyed`` set, which every lookup
+/// returns, so it is always checked by the full predicate.
+///
+/// Like the tables, every map is a persistent hash tree: copying a state copies nothing, and a
+/// commit copies only the paths it changes.
+///
+/// Invariant (kept by ``InMemoryState/apply(_:)``): every stored record is in exactly one entry
+/// of each index of its entity, the one its current values give. Callers ``remove(_:)`` a record's
+/// old version before they ``add(_:)`` its new one.
+struct InMemoryIndexes: Sendable {
+    /// One index as it applies to one concrete entity.
+    struct Definition: Sendable {
+        /// The indexed attributes, in the declared order.
+        let attributes: [String]
+        /// Their ordinals in the concrete entity.
+        let ordinals: [Int]
+    }
+
+    /// The entries of one index of one concrete entity.
+    struct Entries: Sendable, Equatable {
+        /// The keys of the records with each key tuple.
+        var keyed: TreeDictionary<KeyTuple, TreeSet<Int64>> = [:]
+        /// The keys of the records whose tuple has a value without an equality key.
+        var unkeyed: TreeSet<Int64> = []
+    }
+
+    /// The indexes of each concrete entity (fixed by the schema).
+    let definitions: [String: [Definition]]
+    /// The entries of each index, parallel to ``definitions``.
+    private(set) var entries: [String: [Entries]]
+
+    /// Empty indexes for every index `schema` declares.
+    init(schema: StoreSchema) {
+        var definitions: [String: [Definition]] = [:]
+        for entity in schema.entities {
+            var lists: [[String]] = []
+            func declare(_ attributes: [String]) {
+                guard !attributes.isEmpty, !lists.contains(attributes),
+                      attributes.allSatisfy({ schema.attributeOrdinal($0, in: entity.name) != nil }) else { return }
+                lists.append(attributes)
+            }
+            var current: String? = entity.name
+            while let name = current, let description = schema.entity(named: name) {
+                for attribute in description.attributes where attribute.isIndexed { declare([attribute.name]) }
+                for attributes in description.indexes { declare(attributes) }
+                current = description.parentName
+            }
+            for (_, attributes) in schema.uniqueConstraints(applyingTo: entity.name) { declare(attributes) }
+            guard !lists.isEmpty else { continue }
+            definitions[entity.name] = lists.map { attributes in
+                Definition(attributes: attributes, ordinals: attributes.compactMap { schema.attributeOrdinal($0, in: entity.name) })
+            }
+        }
+        self.definitions = definitions
+        self.entries = definitions.mapValues { Array(repeating: Entries(), count: $0.count) }
+    }
+
+    /// Adds `record` (not already in the indexes) to every index of its entity.
+    mutating func add(_ record: Record) {
+        guard let indexes = definitions[record.id.entity] else { return }
+        let key = record.id.key
+        for (i, index) in indexes.enumerated() {
+            if let tuple = Self.tuple(index, of: record) {
+                entries[record.id.entity]?[i].keyed[tuple, default: []].insert(key)
+            } else {
+                entries[record.id.entity]?[i].unkeyed.insert(key)
+            }
+        }
+    }
+
+    /// Removes `record`, as it is stored now, from every index of its entity.
+    mutating func remove(_ record: Record) {
+        guard let indexes = definitions[record.id.entity] else { return }
+        let key = record.id.key
+        for (i, index) in indexes.enumerated() {
+            if let tuple = Self.tuple(index, of: record) {
+                entries[record.id.entity]?[i].keyed.updateValue(forKey: tuple) { bucket in
+                    bucket?.remove(key)
+                    if bucket?.isEmpty == true { bucket = nil }
+                }
+            } else {
+                entries[record.id.entity]?[i].unkeyed.remove(key)
+            }
+        }
+    }
+
+    /// The key tuple of `record` in `index`; `nil` when one of its values has no equality key.
+    private static func tuple(_ index: Definition, of record: Record) -> KeyTuple? {
+        guard let first = ValueKey.equalityKey(record.attributes[index.ordinals[0]]) else { return nil }
+        var rest: [ValueKey] = []
+        if index.ordinals.count > 1 {
+            rest.reserveCapacity(index.ordinals.count - 1)
+            for ordinal in index.ordinals.dropFirst() {
+                guard let key = ValueKey.equalityKey(record.attributes[ordinal]) else { return nil }
+                rest.append(key)
+            }
+        }
+        return KeyTuple(first: first, rest: rest)
+    }
+}
+
+extension InMemoryIndexes {
+    /// Beyond this many key tuples (the product of the bound attributes' key counts), an index
+    /// is not used.
+    static let maximumLookupTuples = 4_096
+
+    /// The keys of every record of the concrete `entity` that may satisfy `bindings`, as disjoint
+    /// sets, from the index that yields the fewest; `nil` when no index of the entity has all its
+    /// attributes bound.
+    ///
+    /// Every record whose values satisfy all the bindings is in the result; the result may hold
+    /// others (records with unkeyed values), so the caller filters with the full predicate.
+    func candidates(_ bindings: EqualityBindings, entity: String) -> [TreeSet<Int64>]? {
+        guard let indexes = definitions[entity], let entityEntries = entries[entity] else { return nil }
+        var best: (count: Int, sets: [TreeSet<Int64>])?
+        for (i, index) in indexes.enumerated() {
+            guard let tuples = bindings.tuples(index.attributes, limit: Self.maximumLookupTuples) else { continue }
+            let indexEntries = entityEntries[i]
+            var sets: [TreeSet<Int64>] = indexEntries.unkeyed.isEmpty ? [] : [indexEntries.unkeyed]
+            var count = indexEntries.unkeyed.count
+            for tuple in tuples {
+                guard let bucket = indexEntries.keyed[tuple] else { continue }
+                sets.append(bucket)
+                count += bucket.count
+            }
+            if best.map({ count < $0.count }) ?? true { best = (count, sets) }
+        }
+        return best?.sets
+    }
+}

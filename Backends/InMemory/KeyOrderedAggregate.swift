@@ -1,0 +1,207 @@
+import CoreStoreStorage
+
+/// A grouped ``AggregateRequest`` computed in one pass over records in key order, with exactly
+/// ``AggregateEvaluator``'s rows for the cases it accepts, and without the evaluator's sort of
+/// every record by its group values.
+///
+/// Why the rows are the same: the evaluator sorts the records by their group values (then by
+/// key), cuts runs of values equal in ``Value/storageOrder(_:_:)``, reports each run's values from
+/// its lowest-key record and combines each run's values in key order. Here a record joins the
+/// group of its ``ValueKey/orderKey(_:)`` tuple, which is equal exactly when storage order calls
+/// the values equal; records arrive in key order, so a group's first record has its lowest key
+/// and every aggregate sees the values in key order. Storage order is a total order on the group
+/// values accepted here (no decimals, which compare with doubles through rounding, and no NaN
+/// dates), so the groups, finally sorted by the sort descriptors then the other `groupBy` keys,
+/// come out in the evaluator's order.
+///
+/// Accepted: `count`, `minimum` and `maximum` of any attribute, and `sum` and `average` of an
+/// integer attribute holding `int`s (without overflow at any step) or of a double attribute
+/// holding `double`s, combined as the evaluator combines them. Anything else — another
+/// attribute type, a decimal or NaN date as a group value, another value case, an overflow, a
+/// record without one of the attributes — makes ``rows(_:)`` return `nil`, and the caller asks
+/// the evaluator instead (which then also throws what it throws, such as "sum overflows").
+struct KeyOrderedAggregate {
+    /// What one output column holds.
+    private enum Column {
+        /// The group's value of the order key at this index.
+        case groupKey(Int)
+        /// An aggregate of the attribute at this index of ``keys``.
+        case aggregate(AggregateFunction, keyIndex: Int, isDouble: Bool)
+    }
+
+    /// The running state of one aggregate column in one group.
+    private struct Accumulator {
+        /// The number of non-nil values combined.
+        var count: Int64 = 0
+        /// The running sum of a double attribute, in key order, starting at `0.0`.
+        var doubleTotal = 0.0
+        /// The running sum of an integer attribute.
+        var integerTotal: Int64 = 0
+        /// The minimum or maximum so far.
+        var best: Value?
+    }
+
+    private let schema: StoreSchema
+    /// The sort descriptors, then the other `groupBy` keys ascending (the evaluator's order keys).
+    private let orderKeys: [RecordSortDescriptor]
+    /// The attributes read from each record: the order keys, then the aggregated ones.
+    private let keys: [String]
+    /// One per term of the request.
+    private let columns: [Column]
+
+    /// The plan for `request`, which the evaluator validated and found grouped; `nil` when a term
+    /// is not accepted (see the type's description).
+    init?(_ request: AggregateRequest, schema: StoreSchema) {
+        guard let description = schema.entity(named: request.entity) else { return nil }
+        var orderKeys: [RecordSortDescriptor] = []
+        for sort in request.sortDescriptors where !orderKeys.contains(where: { $0.key == sort.key }) { orderKeys.append(sort) }
+        for key in request.groupBy where !orderKeys.contains(where: { $0.key == key }) {
+            orderKeys.append(RecordSortDescriptor(key: key, ascending: true))
+        }
+        var keys = orderKeys.map(\.key)
+        var columns: [Column] = []
+        for term in request.terms {
+            guard let ordinal = schema.attributeOrdinal(term.key, in: request.entity) else { return nil }
+            let type = description.attributes[ordinal].type
+            switch term.function {
+            case .value:
+                guard let index = orderKeys.firstIndex(where: { $0.key == term.key }) else { return nil }
+                columns.append(.groupKey(index))
+                continue
+            case .sum, .average:
+                guard type == .double || type == .integer else { return nil }
+            case .count, .minimum, .maximum:
+                break
+            }
+            columns.append(.aggregate(term.function, keyIndex: keys.count, isDouble: type == .double))
+            keys.append(term.key)
+        }
+        self.schema = schema
+        self.orderKeys = orderKeys
+        self.keys = keys
+        self.columns = columns
+    }
+
+    /// The rows over `records`, which must be in ascending key order, before offset and limit;
+    /// `nil` when a value leaves the accepted cases.
+    func rows(_ records: [Record]) -> [[Value]]? {
+        let width = columns.count
+        let groupKeyCount = orderKeys.count
+        var groupIndex: [KeyTuple: Int] = [:]
+        /// Each group's order-key values, from its first record.
+        var groupValues: [[Value]] = []
+        /// Each group's accumulators, `width` per group.
+        var accumulators: [Accumulator] = []
+        if groupKeyCount == 0 {
+            // Without groupBy keys every record is in one group, which exists even over no records.
+            groupValues = [[]]
+            accumulators = Array(repeating: Accumulator(), count: width)
+        }
+        var entity: String?
+        var ordinals: [Int] = []
+        for record in records {
+            if record.id.entity != entity {
+                var resolved: [Int] = []
+                for key in keys {
+                    guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity) else { return nil }
+                    resolved.append(ordinal)
+                }
+                entity = record.id.entity
+                ordinals = resolved
+            }
+            let attributes = record.attributes
+            var group = 0
+            if groupKeyCount > 0 {
+                guard let first = ValueKey.orderKey(attributes[ordinals[0]]) else { return nil }
+                var rest: [ValueKey] = []
+                for ordinal in ordinals[1..<groupKeyCount] {
+                    guard let key = ValueKey.orderKey(attributes[ordinal]) else { return nil }
+                    rest.append(key)
+                }
+                let tuple = KeyTuple(first: first, rest: rest)
+                if let existing = groupIndex[tuple] {
+                    group = existing
+                } else {
+                    group = groupValues.count
+                    groupIndex[tuple] = group
+                    groupValues.append(ordinals[0..<groupKeyCount].map { attributes[$0] })
+                    accumulators.append(contentsOf: repeatElement(Accumulator(), count: width))
+                }
+            }
+            for (c, column) in columns.enumerated() {
+                guard case .aggregate(let function, let keyIndex, let isDouble) = column else { continue }
+                let value = attributes[ordinals[keyIndex]]
+                if value.isNull { continue }
+                guard Self.combine(value, function, isDouble, into: &accumulators[group * width + c]) else { return nil }
+            }
+        }
+        let orderKeys = self.orderKeys
+        let order = groupValues.indices.sorted { a, b in
+            for (i, key) in orderKeys.enumerated() {
+                let c = Value.storageOrder(groupValues[a][i], groupValues[b][i])
+                if c != 0 { return key.ascending ? c < 0 : c > 0 }
+            }
+            return false
+        }
+        return order.map { group in
+            columns.enumerated().map { c, column in
+                switch column {
+                case .groupKey(let index):
+                    return groupValues[group][index]
+                case .aggregate(let function, _, let isDouble):
+                    return Self.result(accumulators[group * width + c], function, isDouble)
+                }
+            }
+        }
+    }
+
+    /// Combines one non-nil value as the evaluator does; `false` when the value is outside the
+    /// accepted cases.
+    private static func combine(_ value: Value, _ function: AggregateFunction, _ isDouble: Bool, into a: inout Accumulator) -> Bool {
+        switch function {
+        case .count:
+            a.count += 1
+        case .sum, .average:
+            if isDouble {
+                guard case .double(let d) = value else { return false }
+                a.doubleTotal += d
+            } else {
+                guard case .int(let i) = value else { return false }
+                let (total, overflow) = a.integerTotal.addingReportingOverflow(i)
+                if overflow { return false }
+                a.integerTotal = total
+            }
+            a.count += 1
+        case .minimum, .maximum:
+            // The evaluator's own scan: same values, same order, same comparisons.
+            if case .double(let d) = value, d.isNaN { return true }
+            guard let current = a.best else {
+                a.best = value
+                return true
+            }
+            let c = Value.storageOrder(value, current)
+            if function == .minimum ? c < 0 : c > 0 { a.best = value }
+        case .value:
+            return false
+        }
+        return true
+    }
+
+    /// The aggregate's value, as the evaluator computes it from the same values.
+    private static func result(_ a: Accumulator, _ function: AggregateFunction, _ isDouble: Bool) -> Value {
+        switch function {
+        case .count:
+            return .int(a.count)
+        case .sum:
+            guard a.count > 0 else { return .null }
+            return isDouble ? .double(a.doubleTotal) : .int(a.integerTotal)
+        case .average:
+            guard a.count > 0 else { return .null }
+            return .double((isDouble ? a.doubleTotal : Double(a.integerTotal)) / Double(a.count))
+        case .minimum, .maximum:
+            return a.best ?? .null
+        case .value:
+            return .null
+        }
+    }
+}
