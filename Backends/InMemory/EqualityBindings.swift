@@ -17,6 +17,11 @@ import CoreStoreStorage
 struct EqualityBindings: Sendable {
     /// For each bound attribute, the keys its value may have (empty: no record matches).
     private(set) var keys: [String: Set<ValueKey>] = [:]
+    /// Whether the predicate is exactly its bindings: every top-level conjunct binds an attribute
+    /// (or is `TRUEPREDICATE`). Then a record whose bound values have equality keys satisfies the
+    /// predicate exactly when those keys are in the bindings, because values with keys are equal
+    /// exactly when their keys are (see ``ValueKey``).
+    private(set) var isExact = true
 
     /// The bindings of `predicate`'s top-level conjuncts; `nil` when none binds an attribute.
     init?(_ predicate: RecordPredicate) {
@@ -30,11 +35,16 @@ struct EqualityBindings: Sendable {
             for conjunct in conjuncts { bind(conjunct) }
         case .comparison(let comparison):
             guard comparison.keyPath.count == 1, comparison.function == nil, comparison.options.isEmpty,
-                  comparison.quantifier != .none, let allowed = Self.keys(comparison.op, comparison.operand) else { return }
+                  comparison.quantifier != .none, let allowed = Self.keys(comparison.op, comparison.operand) else {
+                isExact = false
+                return
+            }
             let attribute = comparison.keyPath[0]
             keys[attribute] = keys[attribute].map { $0.intersection(allowed) } ?? allowed
-        case .constant, .not, .or:
+        case .constant(true):
             break
+        case .constant(false), .not, .or:
+            isExact = false
         }
     }
 

@@ -113,32 +113,51 @@ struct InMemoryIndexes: Sendable {
     }
 }
 
+/// The records of one concrete entity an index lookup returns (see
+/// ``InMemoryIndexes/candidates(_:entity:)``).
+struct IndexCandidates {
+    /// The keys of the records whose key tuple satisfies the bindings, as disjoint sets.
+    var keyed: [TreeSet<Int64>] = []
+    /// The keys of the records whose tuple has a value without an equality key: they may or may
+    /// not satisfy the bindings.
+    var unkeyed: TreeSet<Int64> = []
+    /// Whether every ``keyed`` record satisfies the whole predicate: true when the predicate is
+    /// exactly its bindings (``EqualityBindings/isExact``) and the index covers every bound
+    /// attribute.
+    var keyedSatisfyPredicate = false
+    /// How many records the lookup returns.
+    var count = 0
+}
+
 extension InMemoryIndexes {
     /// Beyond this many key tuples (the product of the bound attributes' key counts), an index
     /// is not used.
     static let maximumLookupTuples = 4_096
 
-    /// The keys of every record of the concrete `entity` that may satisfy `bindings`, as disjoint
-    /// sets, from the index that yields the fewest; `nil` when no index of the entity has all its
-    /// attributes bound.
+    /// The records of the concrete `entity` that may satisfy `bindings`, from the index that
+    /// returns the fewest; `nil` when no index of the entity has all its attributes bound.
     ///
-    /// Every record whose values satisfy all the bindings is in the result; the result may hold
-    /// others (records with unkeyed values), so the caller filters with the full predicate.
-    func candidates(_ bindings: EqualityBindings, entity: String) -> [TreeSet<Int64>]? {
+    /// Every record whose values satisfy all the bindings is among the candidates; the
+    /// ``IndexCandidates/unkeyed`` ones may not satisfy them, so the caller evaluates the full
+    /// predicate on those, and on the keyed ones too unless they are known to satisfy it.
+    func candidates(_ bindings: EqualityBindings, entity: String) -> IndexCandidates? {
         guard let indexes = definitions[entity], let entityEntries = entries[entity] else { return nil }
-        var best: (count: Int, sets: [TreeSet<Int64>])?
+        var best: IndexCandidates?
         for (i, index) in indexes.enumerated() {
             guard let tuples = bindings.tuples(index.attributes, limit: Self.maximumLookupTuples) else { continue }
             let indexEntries = entityEntries[i]
-            var sets: [TreeSet<Int64>] = indexEntries.unkeyed.isEmpty ? [] : [indexEntries.unkeyed]
-            var count = indexEntries.unkeyed.count
+            var candidates = IndexCandidates(unkeyed: indexEntries.unkeyed, count: indexEntries.unkeyed.count)
             for tuple in tuples {
                 guard let bucket = indexEntries.keyed[tuple] else { continue }
-                sets.append(bucket)
-                count += bucket.count
+                candidates.keyed.append(bucket)
+                candidates.count += bucket.count
             }
-            if best.map({ count < $0.count }) ?? true { best = (count, sets) }
+            candidates.keyedSatisfyPredicate = bindings.isExact && bindings.keys.keys.allSatisfy(index.attributes.contains)
+            // Fewest candidates first; on a tie, the lookup that spares evaluating the predicate.
+            if best.map({ (candidates.count, candidates.keyedSatisfyPredicate ? 0 : 1) < ($0.count, $0.keyedSatisfyPredicate ? 0 : 1) }) ?? true {
+                best = candidates
+            }
         }
-        return best?.sets
+        return best
     }
 }

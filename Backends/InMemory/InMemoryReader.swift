@@ -20,7 +20,7 @@ struct InMemoryReader: StorageReader {
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         var records = try matching(request)
         if request.sortDescriptors.isEmpty {
-            Self.sortByKey(&records)
+            records = RecordKeyOrder.sorted(records)
         } else {
             try RecordSorter(schema: state.schema, sortDescriptors: request.sortDescriptors).sort(&records)
         }
@@ -44,20 +44,23 @@ struct InMemoryReader: StorageReader {
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: state.schema)
         try evaluator.validate(request)
-        var records = try matching(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
-        // Key order for the evaluator too: where storage order is not a total order (NaN dates),
-        // its grouping depends on the order of its input, which key order makes reproducible.
-        Self.sortByKey(&records)
+        let records = try matching(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        let order = RecordKeyOrder.ascending(records)
         if try evaluator.isGrouped(request), let aggregate = KeyOrderedAggregate(request, schema: state.schema),
-           let rows = aggregate.rows(records) {
+           let rows = aggregate.rows(records, inOrder: order) {
             return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
         }
-        return try evaluator.rows(request, records: records)
+        // Key order for the evaluator too: where storage order is not a total order (NaN dates),
+        // its grouping depends on the order of its input, which key order makes reproducible.
+        return try evaluator.rows(request, records: order.map { records[$0] })
     }
 
     /// The records `request` selects (entity, sub-entities, predicate), in no particular order.
     private func matching(_ request: FetchRequest) throws -> [Record] {
         var result: [Record] = []
+        if request.predicate == nil {
+            result.reserveCapacity(try selectedEntities(request).reduce(0) { $0 + (state.tables[$1]?.count ?? 0) })
+        }
         try forEachMatch(request) { result.append($0) }
         return result
     }
@@ -86,11 +89,15 @@ struct InMemoryReader: StorageReader {
             if let bindings,
                let candidates = state.indexes.candidates(bindings, entity: entity),
                EqualityBindings.evaluatesWithoutThrowing(predicate, entity: entity, schema: state.schema) {
-                for keys in candidates {
+                for keys in candidates.keyed {
                     for key in keys {
                         guard let record = table[key] else { continue }
-                        if try evaluator.evaluate(predicate, on: record) { try body(record) }
+                        if try candidates.keyedSatisfyPredicate || evaluator.evaluate(predicate, on: record) { try body(record) }
                     }
+                }
+                for key in candidates.unkeyed {
+                    guard let record = table[key] else { continue }
+                    if try evaluator.evaluate(predicate, on: record) { try body(record) }
                 }
             } else {
                 for record in table.values where try evaluator.evaluate(predicate, on: record) { try body(record) }
@@ -102,10 +109,5 @@ struct InMemoryReader: StorageReader {
     private func selectedEntities(_ request: FetchRequest) throws -> [String] {
         guard state.schema.entity(named: request.entity) != nil else { throw StorageError.unknownEntity(request.entity) }
         return request.includesSubentities ? state.schema.entityAndDescendants(request.entity) : [request.entity]
-    }
-
-    /// Sorts records of one state (their keys are distinct) by ascending key.
-    static func sortByKey(_ records: inout [Record]) {
-        records.sort { $0.id.key < $1.id.key }
     }
 }

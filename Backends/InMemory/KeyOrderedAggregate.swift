@@ -18,7 +18,7 @@ import CoreStoreStorage
 /// integer attribute holding `int`s (without overflow at any step) or of a double attribute
 /// holding `double`s, combined as the evaluator combines them. Anything else — another
 /// attribute type, a decimal or NaN date as a group value, another value case, an overflow, a
-/// record without one of the attributes — makes ``rows(_:)`` return `nil`, and the caller asks
+/// record without one of the attributes — makes ``rows(_:inOrder:)`` return `nil`, and the caller asks
 /// the evaluator instead (which then also throws what it throws, such as "sum overflows").
 struct KeyOrderedAggregate {
     /// What one output column holds.
@@ -82,12 +82,12 @@ struct KeyOrderedAggregate {
         self.columns = columns
     }
 
-    /// The rows over `records`, which must be in ascending key order, before offset and limit;
-    /// `nil` when a value leaves the accepted cases.
-    func rows(_ records: [Record]) -> [[Value]]? {
+    /// The rows over `records` visited in `order` (their positions in ascending key order, see
+    /// ``RecordKeyOrder``), before offset and limit; `nil` when a value leaves the accepted cases.
+    func rows(_ records: [Record], inOrder order: [Int]) -> [[Value]]? {
         let width = columns.count
         let groupKeyCount = orderKeys.count
-        var groupIndex: [KeyTuple: Int] = [:]
+        var groups = GroupIndex()
         /// Each group's order-key values, from its first record.
         var groupValues: [[Value]] = []
         /// Each group's accumulators, `width` per group.
@@ -99,7 +99,9 @@ struct KeyOrderedAggregate {
         }
         var entity: String?
         var ordinals: [Int] = []
-        for record in records {
+        var rest: [ValueKey] = []
+        for position in order {
+            let record = records[position]
             if record.id.entity != entity {
                 var resolved: [Int] = []
                 for key in keys {
@@ -109,33 +111,37 @@ struct KeyOrderedAggregate {
                 entity = record.id.entity
                 ordinals = resolved
             }
-            let attributes = record.attributes
             var group = 0
             if groupKeyCount > 0 {
-                guard let first = ValueKey.orderKey(attributes[ordinals[0]]) else { return nil }
-                var rest: [ValueKey] = []
+                guard let first = ValueKey.orderKey(record.attributes[ordinals[0]]) else { return nil }
+                rest.removeAll(keepingCapacity: true)
                 for ordinal in ordinals[1..<groupKeyCount] {
-                    guard let key = ValueKey.orderKey(attributes[ordinal]) else { return nil }
+                    guard let key = ValueKey.orderKey(record.attributes[ordinal]) else { return nil }
                     rest.append(key)
                 }
-                let tuple = KeyTuple(first: first, rest: rest)
-                if let existing = groupIndex[tuple] {
+                if let existing = groups.group(first, rest) {
                     group = existing
                 } else {
                     group = groupValues.count
-                    groupIndex[tuple] = group
-                    groupValues.append(ordinals[0..<groupKeyCount].map { attributes[$0] })
+                    groups.insert(first, rest, group: group)
+                    groupValues.append(ordinals[0..<groupKeyCount].map { record.attributes[$0] })
                     accumulators.append(contentsOf: repeatElement(Accumulator(), count: width))
                 }
             }
             for (c, column) in columns.enumerated() {
                 guard case .aggregate(let function, let keyIndex, let isDouble) = column else { continue }
-                let value = attributes[ordinals[keyIndex]]
+                let value = record.attributes[ordinals[keyIndex]]
                 if value.isNull { continue }
                 guard Self.combine(value, function, isDouble, into: &accumulators[group * width + c]) else { return nil }
             }
         }
+        return rowsInRequestOrder(groupValues, accumulators)
+    }
+
+    /// One row per group, ordered by the sort descriptors, then the other `groupBy` keys.
+    private func rowsInRequestOrder(_ groupValues: [[Value]], _ accumulators: [Accumulator]) -> [[Value]] {
         let orderKeys = self.orderKeys
+        let width = columns.count
         let order = groupValues.indices.sorted { a, b in
             for (i, key) in orderKeys.enumerated() {
                 let c = Value.storageOrder(groupValues[a][i], groupValues[b][i])
@@ -202,6 +208,38 @@ struct KeyOrderedAggregate {
             return a.best ?? .null
         case .value:
             return .null
+        }
+    }
+}
+
+/// The group of each key tuple seen so far: a map from ``KeyTuple`` to group number, with one-key
+/// tuples holding a small non-negative integer (a typical category) kept in an array instead of
+/// being hashed.
+private struct GroupIndex {
+    /// One-key integer tuples below this are kept in ``small``.
+    static let smallLimit: Int64 = 1_024
+
+    /// The group of each small integer, `-1` for none; allocated on first use.
+    private var small: [Int] = []
+    /// The groups of the other tuples.
+    private var others: [KeyTuple: Int] = [:]
+
+    /// The group of the tuple (`first`, `rest`…), if it has one.
+    func group(_ first: ValueKey, _ rest: [ValueKey]) -> Int? {
+        if rest.isEmpty, case .integer(let i) = first, i >= 0, i < Self.smallLimit {
+            let group = small.isEmpty ? -1 : small[Int(i)]
+            return group >= 0 ? group : nil
+        }
+        return others[KeyTuple(first: first, rest: rest)]
+    }
+
+    /// Records `group` as the group of the tuple (`first`, `rest`…).
+    mutating func insert(_ first: ValueKey, _ rest: [ValueKey], group: Int) {
+        if rest.isEmpty, case .integer(let i) = first, i >= 0, i < Self.smallLimit {
+            if small.isEmpty { small = Array(repeating: -1, count: Int(Self.smallLimit)) }
+            small[Int(i)] = group
+        } else {
+            others[KeyTuple(first: first, rest: rest)] = group
         }
     }
 }

@@ -217,6 +217,58 @@ struct InMemoryIndexTests {
         #expect(!Things.usesIndex(state, n1 && Things.compare("nope", .equal, .value(.int(1))), entity: "Thing"))
     }
 
+    @Test func keyedCandidatesSkipTheEvaluatorOnlyWhenThePredicateIsExactlyTheLookup() throws {
+        let state = try Things.state()
+        func exact(_ predicate: RecordPredicate) -> Bool? {
+            EqualityBindings(predicate).flatMap { state.indexes.candidates($0, entity: "Thing") }?.keyedSatisfyPredicate
+        }
+        let n1 = Things.compare("n", .equal, .value(.int(1)))
+        #expect(exact(n1) == true)
+        #expect(exact(Things.compare("n", .in, .list([.int(1), .double(2)]))) == true)
+        #expect(exact(n1 && Things.compare("n", .in, .list([.int(1), .int(2)]))) == true)
+        #expect(exact(.and([n1, .constant(true)])) == true)
+        #expect(exact(.and([n1, .constant(false)])) == false)
+        #expect(exact(n1 && Things.compare("x", .greater, .value(.int(0)))) == false)
+        #expect(exact(n1 && Things.compare("x", .equal, .value(.int(0)))) == false, "x is bound but not indexed")
+        #expect(exact(n1 && !Things.compare("s", .equal, .value(.string("a")))) == false)
+    }
+
+    @Test func aCompoundIndexAnswersOnlyWhenAllItsAttributesAreBound() throws {
+        let schema = StoreSchema(modelVersion: "P1", schemaHash: "hash-p1", entities: [
+            EntityDescription(name: "Pair", attributes: [
+                AttributeDescription(name: "a", type: .integer, isOptional: true),
+                AttributeDescription(name: "b", type: .string, isOptional: true),
+            ], indexes: [["a", "b"]]),
+        ])
+        var state = InMemoryState(schema: schema, metadata: nil)
+        let values: [(Value, Value)] = [(.int(1), .string("x")), (.double(1), .string("y")), (.bool(true), .string("x")), (.decimal(1), .string("x")), (.int(2), .null)]
+        try state.apply(ChangeSet(inserts: values.enumerated().map { i, pair in
+            Record(id: RecordID(entity: "Pair", key: Int64(i + 1)), attributes: [pair.0, pair.1], relationships: [])
+        }))
+        let a1 = Things.compare("a", .equal, .value(.int(1))), bx = Things.compare("b", .equal, .value(.string("x")))
+        #expect(EqualityBindings(a1).flatMap { state.indexes.candidates($0, entity: "Pair") } == nil)
+        let both = try #require(EqualityBindings(a1 && bx).flatMap { state.indexes.candidates($0, entity: "Pair") })
+        #expect(both.keyedSatisfyPredicate)
+        #expect(both.keyed.flatMap { Array($0) }.sorted() == [1, 3])
+        #expect(Array(both.unkeyed) == [4], "the decimal is always a candidate")
+        let fetched = try InMemoryReader(state: state).fetch(FetchRequest(entity: "Pair", predicate: a1 && bx)).records
+        #expect(fetched.map(\.id.key) == [1, 3, 4])
+        let pairs = try InMemoryReader(state: state).fetch(FetchRequest(entity: "Pair", predicate: Things.compare("a", .in, .list([.int(1), .int(2)])) && Things.compare("b", .in, .list([.null, .string("y")])))).records
+        #expect(pairs.map(\.id.key) == [2, 5])
+    }
+
+    @Test func keyOrderPlacesDenseKeysInSlotsAndSortsTheOthers() {
+        func records(_ keys: [Int64]) -> [Record] {
+            keys.map { Record(id: RecordID(entity: "Other", key: $0), attributes: [.null], relationships: []) }
+        }
+        let cases: [[Int64]] = [[], [5], [3, 1, 2], [10, 12, 11, 14], [100, 1, 50_000, 7], [Int64.max, Int64.min, 0], [4, 4, 1]]
+        for keys in cases {
+            let r = records(keys)
+            #expect(RecordKeyOrder.ascending(r).map { r[$0].id.key } == keys.sorted())
+            #expect(RecordKeyOrder.sorted(r).map(\.id.key) == keys.sorted())
+        }
+    }
+
     @Test func aPredicateThatThrowsOnAScanStillThrowsWhenNoIndexedRecordMatches() throws {
         let reader = InMemoryReader(state: try Things.state())
         let predicate = Things.compare("nope", .equal, .value(.int(1))) && Things.compare("n", .equal, .value(.int(12345)))
@@ -314,6 +366,10 @@ struct InMemoryIndexTests {
             AggregateRequest(entity: "Thing", predicate: .constant(false), terms: [term(.count, "x"), term(.sum, "x")]),
             AggregateRequest(entity: "Thing", predicate: .constant(false), terms: [term(.value, "n"), term(.sum, "x")], groupBy: ["n"]),
             AggregateRequest(entity: "Thing", terms: [term(.value, "s"), term(.value, "x")]),
+            // `x` groups small integers (0 from -0.0, 1), large and negative ones, and fractions.
+            AggregateRequest(entity: "Thing", terms: [term(.value, "x"), term(.count, "x"), term(.minimum, "s"), term(.maximum, "n"), term(.sum, "x")], groupBy: ["x"]),
+            AggregateRequest(entity: "Thing", terms: [term(.value, "s"), term(.value, "x"), term(.average, "x")], groupBy: ["x", "s"],
+                             sortDescriptors: [RecordSortDescriptor(key: "s", ascending: false)]),
         ]
         for (i, request) in requests.enumerated() {
             let selected = try Things.expected(state, FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
@@ -334,18 +390,20 @@ struct InMemoryIndexTests {
 
     @Test func theOnePassAggregateTakesCleanValuesAndDeclinesTheRest() throws {
         let state = try Things.state()
-        var records = try Things.expected(state, FetchRequest(entity: "Thing"))
-        InMemoryReader.sortByKey(&records)
+        let records = try Things.expected(state, FetchRequest(entity: "Thing"))
+        let order = Array(records.indices)
         let clean = AggregateRequest(entity: "Thing", terms: [AggregateTerm(.value, "s"), AggregateTerm(.count, "s"), AggregateTerm(.sum, "x")], groupBy: ["s"])
-        #expect(KeyOrderedAggregate(clean, schema: Things.schema)?.rows(records) != nil)
+        #expect(KeyOrderedAggregate(clean, schema: Things.schema)?.rows(records, inOrder: order) != nil)
+        let byX = AggregateRequest(entity: "Thing", terms: [AggregateTerm(.value, "x"), AggregateTerm(.count, "x"), AggregateTerm(.maximum, "n")], groupBy: ["x", "s"])
+        #expect(KeyOrderedAggregate(byX, schema: Things.schema)?.rows(records, inOrder: order) != nil)
         // `n` holds decimals: grouping by it, or summing it, is left to the evaluator.
         let byN = AggregateRequest(entity: "Thing", terms: [AggregateTerm(.value, "n"), AggregateTerm(.count, "x")], groupBy: ["n"])
-        #expect(KeyOrderedAggregate(byN, schema: Things.schema).map { $0.rows(records) == nil } == true)
+        #expect(KeyOrderedAggregate(byN, schema: Things.schema).map { $0.rows(records, inOrder: order) == nil } == true)
         let sumN = AggregateRequest(entity: "Thing", terms: [AggregateTerm(.sum, "n")])
-        #expect(KeyOrderedAggregate(sumN, schema: Things.schema).map { $0.rows(records) == nil } == true)
+        #expect(KeyOrderedAggregate(sumN, schema: Things.schema).map { $0.rows(records, inOrder: order) == nil } == true)
         // The double sum is added in key order: 1e16 + 1 - 1e16 ... is not 1e16 - 1e16 + 1.
         let sumX = AggregateRequest(entity: "Thing", terms: [AggregateTerm(.sum, "x")])
-        let rows = try #require(KeyOrderedAggregate(sumX, schema: Things.schema)?.rows(records))
+        let rows = try #require(KeyOrderedAggregate(sumX, schema: Things.schema)?.rows(records, inOrder: order))
         let expectedSum = records.reduce(0.0) { total, record in
             if case .double(let d) = record.attributes[4] { return total + d }
             return total
