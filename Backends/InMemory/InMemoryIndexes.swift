@@ -33,7 +33,7 @@ struct InMemoryIndexes: Sendable {
     /// The entries of one index of one concrete entity.
     struct Entries: Sendable, Equatable {
         /// The keys of the records with each key tuple.
-        var keyed: TreeDictionary<KeyTuple, TreeSet<Int64>> = [:]
+        var keyed: TreeDictionary<KeyTuple, IndexBucket> = [:]
         /// The keys of the records whose tuple has a value without an equality key.
         var unkeyed: TreeSet<Int64> = []
     }
@@ -75,7 +75,9 @@ struct InMemoryIndexes: Sendable {
         let key = record.id.key
         for (i, index) in indexes.enumerated() {
             if let tuple = Self.tuple(index, of: record) {
-                entries[record.id.entity]?[i].keyed[tuple, default: []].insert(key)
+                entries[record.id.entity]?[i].keyed.updateValue(forKey: tuple) { bucket in
+                    if bucket == nil { bucket = .one(key) } else { bucket?.insert(key) }
+                }
             } else {
                 entries[record.id.entity]?[i].unkeyed.insert(key)
             }
@@ -89,8 +91,7 @@ struct InMemoryIndexes: Sendable {
         for (i, index) in indexes.enumerated() {
             if let tuple = Self.tuple(index, of: record) {
                 entries[record.id.entity]?[i].keyed.updateValue(forKey: tuple) { bucket in
-                    bucket?.remove(key)
-                    if bucket?.isEmpty == true { bucket = nil }
+                    if bucket?.remove(key) == false { bucket = nil }
                 }
             } else {
                 entries[record.id.entity]?[i].unkeyed.remove(key)
@@ -116,8 +117,8 @@ struct InMemoryIndexes: Sendable {
 /// The records of one concrete entity an index lookup returns (see
 /// ``InMemoryIndexes/candidates(_:entity:)``).
 struct IndexCandidates {
-    /// The keys of the records whose key tuple satisfies the bindings, as disjoint sets.
-    var keyed: [TreeSet<Int64>] = []
+    /// The keys of the records whose key tuple satisfies the bindings, as disjoint buckets.
+    var keyed: [IndexBucket] = []
     /// The keys of the records whose tuple has a value without an equality key: they may or may
     /// not satisfy the bindings.
     var unkeyed: TreeSet<Int64> = []

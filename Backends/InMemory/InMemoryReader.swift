@@ -44,15 +44,19 @@ struct InMemoryReader: StorageReader {
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: state.schema)
         try evaluator.validate(request)
-        let records = try matching(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
-        let order = RecordKeyOrder.ascending(records)
-        if try evaluator.isGrouped(request), let aggregate = KeyOrderedAggregate(request, schema: state.schema),
-           let rows = aggregate.rows(records, inOrder: order) {
-            return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
+        let selection = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
+        if try evaluator.isGrouped(request), var aggregate = KeyOrderedAggregate(request, schema: state.schema) {
+            var accepted = true
+            try forEachMatch(selection) { record in
+                if accepted { accepted = aggregate.add(record) }
+            }
+            if accepted, let rows = aggregate.rows() {
+                return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
+            }
         }
         // Key order for the evaluator too: where storage order is not a total order (NaN dates),
         // its grouping depends on the order of its input, which key order makes reproducible.
-        return try evaluator.rows(request, records: order.map { records[$0] })
+        return try evaluator.rows(request, records: RecordKeyOrder.sorted(try matching(selection)))
     }
 
     /// The records `request` selects (entity, sub-entities, predicate), in no particular order.

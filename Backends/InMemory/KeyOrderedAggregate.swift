@@ -1,25 +1,29 @@
 import CoreStoreStorage
 
-/// A grouped ``AggregateRequest`` computed in one pass over records in key order, with exactly
-/// ``AggregateEvaluator``'s rows for the cases it accepts, and without the evaluator's sort of
-/// every record by its group values.
+/// A grouped ``AggregateRequest`` computed from the selected records in two linear steps, with
+/// exactly ``AggregateEvaluator``'s rows for the cases it accepts, and without the evaluator's
+/// sort of every record by its group values.
+///
+/// ``add(_:)`` takes the records in any order: it files each under the group of its
+/// ``ValueKey/orderKey(_:)`` tuple and keeps its key and the values to aggregate. ``rows()`` then
+/// combines every group's values in key order (see ``RecordKeyOrder``).
 ///
 /// Why the rows are the same: the evaluator sorts the records by their group values (then by
 /// key), cuts runs of values equal in ``Value/storageOrder(_:_:)``, reports each run's values from
-/// its lowest-key record and combines each run's values in key order. Here a record joins the
-/// group of its ``ValueKey/orderKey(_:)`` tuple, which is equal exactly when storage order calls
-/// the values equal; records arrive in key order, so a group's first record has its lowest key
-/// and every aggregate sees the values in key order. Storage order is a total order on the group
-/// values accepted here (no decimals, which compare with doubles through rounding, and no NaN
-/// dates), so the groups, finally sorted by the sort descriptors then the other `groupBy` keys,
-/// come out in the evaluator's order.
+/// its lowest-key record and combines each run's values in key order. Here groups are equal
+/// ``ValueKey/orderKey(_:)`` tuples, which are equal exactly when storage order calls the values
+/// equal; each group reports the values of its lowest-key record, and its values are combined in
+/// key order with the evaluator's own steps. Storage order is a total order on the group values
+/// accepted here (no decimals, which compare with doubles through rounding, and no NaN dates), so
+/// the groups, finally sorted by the sort descriptors then the other `groupBy` keys, come out in
+/// the evaluator's order.
 ///
 /// Accepted: `count`, `minimum` and `maximum` of any attribute, and `sum` and `average` of an
 /// integer attribute holding `int`s (without overflow at any step) or of a double attribute
-/// holding `double`s, combined as the evaluator combines them. Anything else — another
-/// attribute type, a decimal or NaN date as a group value, another value case, an overflow, a
-/// record without one of the attributes — makes ``rows(_:inOrder:)`` return `nil`, and the caller asks
-/// the evaluator instead (which then also throws what it throws, such as "sum overflows").
+/// holding `double`s. Anything else — another attribute type, a decimal or NaN date as a group
+/// value, another value case, an overflow, a record without one of the attributes — makes
+/// ``add(_:)`` return `false` or ``rows()`` return `nil`, and the caller asks the evaluator
+/// instead (which then also throws what it throws, such as "sum overflows").
 struct KeyOrderedAggregate {
     /// What one output column holds.
     private enum Column {
@@ -48,6 +52,27 @@ struct KeyOrderedAggregate {
     private let keys: [String]
     /// One per term of the request.
     private let columns: [Column]
+    /// The number of ``Column/aggregate(_:keyIndex:isDouble:)`` columns: values kept per record.
+    private let aggregateCount: Int
+
+    /// The key of each added record.
+    private var rowKeys: [Int64] = []
+    /// The group of each added record (empty without order keys: all are in group 0).
+    private var rowGroups: [Int] = []
+    /// The values each aggregate column combines, ``aggregateCount`` per added record.
+    private var rowValues: [Value] = []
+    /// The group of each key tuple.
+    private var groups = GroupIndex()
+    /// Each group's order-key values, from its lowest-key record.
+    private var groupValues: [[Value]] = []
+    /// The key of each group's lowest-key record.
+    private var groupFirstKeys: [Int64] = []
+    /// The entity whose ordinals ``ordinals`` holds.
+    private var entity: String?
+    /// The ordinal of each of ``keys`` in ``entity``.
+    private var ordinals: [Int] = []
+    /// The keys of a tuple beyond its first, reused from record to record.
+    private var rest: [ValueKey] = []
 
     /// The plan for `request`, which the evaluator validated and found grouped; `nil` when a term
     /// is not accepted (see the type's description).
@@ -80,59 +105,73 @@ struct KeyOrderedAggregate {
         self.orderKeys = orderKeys
         self.keys = keys
         self.columns = columns
-    }
-
-    /// The rows over `records` visited in `order` (their positions in ascending key order, see
-    /// ``RecordKeyOrder``), before offset and limit; `nil` when a value leaves the accepted cases.
-    func rows(_ records: [Record], inOrder order: [Int]) -> [[Value]]? {
-        let width = columns.count
-        let groupKeyCount = orderKeys.count
-        var groups = GroupIndex()
-        /// Each group's order-key values, from its first record.
-        var groupValues: [[Value]] = []
-        /// Each group's accumulators, `width` per group.
-        var accumulators: [Accumulator] = []
-        if groupKeyCount == 0 {
+        self.aggregateCount = keys.count - orderKeys.count
+        if orderKeys.isEmpty {
             // Without groupBy keys every record is in one group, which exists even over no records.
             groupValues = [[]]
-            accumulators = Array(repeating: Accumulator(), count: width)
+            groupFirstKeys = [Int64.min]
         }
-        var entity: String?
-        var ordinals: [Int] = []
-        var rest: [ValueKey] = []
-        for position in order {
-            let record = records[position]
-            if record.id.entity != entity {
-                var resolved: [Int] = []
-                for key in keys {
-                    guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity) else { return nil }
-                    resolved.append(ordinal)
-                }
-                entity = record.id.entity
-                ordinals = resolved
+    }
+
+    /// Adds one selected record (records may come in any order, each once); `false` when it
+    /// leaves the accepted cases.
+    mutating func add(_ record: Record) -> Bool {
+        if record.id.entity != entity {
+            var resolved: [Int] = []
+            for key in keys {
+                guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity), ordinal < record.attributes.count else { return false }
+                resolved.append(ordinal)
             }
-            var group = 0
-            if groupKeyCount > 0 {
-                guard let first = ValueKey.orderKey(record.attributes[ordinals[0]]) else { return nil }
-                rest.removeAll(keepingCapacity: true)
-                for ordinal in ordinals[1..<groupKeyCount] {
-                    guard let key = ValueKey.orderKey(record.attributes[ordinal]) else { return nil }
-                    rest.append(key)
-                }
-                if let existing = groups.group(first, rest) {
-                    group = existing
-                } else {
-                    group = groupValues.count
-                    groups.insert(first, rest, group: group)
-                    groupValues.append(ordinals[0..<groupKeyCount].map { record.attributes[$0] })
-                    accumulators.append(contentsOf: repeatElement(Accumulator(), count: width))
-                }
+            entity = record.id.entity
+            ordinals = resolved
+        }
+        let groupKeyCount = orderKeys.count
+        if groupKeyCount > 0 {
+            guard let first = ValueKey.orderKey(record.attributes[ordinals[0]]) else { return false }
+            rest.removeAll(keepingCapacity: true)
+            for ordinal in ordinals[1..<groupKeyCount] {
+                guard let key = ValueKey.orderKey(record.attributes[ordinal]) else { return false }
+                rest.append(key)
             }
-            for (c, column) in columns.enumerated() {
-                guard case .aggregate(let function, let keyIndex, let isDouble) = column else { continue }
-                let value = record.attributes[ordinals[keyIndex]]
+            let group: Int
+            if let existing = groups.group(first, rest) {
+                group = existing
+                if record.id.key < groupFirstKeys[group] {
+                    groupValues[group] = ordinals[0..<groupKeyCount].map { record.attributes[$0] }
+                    groupFirstKeys[group] = record.id.key
+                }
+            } else {
+                group = groupValues.count
+                groups.insert(first, rest, group: group)
+                groupValues.append(ordinals[0..<groupKeyCount].map { record.attributes[$0] })
+                groupFirstKeys.append(record.id.key)
+            }
+            rowGroups.append(group)
+        }
+        rowKeys.append(record.id.key)
+        for ordinal in ordinals[groupKeyCount...] {
+            rowValues.append(record.attributes[ordinal])
+        }
+        return true
+    }
+
+    /// The rows, before offset and limit, combining each group's values in key order; `nil` when
+    /// a value leaves the accepted cases.
+    func rows() -> [[Value]]? {
+        let width = columns.count
+        let aggregateCount = self.aggregateCount
+        var accumulators = Array(repeating: Accumulator(), count: groupValues.count * width)
+        let aggregates: [(column: Int, value: Int, function: AggregateFunction, isDouble: Bool)] = columns.enumerated().compactMap { c, column in
+            guard case .aggregate(let function, let keyIndex, let isDouble) = column else { return nil }
+            return (c, keyIndex - orderKeys.count, function, isDouble)
+        }
+        let grouped = !orderKeys.isEmpty
+        for position in RecordKeyOrder.ascending(rowKeys) {
+            let base = (grouped ? rowGroups[position] : 0) * width
+            for aggregate in aggregates {
+                let value = rowValues[position * aggregateCount + aggregate.value]
                 if value.isNull { continue }
-                guard Self.combine(value, function, isDouble, into: &accumulators[group * width + c]) else { return nil }
+                guard Self.combine(value, aggregate.function, aggregate.isDouble, into: &accumulators[base + aggregate.column]) else { return nil }
             }
         }
         return rowsInRequestOrder(groupValues, accumulators)
