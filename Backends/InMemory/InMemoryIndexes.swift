@@ -73,13 +73,15 @@ struct InMemoryIndexes: Sendable {
     mutating func add(_ record: Record) {
         guard let indexes = definitions[record.id.entity] else { return }
         let key = record.id.key
-        for (i, index) in indexes.enumerated() {
-            if let tuple = Self.tuple(index, of: record) {
-                entries[record.id.entity]?[i].keyed.updateValue(forKey: tuple) { bucket in
-                    if bucket == nil { bucket = .one(key) } else { bucket?.insert(key) }
+        Self.modify(&entries[record.id.entity]) { entries in
+            for (i, index) in indexes.enumerated() {
+                if let tuple = Self.tuple(index, of: record) {
+                    entries[i].keyed.updateValue(forKey: tuple) { bucket in
+                        if bucket == nil { bucket = .one(key) } else { bucket?.insert(key) }
+                    }
+                } else {
+                    entries[i].unkeyed.insert(key)
                 }
-            } else {
-                entries[record.id.entity]?[i].unkeyed.insert(key)
             }
         }
     }
@@ -88,15 +90,26 @@ struct InMemoryIndexes: Sendable {
     mutating func remove(_ record: Record) {
         guard let indexes = definitions[record.id.entity] else { return }
         let key = record.id.key
-        for (i, index) in indexes.enumerated() {
-            if let tuple = Self.tuple(index, of: record) {
-                entries[record.id.entity]?[i].keyed.updateValue(forKey: tuple) { bucket in
-                    if bucket?.remove(key) == false { bucket = nil }
+        Self.modify(&entries[record.id.entity]) { entries in
+            for (i, index) in indexes.enumerated() {
+                if let tuple = Self.tuple(index, of: record) {
+                    entries[i].keyed.updateValue(forKey: tuple) { bucket in
+                        if bucket?.remove(key) == false { bucket = nil }
+                    }
+                } else {
+                    entries[i].unkeyed.remove(key)
                 }
-            } else {
-                entries[record.id.entity]?[i].unkeyed.remove(key)
             }
         }
+    }
+
+    /// Calls `body` on the entries of one entity in place (one dictionary lookup for all its
+    /// indexes; the array is moved out and back, so it stays uniquely referenced).
+    private static func modify(_ entries: inout [Entries]?, _ body: (inout [Entries]) -> Void) {
+        guard var list = entries else { return }
+        entries = nil
+        body(&list)
+        entries = list
     }
 
     /// The key tuple of `record` in `index`; `nil` when one of its values has no equality key.

@@ -32,7 +32,9 @@ struct InMemoryReader: StorageReader {
         if request.predicate == nil {
             for entity in try selectedEntities(request) { n += state.tables[entity]?.count ?? 0 }
         } else {
-            try forEachMatch(request) { _ in n += 1 }
+            var counter = RecordCounter()
+            try forEachMatch(request, into: &counter)
+            n = counter.count
         }
         let afterOffset = max(0, n - max(request.offset, 0))
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
@@ -46,11 +48,8 @@ struct InMemoryReader: StorageReader {
         try evaluator.validate(request)
         let selection = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
         if try evaluator.isGrouped(request), var aggregate = KeyOrderedAggregate(request, schema: state.schema) {
-            var accepted = true
-            try forEachMatch(selection) { record in
-                if accepted { accepted = aggregate.add(record) }
-            }
-            if accepted, let rows = aggregate.rows() {
+            if request.predicate == nil { aggregate.reserveCapacity(try tableSizes(selection)) }
+            if try forEachMatch(selection, into: &aggregate), let rows = aggregate.rows() {
                 return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
             }
         }
@@ -61,29 +60,33 @@ struct InMemoryReader: StorageReader {
 
     /// The records `request` selects (entity, sub-entities, predicate), in no particular order.
     private func matching(_ request: FetchRequest) throws -> [Record] {
-        var result: [Record] = []
-        if request.predicate == nil {
-            result.reserveCapacity(try selectedEntities(request).reduce(0) { $0 + (state.tables[$1]?.count ?? 0) })
-        }
-        try forEachMatch(request) { result.append($0) }
-        return result
+        var collector = RecordCollector()
+        if request.predicate == nil { collector.records.reserveCapacity(try tableSizes(request)) }
+        try forEachMatch(request, into: &collector)
+        return collector.records
     }
 
-    /// Calls `body` with each record `request` selects (entity, sub-entities, predicate), in no
-    /// particular order.
+    /// The number of records of the entities `request` reads, before filtering.
+    private func tableSizes(_ request: FetchRequest) throws -> Int {
+        try selectedEntities(request).reduce(0) { $0 + (state.tables[$1]?.count ?? 0) }
+    }
+
+    /// Hands each record `request` selects (entity, sub-entities, predicate) to `sink`, in no
+    /// particular order; returns `false` when the sink stopped the scan.
     ///
     /// Per concrete entity, the predicate is evaluated either on every record of its table or,
     /// when an index of the entity has all its attributes bound by the predicate's equality
     /// conjuncts and the predicate cannot throw on the entity's records, on the index's
     /// candidates only: the same records pass either way.
-    private func forEachMatch(_ request: FetchRequest, _ body: (Record) throws -> Void) throws {
+    @discardableResult
+    private func forEachMatch<Sink: RecordSink>(_ request: FetchRequest, into sink: inout Sink) throws -> Bool {
         let entities = try selectedEntities(request)
         guard let predicate = request.predicate else {
             for entity in entities {
                 guard let table = state.tables[entity] else { continue }
-                for record in table.values { try body(record) }
+                for record in table.values where !sink.take(record) { return false }
             }
-            return
+            return true
         }
         let snapshot = state
         let evaluator = PredicateEvaluator(schema: state.schema) { id in snapshot.record(id) }
@@ -96,17 +99,20 @@ struct InMemoryReader: StorageReader {
                 for keys in candidates.keyed {
                     for key in keys {
                         guard let record = table[key] else { continue }
-                        if try candidates.keyedSatisfyPredicate || evaluator.evaluate(predicate, on: record) { try body(record) }
+                        if try candidates.keyedSatisfyPredicate || evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
                     }
                 }
                 for key in candidates.unkeyed {
                     guard let record = table[key] else { continue }
-                    if try evaluator.evaluate(predicate, on: record) { try body(record) }
+                    if try evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
                 }
             } else {
-                for record in table.values where try evaluator.evaluate(predicate, on: record) { try body(record) }
+                for record in table.values where try evaluator.evaluate(predicate, on: record) {
+                    if !sink.take(record) { return false }
+                }
             }
         }
+        return true
     }
 
     /// The concrete and abstract entities whose tables `request` reads; throws for an unknown entity.

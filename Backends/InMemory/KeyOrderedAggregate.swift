@@ -24,7 +24,7 @@ import CoreStoreStorage
 /// value, another value case, an overflow, a record without one of the attributes — makes
 /// ``add(_:)`` return `false` or ``rows()`` return `nil`, and the caller asks the evaluator
 /// instead (which then also throws what it throws, such as "sum overflows").
-struct KeyOrderedAggregate {
+struct KeyOrderedAggregate: RecordSink {
     /// What one output column holds.
     private enum Column {
         /// The group's value of the order key at this index.
@@ -113,6 +113,13 @@ struct KeyOrderedAggregate {
         }
     }
 
+    /// Makes room for `count` records.
+    mutating func reserveCapacity(_ count: Int) {
+        rowKeys.reserveCapacity(count)
+        if !orderKeys.isEmpty { rowGroups.reserveCapacity(count) }
+        rowValues.reserveCapacity(count * aggregateCount)
+    }
+
     /// Adds one selected record (records may come in any order, each once); `false` when it
     /// leaves the accepted cases.
     mutating func add(_ record: Record) -> Bool {
@@ -125,34 +132,42 @@ struct KeyOrderedAggregate {
             entity = record.id.entity
             ordinals = resolved
         }
-        let groupKeyCount = orderKeys.count
-        if groupKeyCount > 0 {
-            guard let first = ValueKey.orderKey(record.attributes[ordinals[0]]) else { return false }
-            rest.removeAll(keepingCapacity: true)
-            for ordinal in ordinals[1..<groupKeyCount] {
-                guard let key = ValueKey.orderKey(record.attributes[ordinal]) else { return false }
-                rest.append(key)
-            }
-            let group: Int
-            if let existing = groups.group(first, rest) {
-                group = existing
-                if record.id.key < groupFirstKeys[group] {
-                    groupValues[group] = ordinals[0..<groupKeyCount].map { record.attributes[$0] }
-                    groupFirstKeys[group] = record.id.key
+        let key = record.id.key
+        return record.attributes.withUnsafeBufferPointer { attributes in
+            let groupKeyCount = orderKeys.count
+            if groupKeyCount > 0 {
+                guard let first = ValueKey.orderKey(attributes[ordinals[0]]) else { return false }
+                rest.removeAll(keepingCapacity: true)
+                for ordinal in ordinals[1..<groupKeyCount] {
+                    guard let next = ValueKey.orderKey(attributes[ordinal]) else { return false }
+                    rest.append(next)
                 }
-            } else {
-                group = groupValues.count
-                groups.insert(first, rest, group: group)
-                groupValues.append(ordinals[0..<groupKeyCount].map { record.attributes[$0] })
-                groupFirstKeys.append(record.id.key)
+                let group: Int
+                if let existing = groups.group(first, rest) {
+                    group = existing
+                    if key < groupFirstKeys[group] {
+                        groupValues[group] = ordinals[0..<groupKeyCount].map { attributes[$0] }
+                        groupFirstKeys[group] = key
+                    }
+                } else {
+                    group = groupValues.count
+                    groups.insert(first, rest, group: group)
+                    groupValues.append(ordinals[0..<groupKeyCount].map { attributes[$0] })
+                    groupFirstKeys.append(key)
+                }
+                rowGroups.append(group)
             }
-            rowGroups.append(group)
+            rowKeys.append(key)
+            for ordinal in ordinals[groupKeyCount...] {
+                rowValues.append(attributes[ordinal])
+            }
+            return true
         }
-        rowKeys.append(record.id.key)
-        for ordinal in ordinals[groupKeyCount...] {
-            rowValues.append(record.attributes[ordinal])
-        }
-        return true
+    }
+
+    /// Adds `record` (see ``add(_:)``); a declined record stops the scan.
+    mutating func take(_ record: Record) -> Bool {
+        add(record)
     }
 
     /// The rows, before offset and limit, combining each group's values in key order; `nil` when
@@ -166,15 +181,23 @@ struct KeyOrderedAggregate {
             return (c, keyIndex - orderKeys.count, function, isDouble)
         }
         let grouped = !orderKeys.isEmpty
-        for position in RecordKeyOrder.ascending(rowKeys) {
-            let base = (grouped ? rowGroups[position] : 0) * width
-            for aggregate in aggregates {
-                let value = rowValues[position * aggregateCount + aggregate.value]
-                if value.isNull { continue }
-                guard Self.combine(value, aggregate.function, aggregate.isDouble, into: &accumulators[base + aggregate.column]) else { return nil }
+        let order = RecordKeyOrder.ascending(rowKeys)
+        let combined = rowValues.withUnsafeBufferPointer { values in
+            rowGroups.withUnsafeBufferPointer { groups in
+                accumulators.withUnsafeMutableBufferPointer { accumulators in
+                    for position in order {
+                        let base = (grouped ? groups[position] : 0) * width
+                        for aggregate in aggregates {
+                            let value = values[position * aggregateCount + aggregate.value]
+                            if value.isNull { continue }
+                            guard Self.combine(value, aggregate.function, aggregate.isDouble, into: &accumulators[base + aggregate.column]) else { return false }
+                        }
+                    }
+                    return true
+                }
             }
         }
-        return rowsInRequestOrder(groupValues, accumulators)
+        return combined ? rowsInRequestOrder(groupValues, accumulators) : nil
     }
 
     /// One row per group, ordered by the sort descriptors, then the other `groupBy` keys.

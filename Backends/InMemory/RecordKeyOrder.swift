@@ -29,7 +29,12 @@ enum RecordKeyOrder {
                 if slots[slot] >= 0 { distinct = false; break }
                 slots[slot] = position
             }
-            if distinct { return slots.filter { $0 >= 0 } }
+            if distinct {
+                var order: [Int] = []
+                order.reserveCapacity(keys.count)
+                for position in slots where position >= 0 { order.append(position) }
+                return order
+            }
         }
         return keys.indices.sorted { keys[$0] < keys[$1] }
     }
