@@ -18,9 +18,13 @@ import HashTreeCollections
 /// Like the tables, every map is a persistent hash tree: copying a state copies nothing, and a
 /// commit copies only the paths it changes.
 ///
+/// Besides the declared indexes, ``keyOrder`` keeps every record in key order (see
+/// ``KeyOrderedChunks``): the reader scans it instead of the tables.
+///
 /// Invariant (kept by ``InMemoryState/apply(_:)``): every stored record is in exactly one entry
-/// of each index of its entity, the one its current values give. Callers ``remove(_:)`` a record's
-/// old version before they ``add(_:)`` its new one.
+/// of each index of its entity, the one its current values give, and in ``keyOrder`` in its
+/// current version. Callers ``remove(_:)`` a record's old version before they ``add(_:)`` its new
+/// one.
 struct InMemoryIndexes: Sendable {
     /// One index as it applies to one concrete entity.
     struct Definition: Sendable {
@@ -42,6 +46,8 @@ struct InMemoryIndexes: Sendable {
     let definitions: [String: [Definition]]
     /// The entries of each index, parallel to ``definitions``.
     private(set) var entries: [String: [Entries]]
+    /// Every record of every concrete entity, in key order: what a scan reads.
+    private(set) var keyOrder = KeyOrderedChunks()
 
     /// Empty indexes for every index `schema` declares.
     init(schema: StoreSchema) {
@@ -71,6 +77,7 @@ struct InMemoryIndexes: Sendable {
 
     /// Adds `record` (not already in the indexes) to every index of its entity.
     mutating func add(_ record: Record) {
+        keyOrder.add(record)
         guard let indexes = definitions[record.id.entity] else { return }
         let key = record.id.key
         Self.modify(&entries[record.id.entity]) { entries in
@@ -88,6 +95,7 @@ struct InMemoryIndexes: Sendable {
 
     /// Removes `record`, as it is stored now, from every index of its entity.
     mutating func remove(_ record: Record) {
+        keyOrder.remove(record)
         guard let indexes = definitions[record.id.entity] else { return }
         let key = record.id.key
         Self.modify(&entries[record.id.entity]) { entries in

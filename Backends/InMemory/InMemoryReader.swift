@@ -71,20 +71,21 @@ struct InMemoryReader: StorageReader {
         try selectedEntities(request).reduce(0) { $0 + (state.tables[$1]?.count ?? 0) }
     }
 
-    /// Hands each record `request` selects (entity, sub-entities, predicate) to `sink`, in no
-    /// particular order; returns `false` when the sink stopped the scan.
+    /// Hands each record `request` selects (entity, sub-entities, predicate) to `sink`, entity
+    /// by entity; returns `false` when the sink stopped the scan.
     ///
-    /// Per concrete entity, the predicate is evaluated either on every record of its table or,
-    /// when an index of the entity has all its attributes bound by the predicate's equality
-    /// conjuncts and the predicate cannot throw on the entity's records, on the index's
-    /// candidates only: the same records pass either way.
+    /// Per concrete entity, the predicate is evaluated either on every record, in key order (see
+    /// ``KeyOrderedChunks``), or, when an index of the entity has all its attributes bound by the
+    /// predicate's equality conjuncts and the predicate cannot throw on the entity's records, on
+    /// the index's candidates only, in no particular order: the same records pass either way.
     @discardableResult
     private func forEachMatch<Sink: RecordSink>(_ request: FetchRequest, into sink: inout Sink) throws -> Bool {
         let entities = try selectedEntities(request)
         guard let predicate = request.predicate else {
             for entity in entities {
-                guard let table = state.tables[entity] else { continue }
-                for record in table.values where !sink.take(record) { return false }
+                for chunk in state.indexes.keyOrder.orderedChunks(of: entity) {
+                    for record in chunk where !sink.take(record) { return false }
+                }
             }
             return true
         }
@@ -107,8 +108,10 @@ struct InMemoryReader: StorageReader {
                     if try evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
                 }
             } else {
-                for record in table.values where try evaluator.evaluate(predicate, on: record) {
-                    if !sink.take(record) { return false }
+                for chunk in state.indexes.keyOrder.orderedChunks(of: entity) {
+                    for record in chunk where try evaluator.evaluate(predicate, on: record) {
+                        if !sink.take(record) { return false }
+                    }
                 }
             }
         }

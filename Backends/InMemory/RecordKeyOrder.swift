@@ -15,6 +15,8 @@ enum RecordKeyOrder {
     /// the positions are sorted instead, which still returns every position once.
     static func ascending(_ keys: [Int64]) -> [Int] {
         guard let first = keys.first else { return [] }
+        // Scans of one entity already come in key order.
+        if zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { return Array(keys.indices) }
         var low = first, high = first
         for key in keys {
             low = min(low, key)
@@ -41,7 +43,7 @@ enum RecordKeyOrder {
 
     /// `records` rearranged in ascending key order.
     static func sorted(_ records: [Record]) -> [Record] {
-        if records.count < 2 { return records }
+        if zip(records, records.dropFirst()).allSatisfy({ $0.id.key < $1.id.key }) { return records }
         return ascending(records.map(\.id.key)).map { records[$0] }
     }
 }

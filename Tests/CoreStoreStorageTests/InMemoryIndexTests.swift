@@ -162,6 +162,25 @@ private enum Things {
             && EqualityBindings.evaluatesWithoutThrowing(predicate, entity: entity, schema: schema)
     }
 
+    /// Checks that the maintained indexes equal indexes built from scratch, and that the key
+    /// order holds exactly the tables' records, in their current versions, in key order.
+    static func expectIndexesMatchTables(_ state: InMemoryState, sourceLocation: SourceLocation = #_sourceLocation) {
+        let rebuilt = rebuilt(state)
+        #expect(state.indexes.entries == rebuilt.entries, sourceLocation: sourceLocation)
+        func layout(_ indexes: InMemoryIndexes) -> [String: [Int64: [Int64]]] {
+            indexes.keyOrder.chunks.mapValues { map in
+                Dictionary(uniqueKeysWithValues: map.map { ($0.key, $0.value.map(\.id.key)) })
+            }
+        }
+        #expect(layout(state.indexes) == layout(rebuilt), sourceLocation: sourceLocation)
+        for (entity, table) in state.tables {
+            let scanned = state.indexes.keyOrder.orderedChunks(of: entity).flatMap { $0 }
+            let stored = table.values.sorted { $0.id.key < $1.id.key }
+            let same = scanned.map(\.id) == stored.map(\.id) && identical(scanned.map(\.attributes), stored.map(\.attributes))
+            #expect(same, "\(entity)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// The indexes built from scratch from the state's tables.
     static func rebuilt(_ state: InMemoryState) -> InMemoryIndexes {
         var indexes = InMemoryIndexes(schema: schema)
@@ -196,7 +215,9 @@ struct InMemoryIndexTests {
     }
 
     @Test func indexedFetchesEqualTheEvaluatorOnTrickyValues() throws {
-        try expectReaderMatchesReference(try Things.state())
+        let state = try Things.state()
+        Things.expectIndexesMatchTables(state)
+        try expectReaderMatchesReference(state)
     }
 
     @Test func indexesAreUsedOnlyForOptionFreeEqualityAndIn() throws {
@@ -274,6 +295,28 @@ struct InMemoryIndexTests {
         #expect(!removedNine, "removing the last key empties the bucket")
     }
 
+    @Test func keyOrderedChunksKeepEveryRecordInKeyOrder() {
+        func record(_ key: Int64, _ tag: Int64 = 0) -> Record {
+            Record(id: RecordID(entity: "Other", key: key), attributes: [.int(tag)], relationships: [])
+        }
+        var chunks = KeyOrderedChunks()
+        let keys: [Int64] = [5, 200, 63, 64, 1, 1_000_000, 65, 2, 127, 128]
+        for key in keys { chunks.add(record(key)) }
+        #expect(chunks.orderedChunks(of: "Other").flatMap { $0 }.map(\.id.key) == keys.sorted())
+        #expect(chunks.orderedChunks(of: "Other").map { $0.map(\.id.key) } == [[1, 2, 5, 63], [64, 65, 127], [128], [200], [1_000_000]])
+        let snapshot = chunks
+        chunks.remove(record(64))
+        chunks.remove(record(999))
+        chunks.remove(record(200))
+        chunks.add(record(65, 7))
+        chunks.remove(record(65))
+        chunks.add(record(65, 8))
+        #expect(chunks.orderedChunks(of: "Other").map { $0.map(\.id.key) } == [[1, 2, 5, 63], [65, 127], [128], [1_000_000]])
+        #expect(chunks.orderedChunks(of: "Other")[1][0].attributes == [.int(8)], "the current version replaces the old one")
+        #expect(snapshot.orderedChunks(of: "Other").flatMap { $0 }.map(\.id.key) == keys.sorted(), "a copy keeps its records")
+        #expect(chunks.orderedChunks(of: "Nothing").isEmpty)
+    }
+
     @Test func keyOrderPlacesDenseKeysInSlotsAndSortsTheOthers() {
         func records(_ keys: [Int64]) -> [Record] {
             keys.map { Record(id: RecordID(entity: "Other", key: $0), attributes: [.null], relationships: []) }
@@ -300,17 +343,17 @@ struct InMemoryIndexTests {
         try state.apply(ChangeSet(updates: (0..<60).filter { $0 % 2 == 0 }.map {
             RecordUpdate(record: Things.thing($0, shift: 3), changedKeys: ["n", "d", "s"])
         }))
-        #expect(state.indexes.entries == Things.rebuilt(state).entries)
+        Things.expectIndexesMatchTables(state)
         try expectReaderMatchesReference(state)
         try state.apply(ChangeSet(deletes: (0..<60).filter { $0 % 3 == 1 }.map { Things.thing($0).id }))
-        #expect(state.indexes.entries == Things.rebuilt(state).entries)
+        Things.expectIndexesMatchTables(state)
         try expectReaderMatchesReference(state)
         // Back to the original values, and the deleted records return.
         try state.apply(ChangeSet(
             inserts: (0..<60).filter { $0 % 3 == 1 }.map { Things.thing($0) },
             updates: (0..<60).filter { $0 % 2 == 0 && $0 % 3 != 1 }.map { RecordUpdate(record: Things.thing($0), changedKeys: ["n", "d", "s"]) }
         ))
-        #expect(state.indexes.entries == Things.rebuilt(state).entries)
+        Things.expectIndexesMatchTables(state)
         #expect(state.indexes.entries == (try Things.state()).indexes.entries)
     }
 
@@ -321,6 +364,7 @@ struct InMemoryIndexTests {
         #expect(state.indexes.entries != empty)
         try state.apply(ChangeSet(deletes: (0..<20).map { Things.thing($0).id }))
         #expect(state.indexes.entries == empty)
+        #expect(state.indexes.keyOrder.chunks.values.allSatisfy { $0.isEmpty })
     }
 
     @Test func swappingUniqueValuesKeepsTheIndexesRight() throws {
@@ -328,7 +372,7 @@ struct InMemoryIndexTests {
         var first = Things.thing(0), second = Things.thing(1)
         (first.attributes[3], second.attributes[3]) = (second.attributes[3], first.attributes[3])
         try state.apply(ChangeSet(updates: [RecordUpdate(record: first, changedKeys: ["code"]), RecordUpdate(record: second, changedKeys: ["code"])]))
-        #expect(state.indexes.entries == Things.rebuilt(state).entries)
+        Things.expectIndexesMatchTables(state)
         let reader = InMemoryReader(state: state)
         let c1 = try reader.fetch(FetchRequest(entity: "Thing", predicate: Things.compare("code", .equal, .value(.string("c1"))))).records
         #expect(c1.map(\.id.key) == [1])
