@@ -84,7 +84,13 @@ struct InMemoryReader: StorageReader {
         guard let predicate = request.predicate else {
             for entity in entities {
                 for chunk in state.indexes.keyOrder.orderedChunks(of: entity) {
-                    for record in chunk where !sink.take(record) { return false }
+                    // Through a buffer, the sink borrows each record instead of receiving a copy.
+                    let proceed = chunk.withUnsafeBufferPointer { records in
+                        Self.prefetchAttributes(of: records)
+                        for i in records.indices where !sink.take(records[i]) { return false }
+                        return true
+                    }
+                    if !proceed { return false }
                 }
             }
             return true
@@ -92,30 +98,46 @@ struct InMemoryReader: StorageReader {
         let snapshot = state
         let evaluator = PredicateEvaluator(schema: state.schema) { id in snapshot.record(id) }
         let bindings = EqualityBindings(predicate)
+        let keyOrder = state.indexes.keyOrder
         for entity in entities {
-            guard let table = state.tables[entity] else { continue }
             if let bindings,
                let candidates = state.indexes.candidates(bindings, entity: entity),
                EqualityBindings.evaluatesWithoutThrowing(predicate, entity: entity, schema: state.schema) {
                 for keys in candidates.keyed {
                     for key in keys {
-                        guard let record = table[key] else { continue }
+                        guard let record = keyOrder.record(key, of: entity) else { continue }
                         if try candidates.keyedSatisfyPredicate || evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
                     }
                 }
                 for key in candidates.unkeyed {
-                    guard let record = table[key] else { continue }
+                    guard let record = keyOrder.record(key, of: entity) else { continue }
                     if try evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
                 }
             } else {
-                for chunk in state.indexes.keyOrder.orderedChunks(of: entity) {
-                    for record in chunk where try evaluator.evaluate(predicate, on: record) {
-                        if !sink.take(record) { return false }
+                for chunk in keyOrder.orderedChunks(of: entity) {
+                    let proceed = try chunk.withUnsafeBufferPointer { records in
+                        for i in records.indices where try evaluator.evaluate(predicate, on: records[i]) {
+                            if !sink.take(records[i]) { return false }
+                        }
+                        return true
                     }
+                    if !proceed { return false }
                 }
             }
         }
         return true
+    }
+
+    /// Reads the first word of each record's attribute storage, so that the cache misses of a
+    /// chunk's records overlap. Otherwise each record's first access is the reference-count
+    /// increment of copying it, an atomic operation during which no other load proceeds: in a
+    /// scan of 100,000 records those misses, one at a time, were most of the time.
+    private static func prefetchAttributes(of records: UnsafeBufferPointer<Record>) {
+        var total = 0
+        for i in records.indices { total &+= records[i].attributes.count }
+        // Uses the loads, so that they are not optimized away (the sum of at most 64 array
+        // counts is never Int.min).
+        precondition(total != Int.min, "a chunk of records holds at most 64 arrays")
     }
 
     /// The concrete and abstract entities whose tables `request` reads; throws for an unknown entity.

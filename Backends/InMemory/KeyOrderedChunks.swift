@@ -50,6 +50,14 @@ struct KeyOrderedChunks: Sendable {
         }
     }
 
+    /// The record of the concrete `entity` with `key`, if there is one: a lookup in a map with one
+    /// entry per 64 keys, then a binary search in a small array.
+    func record(_ key: Int64, of entity: String) -> Record? {
+        guard let chunk = chunks[entity]?[key >> Self.chunkShift] else { return nil }
+        let position = Self.position(of: key, in: chunk)
+        return position < chunk.count && chunk[position].id.key == key ? chunk[position] : nil
+    }
+
     /// The chunks of the concrete `entity`, in ascending key order (each sorted by key).
     func orderedChunks(of entity: String) -> [[Record]] {
         guard let map = chunks[entity] else { return [] }
