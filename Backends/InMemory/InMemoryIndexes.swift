@@ -12,8 +12,8 @@ import HashTreeCollections
 ///
 /// An entry's key is the ``KeyTuple`` of ``ValueKey/equalityKey(_:)``s of the record's values:
 /// records that an equality comparison cannot tell apart share it. A record with a value that has
-/// no such key (a decimal, NaN) is kept in the index's ``Entries/unkeyed`` set, which every lookup
-/// returns, so it is always checked by the full predicate.
+/// no such key (a decimal, NaN) is kept in the index's ``IndexEntries/unkeyed`` set, which every
+/// lookup returns, so it is always checked by the full predicate.
 ///
 /// Like the tables, every map is a persistent hash tree: copying a state copies nothing, and a
 /// commit copies only the paths it changes.
@@ -34,18 +34,10 @@ struct InMemoryIndexes: Sendable {
         let ordinals: [Int]
     }
 
-    /// The entries of one index of one concrete entity.
-    struct Entries: Sendable, Equatable {
-        /// The keys of the records with each key tuple.
-        var keyed: TreeDictionary<KeyTuple, IndexBucket> = [:]
-        /// The keys of the records whose tuple has a value without an equality key.
-        var unkeyed: TreeSet<Int64> = []
-    }
-
     /// The indexes of each concrete entity (fixed by the schema).
     let definitions: [String: [Definition]]
     /// The entries of each index, parallel to ``definitions``.
-    private(set) var entries: [String: [Entries]]
+    private(set) var entries: [String: [IndexEntries]]
     /// Every record of every concrete entity, in key order: what a scan reads.
     private(set) var keyOrder = KeyOrderedChunks()
 
@@ -72,7 +64,7 @@ struct InMemoryIndexes: Sendable {
             }
         }
         self.definitions = definitions
-        self.entries = definitions.mapValues { Array(repeating: Entries(), count: $0.count) }
+        self.entries = definitions.mapValues { Array(repeating: IndexEntries(), count: $0.count) }
     }
 
     /// Adds `record` (not already in the indexes) to every index of its entity.
@@ -82,13 +74,7 @@ struct InMemoryIndexes: Sendable {
         let key = record.id.key
         Self.modify(&entries[record.id.entity]) { entries in
             for (i, index) in indexes.enumerated() {
-                if let tuple = Self.tuple(index, of: record) {
-                    entries[i].keyed.updateValue(forKey: tuple) { bucket in
-                        if bucket == nil { bucket = .one(key) } else { bucket?.insert(key) }
-                    }
-                } else {
-                    entries[i].unkeyed.insert(key)
-                }
+                entries[i].insert(key, Self.tuple(index, of: record))
             }
         }
     }
@@ -100,20 +86,14 @@ struct InMemoryIndexes: Sendable {
         let key = record.id.key
         Self.modify(&entries[record.id.entity]) { entries in
             for (i, index) in indexes.enumerated() {
-                if let tuple = Self.tuple(index, of: record) {
-                    entries[i].keyed.updateValue(forKey: tuple) { bucket in
-                        if bucket?.remove(key) == false { bucket = nil }
-                    }
-                } else {
-                    entries[i].unkeyed.remove(key)
-                }
+                entries[i].remove(key, Self.tuple(index, of: record))
             }
         }
     }
 
     /// Calls `body` on the entries of one entity in place (one dictionary lookup for all its
     /// indexes; the array is moved out and back, so it stays uniquely referenced).
-    private static func modify(_ entries: inout [Entries]?, _ body: (inout [Entries]) -> Void) {
+    private static func modify(_ entries: inout [IndexEntries]?, _ body: (inout [IndexEntries]) -> Void) {
         guard var list = entries else { return }
         entries = nil
         body(&list)
@@ -170,7 +150,7 @@ extension InMemoryIndexes {
             let indexEntries = entityEntries[i]
             var candidates = IndexCandidates(unkeyed: indexEntries.unkeyed, count: indexEntries.unkeyed.count)
             for tuple in tuples {
-                guard let bucket = indexEntries.keyed[tuple] else { continue }
+                guard let bucket = indexEntries.bucket(tuple) else { continue }
                 candidates.keyed.append(bucket)
                 candidates.count += bucket.count
             }

@@ -295,6 +295,29 @@ struct InMemoryIndexTests {
         #expect(!removedNine, "removing the last key empties the bucket")
     }
 
+    @Test func oneIntegerHeldByOneRecordStaysInThePlainMapUntilShared() {
+        let seven = KeyTuple(first: .integer(7), rest: []), name = KeyTuple(first: .string(UTF8Bytes("x")), rest: [])
+        var entries = IndexEntries()
+        entries.insert(1, seven)
+        #expect(entries.singleIntegers == [7: 1] && entries.keyed.isEmpty)
+        entries.insert(2, seven)
+        #expect(entries.singleIntegers.isEmpty && entries.bucket(seven).map(Set.init) == [1, 2])
+        entries.insert(3, name)
+        entries.insert(4, nil)
+        entries.remove(1, seven)
+        #expect(entries.singleIntegers == [7: 2] && entries.bucket(seven) == .one(2), "back to the plain map")
+        #expect(entries.bucket(name) == .one(3) && Array(entries.unkeyed) == [4])
+        var rebuilt = IndexEntries()
+        rebuilt.insert(4, nil)
+        rebuilt.insert(3, name)
+        rebuilt.insert(2, seven)
+        #expect(entries == rebuilt)
+        entries.remove(2, seven)
+        entries.remove(3, name)
+        entries.remove(4, nil)
+        #expect(entries == IndexEntries())
+    }
+
     @Test func keyOrderedChunksKeepEveryRecordInKeyOrder() {
         func record(_ key: Int64, _ tag: Int64 = 0) -> Record {
             Record(id: RecordID(entity: "Other", key: key), attributes: [.int(tag)], relationships: [])
