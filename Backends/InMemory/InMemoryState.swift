@@ -11,6 +11,8 @@ struct InMemoryState: Sendable {
     var uniqueValues: [String: TreeDictionary<[Value], Int64>] = [:]
     /// The next key and the commit sequence.
     var counters = CommitCounters()
+    /// The secondary indexes the schema declares, kept next to the unique tuples.
+    var indexes: InMemoryIndexes
     let constraints: [String: [UniqueConstraint]]
 
     init(schema: StoreSchema, metadata: StoredMetadata?) {
@@ -27,6 +29,7 @@ struct InMemoryState: Sendable {
             }
         }
         self.constraints = constraints
+        self.indexes = InMemoryIndexes(schema: schema)
     }
 
     func record(_ id: RecordID) -> Record? {
@@ -40,6 +43,12 @@ struct InMemoryState: Sendable {
             if let record = tables[entity]?[id.key] { return record }
         }
         return nil
+    }
+
+    /// Merges `changes` (permanent identifiers only) with this state and applies the result.
+    mutating func apply(_ changes: ChangeSet) throws {
+        let stored = self
+        try apply(try ChangeMerger.merge(changes, schema: schema) { ids in ids.map { stored.record(ofKind: $0) } })
     }
 
     /// Applies merged changes (see `ChangeMerger`); throws (leaving `self` partly changed, so
@@ -61,6 +70,7 @@ struct InMemoryState: Sendable {
         }
         // Uniqueness: release the old tuples first, so that swaps inside one commit succeed.
         for old in removed {
+            indexes.remove(old)
             for constraint in constraints[old.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: old)
                 if !tuple.contains(.null), uniqueValues[constraint.id]?[tuple] == old.id.key {
@@ -69,6 +79,7 @@ struct InMemoryState: Sendable {
             }
         }
         for record in changes.updates.map(\.new) + changes.inserts {
+            indexes.add(record)
             for constraint in constraints[record.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: record)
                 if tuple.contains(.null) { continue }

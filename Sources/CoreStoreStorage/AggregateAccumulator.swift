@@ -159,13 +159,14 @@ public struct AggregateAccumulator: Sendable {
         decimalTotal = Self.adding(value, to: decimalTotal)
     }
 
-    /// `total` plus `value` as a decimal; a value that is not a number adds nothing.
+    /// `total` plus `value` as a decimal; a value that is not a number adds nothing, and a NaN
+    /// or infinite double (which `Decimal` cannot hold) makes the total NaN.
     @usableFromInline
     static func adding(_ value: Value, to total: Decimal) -> Decimal {
         switch value.numericValue {
         case .int(let i)?: return total + Decimal(i)
         case .decimal(let d)?: return total + d
-        case .double(let d)?: return total + Decimal(d)
+        case .double(let d)?: return d.isFinite ? total + Decimal(d) : Decimal.nan
         case nil: return total
         }
     }

@@ -151,7 +151,7 @@ extension Value: CustomStringConvertible {
         case .decimal(let d): return "\(d)"
         case .string(let s): return "\"\(s)\""
         case .bytes(let d): return "<\(d.count) bytes>"
-        case .date(let d): return d.formatted(.iso8601)
+        case .date(let d): return abs(d.timeIntervalSinceReferenceDate) < 2.5e11 ? d.formatted(.iso8601) : "Date(timeIntervalSinceReferenceDate: \(d.timeIntervalSinceReferenceDate))"
         case .uuid(let u): return u.uuidString
         }
     }

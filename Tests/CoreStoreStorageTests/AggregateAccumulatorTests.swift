@@ -20,6 +20,20 @@ struct AggregateAccumulatorTests {
         }
     }
 
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func aNonFiniteDoubleInADecimalSumGivesNaNInsteadOfCrashing(_ value: Double) throws {
+        var decimal = AggregateAccumulator(.sum, of: .decimal)
+        decimal.add(.decimal(1))
+        decimal.add(.double(value))
+        guard case .decimal(let total) = try decimal.result(for: "d") else { Issue.record("not a decimal"); return }
+        #expect(total.isNaN)
+        // In an integer sum such a value is a damaged one: the sum throws, the average is NaN.
+        var sum = AggregateAccumulator(.sum, of: .integer), average = AggregateAccumulator(.average, of: .integer)
+        for v: Value in [.int(2), .double(value)] { sum.add(v); average.add(v) }
+        #expect(throws: StorageError.self) { try sum.result(for: "i") }
+        #expect(try average.result(for: "i").doubleValue.isNaN)
+    }
+
     @Test func nilIsSkippedByEveryFunction() throws {
         let values: [Value] = [.int(4), .null, .int(2)]
         #expect(try result(.count, .integer, values) == .int(2))

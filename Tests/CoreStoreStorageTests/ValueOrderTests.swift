@@ -26,6 +26,12 @@ struct ValueOrderTests {
         #expect(smaller < larger)
     }
 
+    @Test(arguments: [Double.nan, .infinity, -.infinity, 1e300, -1e300])
+    func datesOutsideTheCalendarDescribeThemselvesWithoutCrashing(_ interval: Double) {
+        let text = Value.date(Date(timeIntervalSinceReferenceDate: interval)).description
+        #expect(text.hasPrefix("Date(timeIntervalSinceReferenceDate:"))
+    }
+
     @Test func numbersCompareByValueAcrossStorage() {
         #expect(Value.storageOrder(.int(2), .double(2.0)) == 0)
         #expect(Value.storageOrder(.bool(true), .int(1)) == 0)
