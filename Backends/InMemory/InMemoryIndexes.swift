@@ -91,6 +91,26 @@ struct InMemoryIndexes: Sendable {
         }
     }
 
+    /// Replaces `old` with `new`, a new version of the same record: only the indexes whose
+    /// attributes changed are touched (an update usually changes a field or two).
+    mutating func replace(_ old: Record, with new: Record) {
+        guard old.id == new.id else {
+            remove(old)
+            add(new)
+            return
+        }
+        keyOrder.add(new)
+        guard let indexes = definitions[new.id.entity] else { return }
+        let key = new.id.key
+        guard indexes.contains(where: { index in index.ordinals.contains { old.attributes[$0] != new.attributes[$0] } }) else { return }
+        Self.modify(&entries[new.id.entity]) { entries in
+            for (i, index) in indexes.enumerated() where index.ordinals.contains(where: { old.attributes[$0] != new.attributes[$0] }) {
+                entries[i].remove(key, Self.tuple(index, of: old))
+                entries[i].insert(key, Self.tuple(index, of: new))
+            }
+        }
+    }
+
     /// Calls `body` on the entries of one entity in place (one dictionary lookup for all its
     /// indexes; the array is moved out and back, so it stays uniquely referenced).
     private static func modify(_ entries: inout [IndexEntries]?, _ body: (inout [IndexEntries]) -> Void) {

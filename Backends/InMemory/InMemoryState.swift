@@ -69,8 +69,10 @@ struct InMemoryState: Sendable {
             }
         }
         // Uniqueness: release the old tuples first, so that swaps inside one commit succeed.
+        for old in changes.deletes { indexes.remove(old) }
+        for update in changes.updates { indexes.replace(update.old, with: update.new) }
+        for record in changes.inserts { indexes.add(record) }
         for old in removed {
-            indexes.remove(old)
             for constraint in constraints[old.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: old)
                 if !tuple.contains(.null), uniqueValues[constraint.id]?[tuple] == old.id.key {
@@ -79,7 +81,6 @@ struct InMemoryState: Sendable {
             }
         }
         for record in changes.updates.map(\.new) + changes.inserts {
-            indexes.add(record)
             for constraint in constraints[record.id.entity] ?? [] {
                 let tuple = constraint.tuple(of: record)
                 if tuple.contains(.null) { continue }

@@ -35,13 +35,19 @@ public struct ChangeSet: Sendable, Hashable {
     public var deletes: [RecordID]
     /// When set, replaces the store's stored metadata in the same atomic write.
     public var metadata: StoredMetadata?
+    /// The store's commit sequence when the writer started reading, if no commit of the store
+    /// could have escaped it since. When the store's sequence is still this one, every
+    /// ``RecordUpdate/base`` is exactly what is stored, and the store need not read the updated
+    /// records again to merge (see ``ChangeSet/prepareCommit(schema:counters:load:)``).
+    public var baseSequence: UInt64?
 
     /// Creates a change set.
-    public init(inserts: [Record] = [], updates: [RecordUpdate] = [], deletes: [RecordID] = [], metadata: StoredMetadata? = nil) {
+    public init(inserts: [Record] = [], updates: [RecordUpdate] = [], deletes: [RecordID] = [], metadata: StoredMetadata? = nil, baseSequence: UInt64? = nil) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
         self.metadata = metadata
+        self.baseSequence = baseSequence
     }
 
     /// Whether the change set changes no record.

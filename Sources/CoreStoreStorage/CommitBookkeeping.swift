@@ -41,7 +41,9 @@ extension ChangeSet {
     /// ```
     public func prepareCommit(schema: StoreSchema, counters: CommitCounters, load: ChangeMerger.Loader) throws -> PreparedCommit {
         let (resolved, permanentIDs) = assigningPermanentIDs(startingAt: counters.nextKey)
-        let merged = try ChangeMerger.merge(resolved, schema: schema, load: load)
+        // Nothing committed since the writer read its bases: they are what is stored.
+        let basesAreStored = baseSequence != nil && baseSequence == counters.sequence
+        let merged = try ChangeMerger.merge(resolved, schema: schema, basesAreStored: basesAreStored, load: load)
         let next = CommitCounters(nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: counters.sequence + 1)
         return PreparedCommit(
             changes: merged, counters: next, metadata: metadata,

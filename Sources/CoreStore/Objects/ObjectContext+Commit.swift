@@ -63,7 +63,8 @@ extension ObjectContext {
             let changes = ChangeSet(
                 inserts: ins.map(\.record),
                 updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
-                deletes: dels.map(\.recordID)
+                deletes: dels.map(\.recordID),
+                baseSequence: baseSequences[store.id]
             )
             return PreparedStoreChanges(store: store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
         }
@@ -95,6 +96,12 @@ extension ObjectContext {
             // order; the updates of the change set come first among the merged updates, in
             // change-set order (minus those that changed nothing), then the records the store
             // changed to keep inverses consistent.
+            // Its values stay exactly what is stored only if this commit followed directly.
+            if let base = baseSequences[storeID], info.sequence == base + 1 {
+                baseSequences[storeID] = info.sequence
+            } else {
+                baseSequences[storeID] = nil
+            }
             let merged = info.changes
             for (state, record) in zip(part.insertedStates, merged.inserts) { adopt(record, state) }
             var changedKeys: [RecordID: Set<String>] = [:]

@@ -31,6 +31,9 @@ final class ObjectContext: @unchecked Sendable {
     var isActive = true
     /// The journals of the all-or-nothing steps in progress, innermost last.
     var journals: [ChangeJournal] = []
+    /// For each store (by `AttachedStore.id`), its commit sequence while every committed value
+    /// this transaction read is still what the store holds (see `ChangeSet.baseSequence`).
+    var baseSequences: [UInt64: UInt64] = [:]
 
     init(stack: DataStack? = nil, runtime: RuntimeSchema, isReadOnly: Bool) {
         self.stack = stack

@@ -14,6 +14,16 @@ final class AttachedStore: @unchecked Sendable {
         self.schema = schema
     }
 
+    private let sequenceLock = NSLock()
+    private var _lastSequence: UInt64?
+
+    /// The sequence of the last commit this stack made to the store (`nil` before its first).
+    /// Only `DataStack.commit` sets it, while no other commit of the stack can run.
+    var lastSequence: UInt64? {
+        get { sequenceLock.withLock { _lastSequence } }
+        set { sequenceLock.withLock { _lastSequence = newValue } }
+    }
+
     var configuration: String? { storage.configuration }
 
     func holds(_ entity: String) -> Bool {

@@ -152,6 +152,8 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             }
             let commits = context.finishCommit(prepared, infos: infos)
             for commit in commits { mainContext.merge(commit) }
+            // Published last: a transaction that sees this sequence sees everything it wrote.
+            for (part, info) in zip(prepared, infos) { part.store.lastSequence = info.sequence }
             guard !commits.isEmpty else { return [] }
             let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
             var deliveries: [ObservationDelivery] = []

@@ -14,6 +14,11 @@ public class BaseDataTransaction: FetchableSource {
     init(dataStack: DataStack) {
         self.dataStack = dataStack
         self.context = ObjectContext(stack: dataStack, runtime: dataStack.mainContext.runtime, isReadOnly: false)
+        // Where each store stood when the transaction began: if a store commits nothing else
+        // until this transaction commits, what the transaction read is what is stored.
+        for store in dataStack.stores {
+            if let sequence = store.lastSequence { context.baseSequences[store.id] = sequence }
+        }
     }
 
     /// The transaction's context.
