@@ -101,6 +101,32 @@ enum MergingCases {
             let reported = names(info.changes.updates.map(\.new))
             try ctx.expectEqual(nameList(reported["Ann"]?.relationships[0] ?? [], now), ["Kit", "Tom"], "Ann's pets as the second commit reports them")
         },
+        c("bases are trusted only while the store's sequence is the change set's base sequence") { ctx in
+            let (store, seen) = try household(ctx)
+            let ann = try ctx.unwrap(seen["Ann"], "Ann"), rex = try ctx.unwrap(seen["Rex"], "Rex")
+            let tom = try ctx.unwrap(seen["Tom"], "Tom"), kit = try ctx.unwrap(seen["Kit"], "Kit")
+            // A commit that changes nothing tells the sequence the writer below starts from.
+            let start = try store.write(ChangeSet()).sequence
+            _ = try store.write(ChangeSet(updates: [
+                updating(ann, ["pets"]) { $0.relationships[0] = [rex.id, tom.id] },
+                updating(tom, ["owner"]) { $0.relationships[0] = [ann.id] },
+            ]))
+            // The writer read Ann at `start`; the store has moved on, so it must merge with Tom.
+            var stale = ChangeSet(updates: [
+                updating(ann, ["pets"]) { $0.relationships[0] = [rex.id, kit.id] },
+                updating(kit, ["owner"]) { $0.relationships[0] = [ann.id] },
+            ])
+            stale.baseSequence = start
+            let info = try store.write(stale)
+            let now = try stored(ctx, store)
+            try ctx.expectEqual(nameList(now["Ann"]?.relationships[0] ?? [], now), ["Kit", "Rex", "Tom"], "Ann's pets after a writer with an old base sequence")
+            // A writer whose base sequence is current gets the same merge.
+            var current = ChangeSet(updates: [updating(try ctx.unwrap(now["Ann"], "Ann"), ["score"]) { $0.attributes[3] = .double(7) }])
+            current.baseSequence = info.sequence
+            let last = try store.write(current)
+            try ctx.expectEqual(last.changes.updates.map(\.changedKeys), [["score"]], "keys reported for a writer with the current base sequence")
+            try ctx.expectEqual(try stored(ctx, store)["Ann"]?.attributes[3], .double(7), "Ann's score")
+        },
         c("moving a destination that meanwhile moved elsewhere keeps both sides consistent") { ctx in
             let (store, seen) = try household(ctx)
             let ann = try ctx.unwrap(seen["Ann"], "Ann"), bob = try ctx.unwrap(seen["Bob"], "Bob")
