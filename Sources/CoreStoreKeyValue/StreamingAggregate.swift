@@ -81,11 +81,7 @@ struct StreamingAggregate {
         self.layout = layout
         let schema = layout.schema
         guard let description = schema.entity(named: request.entity) else { return nil }
-        var orderKeys: [RecordSortDescriptor] = []
-        for sort in request.sortDescriptors where !orderKeys.contains(where: { $0.key == sort.key }) { orderKeys.append(sort) }
-        for key in request.groupBy where !orderKeys.contains(where: { $0.key == key }) {
-            orderKeys.append(RecordSortDescriptor(key: key, ascending: true))
-        }
+        let orderKeys = request.groupOrderKeys
         var keys = orderKeys.map(\.key)
         var columns: [Column] = []
         var accumulators: [AggregateAccumulator] = []

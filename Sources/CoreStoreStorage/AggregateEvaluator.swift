@@ -122,15 +122,10 @@ public struct AggregateEvaluator: Sendable {
 
         var orderKeys: [RecordSortDescriptor] = []
         if isGrouped {
-            for sort in request.sortDescriptors where !orderKeys.contains(where: { $0.key == sort.key }) {
-                guard request.groupBy.contains(sort.key) else {
-                    throw StorageError.invalidRequest("a grouped request can only be sorted by its groupBy keys, and '\(sort.key)' is not one")
-                }
-                orderKeys.append(sort)
+            if let sort = request.sortDescriptors.first(where: { !request.groupBy.contains($0.key) }) {
+                throw StorageError.invalidRequest("a grouped request can only be sorted by its groupBy keys, and '\(sort.key)' is not one")
             }
-            for key in request.groupBy where !orderKeys.contains(where: { $0.key == key }) {
-                orderKeys.append(RecordSortDescriptor(key: key, ascending: true))
-            }
+            orderKeys = request.groupOrderKeys
         }
 
         let columns = try request.terms.map { term throws -> Column in

@@ -78,3 +78,17 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
     /// The largest non-`nil`, non-NaN value, in ``Value/storageOrder(_:_:)``.
     case maximum
 }
+
+extension AggregateRequest {
+    /// The order of a grouped request's rows, as every store computes it: the sort descriptors
+    /// (each key once, first occurrence wins), then the other `groupBy` keys ascending. For a
+    /// valid request every key is a `groupBy` key (``AggregateEvaluator`` checks it).
+    public var groupOrderKeys: [RecordSortDescriptor] {
+        var keys: [RecordSortDescriptor] = []
+        for sort in sortDescriptors where !keys.contains(where: { $0.key == sort.key }) { keys.append(sort) }
+        for key in groupBy where !keys.contains(where: { $0.key == key }) {
+            keys.append(RecordSortDescriptor(key: key, ascending: true))
+        }
+        return keys
+    }
+}
