@@ -21,6 +21,14 @@ public protocol LocalStorage: StorageInterface {
 
     /// What the `DataStack` may do when the store does not match the model.
     var localStorageOptions: LocalStorageOptions { get }
+
+    /// The mappings of migration steps that are not inferred (see ``SchemaMappingProvider``).
+    var migrationMappingProviders: [any SchemaMappingProvider] { get }
+}
+
+extension LocalStorage {
+    /// No custom mappings: every migration step is inferred.
+    public var migrationMappingProviders: [any SchemaMappingProvider] { [] }
 }
 
 /// What a `DataStack` may do to a local store that does not match the current model.
