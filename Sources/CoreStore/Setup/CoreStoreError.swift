@@ -1,3 +1,4 @@
+import Foundation
 import CoreStoreStorage
 
 /// Every failure the framework reports: thrown by its methods and passed to completion handlers.
@@ -42,6 +43,20 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
     /// `sourceIndex` is the source's position in the imported sequence (when known); the
     /// import call that met it changed nothing.
     case invalidImportSource(entity: String?, sourceIndex: Int?, message: String)
+    /// The store at `localStoreURL` cannot be migrated to `targetModelVersion`: its version is not
+    /// in the migration chain, a version has no schema, or a step cannot be mapped without losing
+    /// data (`reason` says which). Found before anything is changed.
+    case mappingModelNotFound(localStoreURL: URL, targetModelVersion: String, reason: String)
+    /// The store needs more than one migration step, but its options contain
+    /// `.preventProgressiveMigration`. The store was left untouched.
+    case progressiveMigrationRequired(localStoreURL: URL)
+    /// The store needs a migration that `addStorageAndWait` may not run (a heavyweight step, or
+    /// no `.allowSynchronousLightweightMigration` option): add it with `addStorage(_:completion:)`.
+    /// The store was left untouched.
+    case asynchronousMigrationRequired(localStoreURL: URL, NSError: NSError)
+    /// A migration step met a record that does not fit the new model version; the step was
+    /// rolled back and the store keeps `sourceVersion`.
+    case migrationFailed(localStoreURL: URL, sourceVersion: String, destinationVersion: String, reason: String)
 
     /// A one-sentence explanation.
     public var description: String {
@@ -81,6 +96,14 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
         case .invalidImportSource(let entity, let sourceIndex, let message):
             let source = sourceIndex.map { "the source at index \($0)" } ?? "a source"
             return "Cannot import \(source)" + (entity.map { " into '\($0)'" } ?? "") + ": \(message)."
+        case .mappingModelNotFound(let url, let version, let reason):
+            return "The store at \(url.path) cannot be migrated to model version '\(version)': \(reason) The store was left untouched."
+        case .progressiveMigrationRequired(let url):
+            return "The store at \(url.path) needs more than one migration step, but its options contain .preventProgressiveMigration; the store was left untouched."
+        case .asynchronousMigrationRequired(let url, let error):
+            return "The store at \(url.path) needs a migration that addStorageAndWait cannot run (\(error.localizedDescription)); add it with addStorage(_:completion:). The store was left untouched."
+        case .migrationFailed(let url, let source, let destination, let reason):
+            return "The migration of \(url.path) from '\(source)' to '\(destination)' failed and was rolled back (the store keeps '\(source)'): \(reason)"
         }
     }
 
@@ -108,6 +131,10 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
         case .relationshipCountViolation: return "relationshipCountViolation"
         case .storageFailure: return "storageFailure"
         case .invalidImportSource: return "invalidImportSource"
+        case .mappingModelNotFound: return "mappingModelNotFound"
+        case .progressiveMigrationRequired: return "progressiveMigrationRequired"
+        case .asynchronousMigrationRequired: return "asynchronousMigrationRequired"
+        case .migrationFailed: return "migrationFailed"
         }
     }
 
@@ -129,3 +156,7 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
         }
     }
 }
+
+/// The error domain of the `NSError`s the framework creates (inside
+/// ``CoreStoreError/asynchronousMigrationRequired(localStoreURL:NSError:)``).
+public let CoreStoreErrorDomain = "com.corestore.error"

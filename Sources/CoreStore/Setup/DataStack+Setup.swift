@@ -7,54 +7,22 @@ public typealias SetupResult<T> = Result<T, CoreStoreError>
 extension DataStack {
     /// Opens `storage` with the current model and adds it, blocking until done.
     ///
-    /// Throws if the schema is invalid, the store is already added (to this or another stack),
-    /// a store of the same configuration exists, the store fails to open, or it holds data of
-    /// another model (which is left untouched).
+    /// A store of an earlier model version is migrated only when every step is lightweight and
+    /// its options contain `.allowSynchronousLightweightMigration`; otherwise this throws
+    /// ``CoreStoreError/asynchronousMigrationRequired(localStoreURL:NSError:)`` (use
+    /// ``addStorage(_:completion:)-(LocalStorage,_)``). Also throws if the schema is invalid, the store is
+    /// already added (to this or another stack), a store of the same configuration exists, the
+    /// store fails to open, or it holds a model this stack does not declare (left untouched).
     @discardableResult
     public func addStorageAndWait<T: StorageInterface>(_ storage: T) throws -> T {
         do {
-            let runtime = try runtime()
-            let schema = runtime.storeSchema(configuration: storage.configuration)
-            if let configuration = storage.configuration, schema.entities.isEmpty {
-                throw CoreStoreError.persistentStoreNotFound(entity: "<any>", configuration: configuration)
+            switch try prepareAddition(storage, synchronous: true) {
+            case .added:
+                return storage
+            case .migrationNeeded(let plan):
+                try finishAddition(storage, plan: plan, progress: nil, report: {})
+                return storage
             }
-            try StorageClaims.claim(storage)
-            var metadata: StoredMetadata?
-            do {
-                metadata = try storage.open(schema: schema)
-            } catch {
-                StorageClaims.release(storage)
-                throw error
-            }
-            if let stored = metadata, stored.schemaHash != schema.schemaHash,
-               let local = storage as? any LocalStorage, local.localStorageOptions.contains(.recreateStoreOnModelMismatch) {
-                Log.log(.warning, "\(storage.storeDescription) holds model '\(stored.modelVersion)' (hash \(stored.schemaHash)); erasing it because of .recreateStoreOnModelMismatch.")
-                do {
-                    try storage.erase()
-                    metadata = try storage.open(schema: schema)
-                } catch {
-                    storage.close()
-                    StorageClaims.release(storage)
-                    throw error
-                }
-            }
-            if let metadata, metadata.schemaHash != schema.schemaHash {
-                storage.close()
-                StorageClaims.release(storage)
-                throw CoreStoreError.schemaMismatch(
-                    store: storage.storeDescription, storedVersion: metadata.modelVersion, storedHash: metadata.schemaHash,
-                    expectedVersion: schema.modelVersion, expectedHash: schema.schemaHash
-                )
-            }
-            do {
-                try append(AttachedStore(storage: storage, schema: schema))
-            } catch {
-                storage.close()
-                StorageClaims.release(storage)
-                throw error
-            }
-            Log.log(.notice, "Added \(storage.storeDescription) (model version '\(schema.modelVersion)') to the DataStack.")
-            return storage
         } catch {
             throw Log.error(CoreStoreError.wrap(error), "Failed to add \(storage.storeDescription) to the DataStack.")
         }
@@ -70,8 +38,92 @@ extension DataStack {
             } catch {
                 result = .failure(CoreStoreError.wrap(error))
             }
-            let resultBox = UncheckedBox(result)
-            DispatchQueue.main.async { MainActor.assumeIsolated { completion(resultBox.value) } }
+            Self.deliver(result, to: completion)
+        }
+    }
+
+    static func deliver<R>(_ result: R, to completion: @escaping @MainActor (R) -> Void) {
+        let box = UncheckedBox(result)
+        DispatchQueue.main.async { MainActor.assumeIsolated { completion(box.value) } }
+    }
+
+    /// What adding a store still needs once it is claimed and its metadata read.
+    enum Addition {
+        /// The store is open and added.
+        case added
+        /// The store is closed and claimed; `plan` migrates it to the current version.
+        case migrationNeeded(MigrationPlan)
+    }
+
+    /// Claims and opens `storage`. A store at the current version (or a new one) is added; a
+    /// store of an earlier version is planned for migration (or erased with
+    /// `.recreateStoreOnModelMismatch` when it cannot be migrated). With `synchronous`, only
+    /// lightweight plans allowed by `.allowSynchronousLightweightMigration` are returned.
+    func prepareAddition<T: StorageInterface>(_ storage: T, synchronous: Bool) throws -> Addition {
+        let runtime = try runtime()
+        let schema = runtime.storeSchema(configuration: storage.configuration)
+        if let configuration = storage.configuration, schema.entities.isEmpty {
+            throw CoreStoreError.persistentStoreNotFound(entity: "<any>", configuration: configuration)
+        }
+        try StorageClaims.claim(storage)
+        do {
+            guard let stored = try storage.open(schema: schema), stored.schemaHash != schema.schemaHash else {
+                try append(AttachedStore(storage: storage, schema: schema))
+                Log.log(.notice, "Added \(storage.storeDescription) (model version '\(schema.modelVersion)') to the DataStack.")
+                return .added
+            }
+            storage.close()
+            let local = storage as? any LocalStorage
+            let options = local?.localStorageOptions ?? .none
+            do {
+                let plan = try migrationPlan(for: storage, stored: stored, target: schema)
+                if synchronous && !(options.contains(.allowSynchronousLightweightMigration) && plan.isLightweight) {
+                    throw CoreStoreError.asynchronousMigrationRequired(localStoreURL: plan.url, NSError: NSError(
+                        domain: CoreStoreErrorDomain, code: 1,
+                        userInfo: [NSLocalizedDescriptionKey: "it needs \(plan.steps.map { "\($0.migrationType)" }.joined(separator: ", "))"]
+                    ))
+                }
+                return .migrationNeeded(plan)
+            } catch {
+                guard options.contains(.recreateStoreOnModelMismatch) else { throw error }
+                Log.log(.warning, "\(storage.storeDescription) holds model '\(stored.modelVersion)' (hash \(stored.schemaHash)) and cannot be migrated (\(error)); erasing it because of .recreateStoreOnModelMismatch.")
+                try storage.erase()
+                _ = try storage.open(schema: schema)
+                try append(AttachedStore(storage: storage, schema: schema))
+                return .added
+            }
+        } catch {
+            storage.close()
+            StorageClaims.release(storage)
+            throw error
+        }
+    }
+
+    /// Runs `plan` on the claimed, closed `storage`, then opens and adds it. With
+    /// `.recreateStoreOnModelMismatch`, a failing migration erases the store instead.
+    func finishAddition<T: StorageInterface>(_ storage: T, plan: MigrationPlan, progress: Progress?, report: () -> Void) throws {
+        let schema = plan.target
+        do {
+            do {
+                try plan.run(progress: progress, report: report)
+            } catch {
+                guard let local = storage as? any LocalStorage, local.localStorageOptions.contains(.recreateStoreOnModelMismatch) else { throw error }
+                Log.log(.warning, "Migrating \(storage.storeDescription) failed (\(error)); erasing it because of .recreateStoreOnModelMismatch.")
+                try storage.erase()
+            }
+            let stored = try storage.open(schema: schema)
+            if let stored, stored.schemaHash != schema.schemaHash {
+                throw CoreStoreError.schemaMismatch(
+                    store: storage.storeDescription, storedVersion: stored.modelVersion, storedHash: stored.schemaHash,
+                    expectedVersion: schema.modelVersion, expectedHash: schema.schemaHash
+                )
+            }
+            try append(AttachedStore(storage: storage, schema: schema))
+            Log.log(.notice, "Added \(storage.storeDescription) (model version '\(schema.modelVersion)') to the DataStack after migrating it.")
+        } catch {
+            storage.close()
+            StorageClaims.release(storage)
+            throw error
         }
     }
 }

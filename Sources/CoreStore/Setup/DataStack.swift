@@ -35,7 +35,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// A stack for one or more model versions; the last one (or the leaf of `migrationChain`)
     /// is current.
     public convenience init(_ schema: CoreStoreSchema, _ otherSchemas: CoreStoreSchema..., migrationChain: MigrationChain = nil) {
-        self.init(schemaHistory: SchemaHistory(schemas: [schema] + otherSchemas, migrationChain: migrationChain))
+        self.init(schemaHistory: SchemaHistory(allSchema: [schema] + otherSchemas, migrationChain: migrationChain))
     }
 
     /// A stack with an empty model, for ``CoreStoreDefaults/dataStack`` before one is assigned.
@@ -48,8 +48,10 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
         self.schemaHistory = schemaHistory
         let result: Result<RuntimeSchema, CoreStoreError>
         do {
+            if let problem = schemaHistory.validationError { throw CoreStoreError.invalidSchema(message: problem) }
             result = .success(try schemaHistory.currentSchema.runtime())
         } catch {
+            let error = CoreStoreError.wrap(error)
             Log.error(error, "The schema of model version '\(schemaHistory.currentModelVersion)' is invalid; adding stores will fail.")
             result = .failure(error)
         }

@@ -22,3 +22,17 @@ public typealias LocalStorage = CoreStoreStorage.LocalStorage
 public typealias StorageError = CoreStoreStorage.StorageError
 /// A stored value, available with `import CoreStore` alone.
 public typealias Value = CoreStoreStorage.Value
+/// A model version's name, available with `import CoreStore` alone.
+public typealias ModelVersion = CoreStoreStorage.ModelVersion
+/// The kind of a migration step, available with `import CoreStore` alone.
+public typealias MigrationType = CoreStoreStorage.MigrationType
+/// The protocol of migration mapping providers, available with `import CoreStore` alone.
+public typealias SchemaMappingProvider = CoreStoreStorage.SchemaMappingProvider
+/// Custom migration mappings, available with `import CoreStore` alone.
+public typealias CustomSchemaMappingProvider = CoreStoreStorage.CustomSchemaMappingProvider
+/// Inferred migration mappings, available with `import CoreStore` alone.
+public typealias InferredSchemaMappingProvider = CoreStoreStorage.InferredSchemaMappingProvider
+/// A source object in a migration transformer, available with `import CoreStore` alone.
+public typealias UnsafeSourceObject = CoreStoreStorage.UnsafeSourceObject
+/// A destination object in a migration transformer, available with `import CoreStore` alone.
+public typealias UnsafeDestinationObject = CoreStoreStorage.UnsafeDestinationObject

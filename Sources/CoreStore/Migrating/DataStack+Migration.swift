@@ -1,0 +1,135 @@
+import Foundation
+import CoreStoreStorage
+
+extension DataStack {
+    /// Adds a local store on a background queue, migrating it first when it holds an earlier
+    /// model version, and calls `completion` on the main queue.
+    ///
+    /// Returns `nil` when no migration is needed, otherwise a `Progress` with one unit per step
+    /// (observe `fractionCompleted`). Errors — also those found before anything starts, such as a
+    /// version that is not in the migration chain — reach `completion`.
+    @discardableResult
+    public func addStorage<T: LocalStorage>(_ storage: T, completion: @escaping @MainActor (SetupResult<T>) -> Void) -> Progress? {
+        let addition: Addition
+        do {
+            addition = try prepareAddition(storage, synchronous: false)
+        } catch {
+            Self.deliver(.failure(Log.error(CoreStoreError.wrap(error), "Failed to add \(storage.storeDescription) to the DataStack.")), to: completion)
+            return nil
+        }
+        guard case .migrationNeeded(let plan) = addition else {
+            Self.deliver(.success(storage), to: completion)
+            return nil
+        }
+        let progress = Progress(totalUnitCount: Int64(plan.steps.count))
+        let box = UncheckedBox(storage)
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let result: SetupResult<T>
+            do {
+                try finishAddition(box.value, plan: plan, progress: progress, report: {})
+                result = .success(box.value)
+            } catch {
+                result = .failure(Log.error(CoreStoreError.wrap(error), "Failed to add \(box.value.storeDescription) to the DataStack."))
+            }
+            Self.deliver(result, to: completion)
+        }
+        return progress
+    }
+
+    /// Migrates a local store to the current model version without adding it; `completion`
+    /// (on the main queue) receives the steps run, empty when none was needed.
+    ///
+    /// Throws at once what is found before anything starts (the store is added elsewhere, its
+    /// version cannot be migrated); returns `nil` when no migration is needed.
+    @discardableResult
+    public func upgradeStorageIfNeeded<T: LocalStorage>(_ storage: T, completion: @escaping @MainActor (MigrationResult) -> Void) throws(CoreStoreError) -> Progress? {
+        guard let plan = try inspectForMigration(storage) else {
+            Self.deliver(MigrationResult.success([]), to: completion)
+            return nil
+        }
+        let progress = Progress(totalUnitCount: Int64(plan.steps.count))
+        let box = UncheckedBox(storage)
+        DispatchQueue.global(qos: .userInitiated).async {
+            let result: MigrationResult
+            do throws(CoreStoreError) {
+                try plan.run(progress: progress, report: {})
+                result = .success(plan.migrationTypes)
+            } catch {
+                result = .failure(error)
+            }
+            StorageClaims.release(box.value)
+            Self.deliver(result, to: completion)
+        }
+        return progress
+    }
+
+    /// The migration steps adding `storage` would run, without changing it: empty when the store
+    /// does not exist or is at the current version. Throws what adding it would throw before
+    /// migrating (a version outside the migration chain, a step that cannot be mapped, …).
+    public func requiredMigrationsForStorage<T: LocalStorage>(_ storage: T) throws(CoreStoreError) -> [MigrationType] {
+        guard let plan = try inspectForMigration(storage) else { return [] }
+        StorageClaims.release(storage)
+        return plan.migrationTypes
+    }
+
+    /// Reads the metadata of a local store and plans its migration; `nil` (and nothing held)
+    /// when none is needed, otherwise the plan with the store claimed and closed.
+    private func inspectForMigration<T: LocalStorage>(_ storage: T) throws(CoreStoreError) -> MigrationPlan? {
+        guard FileManager.default.fileExists(atPath: storage.fileURL.path) else { return nil }
+        let schema = try runtime().storeSchema(configuration: storage.configuration)
+        try StorageClaims.claim(storage)
+        do throws(CoreStoreError) {
+            let stored: StoredMetadata?
+            do {
+                stored = try storage.open(schema: schema)
+            } catch {
+                throw CoreStoreError.wrap(error)
+            }
+            storage.close()
+            guard let stored, stored.schemaHash != schema.schemaHash else {
+                StorageClaims.release(storage)
+                return nil
+            }
+            return try migrationPlan(for: storage, stored: stored, target: schema)
+        } catch {
+            storage.close()
+            StorageClaims.release(storage)
+            throw error
+        }
+    }
+}
+
+extension DataStack.AsyncNamespace {
+    /// Adds a local store, migrating it first when needed, and reports the progress:
+    /// `.migrating` while a migration runs, then `.finished` once the store is added.
+    ///
+    /// ```swift
+    /// for try await progress in dataStack.async.addStorage(SQLiteStore(fileName: "App.sqlite")) {
+    ///     print(progress.fractionCompleted)
+    /// }
+    /// ```
+    public func addStorage<T: LocalStorage>(_ storage: T) -> AsyncThrowingStream<MigrationProgress<T>, any Error> {
+        let stack = dataStack
+        let box = UncheckedBox(storage)
+        return AsyncThrowingStream { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do {
+                    switch try stack.prepareAddition(box.value, synchronous: false) {
+                    case .added:
+                        continuation.yield(.finished(storage: box.value, migrationRequired: false))
+                    case .migrationNeeded(let plan):
+                        let progress = Progress(totalUnitCount: Int64(plan.steps.count))
+                        continuation.yield(.migrating(storage: box.value, progressObject: progress))
+                        try stack.finishAddition(box.value, plan: plan, progress: progress) {
+                            continuation.yield(.migrating(storage: box.value, progressObject: progress))
+                        }
+                        continuation.yield(.finished(storage: box.value, migrationRequired: true))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: Log.error(CoreStoreError.wrap(error), "Failed to add \(box.value.storeDescription) to the DataStack."))
+                }
+            }
+        }
+    }
+}
