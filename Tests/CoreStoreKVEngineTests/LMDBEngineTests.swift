@@ -100,6 +100,64 @@ struct LMDBEngineTests {
         }
     }
 
+    /// Found by `corestore torture migrations`: LMDB does not write a page it allocated and freed
+    /// in the same transaction, so a valid `data.mdb` may end before the last page its meta page
+    /// records — every page past the end is free. The file check refused such a store (left by
+    /// a migration killed and then cleaned up at the next open) as truncated.
+    @Test func aDataFileEndingBeforeItsFreeLastPagesOpens() throws {
+        try withTemporaryStore { url in
+            let engine = LMDBEngine(directoryURL: url)
+            try engine.open()
+            for index in 0..<64 {
+                try engine.write { try $0.put([1, UInt8(index)], [UInt8](repeating: UInt8(index), count: 2048)) }
+            }
+            try engine.write { try $0.put([2], [UInt8](repeating: 9, count: 40 << 10)) }
+            try engine.write { try $0.delete([2]) }
+            engine.close()
+            // Cut off the pages at the end that LMDB itself lists as free: the state LMDB leaves
+            // when the freed pages were never written.
+            let dataURL = url.appendingPathComponent("data.mdb")
+            let whole = try Data(contentsOf: dataURL)
+            let pageSize = Int(whole[40]) | Int(whole[41]) << 8 | Int(whole[42]) << 16
+            let free = try freePages(of: url)
+            var pages = whole.count / pageSize
+            while pages > 2, free.contains(pages - 1) { pages -= 1 }
+            #expect(whole.count / pageSize - pages >= 4, "the deleted value's pages are free at the end of the file")
+            try Data(whole.prefix(pages * pageSize)).write(to: dataURL)
+
+            try engine.open()
+            defer { engine.close() }
+            let pairs = try engine.read { try collect($0) }
+            #expect(pairs.count == 64)
+            #expect(pairs.last?.value == [UInt8](repeating: 63, count: 2048))
+        }
+    }
+
+    /// The pages LMDB's free database lists, read through LMDB in a read-only environment.
+    private func freePages(of url: URL) throws -> Set<Int> {
+        var environment: OpaquePointer?
+        #expect(mdb_env_create(&environment) == MDB_SUCCESS)
+        defer { mdb_env_close(environment) }
+        try #require(mdb_env_open(environment, url.path, UInt32(MDB_RDONLY), 0o644) == MDB_SUCCESS)
+        var transaction: OpaquePointer?
+        try #require(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &transaction) == MDB_SUCCESS)
+        defer { mdb_txn_abort(transaction) }
+        var cursor: OpaquePointer?
+        try #require(mdb_cursor_open(transaction, 0, &cursor) == MDB_SUCCESS)
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val(), value = MDB_val()
+        var free = Set<Int>()
+        while mdb_cursor_get(cursor, &key, &value, MDB_NEXT) == MDB_SUCCESS {
+            // An ID list: the count, then the page numbers.
+            let list = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+            let count = list.loadUnaligned(as: Int.self)
+            for index in stride(from: 1, through: count, by: 1) {
+                free.insert(list.loadUnaligned(fromByteOffset: 8 * index, as: Int.self))
+            }
+        }
+        return free
+    }
+
     @Test func emptyAndOversizedKeysAreRefusedByPutAndAbsentForReads() throws {
         try withTemporaryStore { url in
             let engine = LMDBEngine(directoryURL: url)

@@ -51,7 +51,10 @@ struct LMDBFileFormat: DirectoryStoreFormat {
     /// LMDB maps the file and trusts its meta pages: a page past the end of a truncated file is
     /// a SIGBUS, not an error. So, as `mdb_env_open` does, both meta pages must be LMDB's, and the
     /// file must reach the last page (`mm_last_pg`, at byte 136 of the meta) recorded by the newer
-    /// one (larger `mm_txnid`, at byte 144).
+    /// one (larger `mm_txnid`, at byte 144) — unless every page past its end is free (recorded in
+    /// the free database, whose root is at byte 80): LMDB does not write a page it allocated and
+    /// freed in the same transaction, so a valid environment may end before its last page (see
+    /// ``LMDBFreePages``).
     private func checkLastPage(_ file: URL, size: Int, pageSize: Int) throws {
         let path = file.path
         let pages = try readPrefix(of: file, count: 2 * pageSize)
@@ -61,19 +64,21 @@ struct LMDBFileFormat: DirectoryStoreFormat {
         func integer(_ offset: Int, bytes: Int) -> UInt64 {
             (0..<bytes).reduce(UInt64(0)) { $0 | UInt64(pages[offset + $1]) << (8 * UInt64($1)) }
         }
-        var newest: (txnid: UInt64, lastPage: UInt64)?
+        var newest: (txnid: UInt64, lastPage: UInt64, freeRoot: UInt64)?
         for meta in 0..<2 {
             let base = meta * pageSize
             guard integer(base + 16, bytes: 4) == UInt64(Self.magic) else {
                 throw StorageError.incompatibleStore(path: path, reason: "\(signatureFileName) is damaged (meta page \(meta) is not LMDB's)")
             }
             let txnid = integer(base + 144, bytes: 8), lastPage = integer(base + 136, bytes: 8)
-            if newest.map({ txnid > $0.txnid }) ?? true { newest = (txnid, lastPage) }
+            if newest.map({ txnid > $0.txnid }) ?? true { newest = (txnid, lastPage, integer(base + 80, bytes: 8)) }
         }
         let lastPage = newest?.lastPage ?? 1
-        let (pagesNeeded, overflow) = lastPage.addingReportingOverflow(1)
-        let (bytesNeeded, overflow2) = pagesNeeded.multipliedReportingOverflow(by: UInt64(pageSize))
-        guard !overflow, !overflow2, bytesNeeded <= UInt64(size) else {
+        let filePages = UInt64(size / pageSize)
+        if lastPage < filePages { return }
+        let handle = try? FileHandle(forReadingFrom: file)
+        defer { try? handle?.close() }
+        guard let handle, LMDBFreePages(handle: handle, pageSize: pageSize, filePages: filePages).areAllFree(filePages...lastPage, freeDatabaseRoot: newest?.freeRoot ?? UInt64.max) else {
             throw StorageError.incompatibleStore(path: path, reason: "\(signatureFileName) is truncated (\(size) bytes; its last page \(lastPage) ends past the end)")
         }
     }
