@@ -107,6 +107,8 @@ let package = Package(
             dependencies: [
                 "CoreStore",
                 "CoreStoreSQLite",
+                "CoreStoreLMDB",
+                "CoreStoreLevelDB",
                 "CoreStoreConformance",
                 "CoreStoreFirstPartyFactories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -140,6 +142,11 @@ let package = Package(
                 "CoreStoreConformance", "CoreStoreFirstPartyFactories", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
                 "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
             ]
+        ),
+        // Runs the `corestore` executable (built first, beside the test bundle) on crash tests.
+        .testTarget(
+            name: "CoreStoreTortureTests",
+            dependencies: ["corestore"]
         ),
         .testTarget(
             name: "CoreStoreKVEngineTests",

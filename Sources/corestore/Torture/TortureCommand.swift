@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `corestore torture`: crash tests that kill the process while it changes a store.
+struct TortureCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "torture",
+        abstract: "Kill a process while it changes a store, then check what the store holds.",
+        subcommands: [TortureMigrationsCommand.self, TortureChildCommand.self]
+    )
+}
