@@ -67,12 +67,15 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
         var runner = TortureRunner(workspace: workspace, inspector: inspector, seed: seed)
         if verbose { print("\(backend.rawValue): seeded \(ledger.objectCount) objects in \(workspace.root.path)") }
 
-        for migration in TortureMigration.allCases where !interruption.happened {
-            let outcome = try await runner.calibrate(migration)
-            tally.record(outcome.finding, termination: outcome.termination, meantToKill: false, label: outcome.label, childLog: runner.lastChildLog)
-            if verbose {
-                let start = outcome.startSeconds.map { String(format: "%.3f", $0) } ?? "-"
-                print(outcome.label + " → \(outcome.finding); migrated from \(start) s to \(String(format: "%.3f", outcome.childSeconds)) s")
+        // Three uninterrupted runs of each step time the kill windows (and must end at V2).
+        for round in 0..<3 {
+            for migration in TortureMigration.allCases where !interruption.happened {
+                let outcome = try await runner.calibrate(migration, round: round)
+                tally.record(outcome.finding, termination: outcome.termination, meantToKill: false, label: outcome.label, childLog: runner.lastChildLog)
+                if verbose {
+                    let start = outcome.startSeconds.map { String(format: "%.3f", $0) } ?? "-"
+                    print(outcome.label + " → \(outcome.finding); migrated from \(start) s to \(String(format: "%.3f", outcome.childSeconds)) s")
+                }
             }
         }
         var run = 0

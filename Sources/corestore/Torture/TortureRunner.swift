@@ -6,9 +6,9 @@ struct TortureRunner {
     let workspace: TortureWorkspace
     let inspector: TortureInspector
     private var random: SplitMix64
-    /// When an uninterrupted child starts migrating and when it ends, in seconds after it is
-    /// spawned, per migration (set by ``calibrate(_:)``).
-    private var timings: [TortureMigration: (start: TimeInterval, end: TimeInterval)] = [:]
+    /// When uninterrupted children started migrating and ended, in seconds after they were
+    /// spawned, per migration: from ``calibrate(_:)`` and from runs that ended before their kill.
+    private var samples: [TortureMigration: [(start: TimeInterval, end: TimeInterval)]] = [:]
     /// The standard error of the last child.
     private(set) var lastChildLog = ""
 
@@ -51,17 +51,24 @@ struct TortureRunner {
     }
 
     /// Runs `migration` uninterrupted and remembers when the child started migrating and ended.
-    mutating func calibrate(_ migration: TortureMigration) async throws -> Outcome {
-        let outcome = try await run(name: "uninterrupted-\(migration.rawValue)", migration: migration, moment: .never)
-        let end = max(outcome.childSeconds, 0.001)
-        timings[migration] = (min(outcome.startSeconds ?? 0, end), end)
-        return outcome
+    mutating func calibrate(_ migration: TortureMigration, round: Int) async throws -> Outcome {
+        try await run(name: "uninterrupted-\(migration.rawValue)-\(round)", migration: migration, moment: .never)
+    }
+
+    /// When an uninterrupted child of `migration` starts migrating and ends: the medians of the
+    /// samples (one busy moment of the machine does not stretch every kill window).
+    func timing(of migration: TortureMigration) -> (start: TimeInterval, end: TimeInterval) {
+        let observed = samples[migration] ?? []
+        guard !observed.isEmpty else { return (0, 1) }
+        func median(_ values: [TimeInterval]) -> TimeInterval { values.sorted()[values.count / 2] }
+        let end = median(observed.map(\.end))
+        return (min(median(observed.map(\.start)), end), end)
     }
 
     /// Runs `migration` and kills it at a random moment: mostly uniform over the time an
     /// uninterrupted child migrates, sometimes before it starts, sometimes just as it finishes.
     mutating func run(number: Int, migration: TortureMigration) async throws -> Outcome {
-        let (start, end) = timings[migration] ?? (0, 1)
+        let (start, end) = timing(of: migration)
         let moment: KillMoment
         switch random.below(20) {
         case 0, 1: moment = .beforeStart(uniform() * start)
@@ -87,7 +94,7 @@ struct TortureRunner {
             Self.sleep(delay)
             child.kill()
         case .afterCopying(let delay):
-            if child.waitUntilCopied(timeout: 10 * (timings[migration]?.end ?? 1) + 10) { Self.sleep(delay) }
+            if child.waitUntilCopied(timeout: 10 * timing(of: migration).end + 10) { Self.sleep(delay) }
             child.kill()
         case .never:
             break
@@ -95,6 +102,9 @@ struct TortureRunner {
         let termination = child.waitForExit()
         let childSeconds = Date().timeIntervalSince(started)
         let startSeconds = child.firstReportDate.map { $0.timeIntervalSince(started) }
+        if termination == .exited(0) {
+            samples[migration, default: []].append((startSeconds ?? 0, max(childSeconds, 0.001)))
+        }
         lastChildLog = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
         let progress = child.lastReportedFraction.map { String(format: "%.3f", $0) } ?? "none"
         let label = "\(name) \(migration.rawValue) (\(moment), last progress \(progress), \(termination))"
