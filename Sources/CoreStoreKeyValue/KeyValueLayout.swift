@@ -2,11 +2,12 @@ import CoreStoreStorage
 
 /// The key space of a ``KeyValueStorage``: where metadata, records and index entries live.
 ///
-/// Three subspaces, each a one-byte prefix followed by ``TupleEncoder`` elements:
+/// Three subspaces, each a one-byte space followed by ``TupleEncoder`` elements, all after the
+/// prefix of the layout's ``generation`` (empty for generation 0, see ``KeyValueGeneration``):
 /// ```
-/// 0x01 (name)                               → metadata value      names: format, metadata, nextKey, sequence
-/// 0x02 (root entity, record key)            → RecordCodec bytes   the concrete entity is in the value
-/// 0x03 (index name, value…, record key)     → empty               one entry per record and index
+/// prefix 0x01 (name)                            → metadata value      names: format, metadata, nextKey, sequence
+/// prefix 0x02 (root entity, record key)         → RecordCodec bytes   the concrete entity is in the value
+/// prefix 0x03 (index name, value…, record key)  → empty               one entry per record and index
 /// ```
 /// Records live under the **root** entity of their hierarchy: a ``RecordID`` whose entity is
 /// the record's own entity or any ancestor of it names the same root, so one `get` finds the
@@ -15,18 +16,22 @@ import CoreStoreStorage
 /// begin with).
 ///
 /// Every index (see ``IndexDefinition``) is maintained in the same engine write as the records.
+/// Every key is built here, from the generation's prefix: the prefixes are computed once, so a
+/// store at a later generation reads and writes at the same cost as one at generation 0.
 public struct KeyValueLayout: Sendable {
-    /// The first byte of metadata keys.
+    /// The byte after the generation prefix of metadata keys.
     public static let metadataSpace: UInt8 = 0x01
-    /// The first byte of record keys.
+    /// The byte after the generation prefix of record keys.
     public static let recordSpace: UInt8 = 0x02
-    /// The first byte of index entries.
+    /// The byte after the generation prefix of index entries.
     public static let indexSpace: UInt8 = 0x03
     /// The key layout version stored under the `format` metadata key.
     public static let formatVersion: Int64 = 1
 
     /// The schema the store was opened with.
     public let schema: StoreSchema
+    /// The generation whose keys the layout builds.
+    public let generation: KeyValueGeneration
     /// Every index of the schema.
     public let indexes: [IndexDefinition]
     private let indexesByEntity: [String: [IndexDefinition]]
@@ -51,9 +56,11 @@ public struct KeyValueLayout: Sendable {
         let relationshipCount: Int
     }
 
-    /// The layout of `schema`.
-    public init(schema: StoreSchema) {
+    /// The layout of `schema` in the keys of `generation` (0: a store never migrated).
+    public init(schema: StoreSchema, generation: UInt64 = 0) {
         self.schema = schema
+        let generation = KeyValueGeneration(generation)
+        self.generation = generation
         var byName: [String: IndexDefinition] = [:]
         var order: [String] = []
         func add(_ name: String, _ kind: IndexDefinition.Kind, _ scope: String, _ components: [IndexDefinition.Component], maintainedBy entity: String) {
@@ -99,14 +106,14 @@ public struct KeyValueLayout: Sendable {
         entityNames = EntityNames(schema: schema)
         var prefixes: [String: [UInt8]] = [:]
         for entity in schema.entities {
-            var key = [Self.recordSpace]
+            var key = generation.spacePrefix(Self.recordSpace)
             TupleEncoder.encodeString(schema.rootEntity(of: entity.name), into: &key)
             prefixes[entity.name] = key
         }
         recordPrefixes = prefixes
         var plans: [String: [IndexEntryPlan]] = [:]
         for (entity, indexes) in byEntity {
-            plans[entity] = indexes.map { IndexEntryPlan(index: $0, entity: entity, schema: schema) }
+            plans[entity] = indexes.map { IndexEntryPlan(index: $0, entity: entity, schema: schema, generation: generation) }
         }
         entryPlansByEntity = plans
         var shapes: [String: EntityShape] = [:]
@@ -134,10 +141,8 @@ public struct KeyValueLayout: Sendable {
     // MARK: - Metadata
 
     /// The key of the metadata value `name`.
-    public static func metadataKey(_ name: String) -> [UInt8] {
-        var key = [metadataSpace]
-        TupleEncoder.encodeString(name, into: &key)
-        return key
+    public func metadataKey(_ name: String) -> [UInt8] {
+        generation.metadataKey(name)
     }
 
     // MARK: - Records
@@ -145,7 +150,7 @@ public struct KeyValueLayout: Sendable {
     /// The prefix of every record of `entity`'s hierarchy.
     public func recordPrefix(ofHierarchyOf entity: String) -> [UInt8] {
         if let prefix = recordPrefixes[entity] { return prefix }
-        var key = [Self.recordSpace]
+        var key = generation.spacePrefix(Self.recordSpace)
         TupleEncoder.encodeString(schema.rootEntity(of: entity), into: &key)
         return key
     }
@@ -162,8 +167,13 @@ public struct KeyValueLayout: Sendable {
 
     /// The prefix of every entry of `index`.
     public func prefix(of index: IndexDefinition) -> [UInt8] {
-        var key = [Self.indexSpace]
-        TupleEncoder.encodeString(index.name, into: &key)
+        Self.prefix(ofIndexNamed: index.name, in: generation)
+    }
+
+    /// The prefix of every entry of the index `name` in `generation`.
+    static func prefix(ofIndexNamed name: String, in generation: KeyValueGeneration) -> [UInt8] {
+        var key = generation.spacePrefix(indexSpace)
+        TupleEncoder.encodeString(name, into: &key)
         return key
     }
 
@@ -191,7 +201,8 @@ public struct KeyValueLayout: Sendable {
         return key
     }
 
-    /// The record key an index entry ends with (its last 9 bytes).
+    /// The record key an index entry ends with (its last 9 bytes, whatever the generation prefix
+    /// before them).
     public static func recordKey(ofEntry entry: [UInt8]) throws -> Int64 {
         let start = entry.count - 9
         guard start >= 0, entry[start] == TupleEncoder.TypeCode.int else {
@@ -223,12 +234,10 @@ final class IndexEntryPlan: Sendable {
     /// One source per component.
     let sources: [Source]
 
-    /// The plan of `index` for records of `entity`.
-    init(index: IndexDefinition, entity: String, schema: StoreSchema) {
+    /// The plan of `index` for records of `entity` in `generation`'s keys.
+    init(index: IndexDefinition, entity: String, schema: StoreSchema, generation: KeyValueGeneration) {
         self.index = index
-        var prefix = [KeyValueLayout.indexSpace]
-        TupleEncoder.encodeString(index.name, into: &prefix)
-        self.prefix = prefix
+        prefix = KeyValueLayout.prefix(ofIndexNamed: index.name, in: generation)
         sources = index.components.map { component in
             switch component {
             case .attribute(let name): return .attribute(schema.attributeOrdinal(name, in: entity))

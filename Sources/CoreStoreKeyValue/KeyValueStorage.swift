@@ -11,7 +11,9 @@ import CoreStoreStorage
 /// let storage = KeyValueStorage(engine: MemoryKeyValueStore())
 /// let metadata = try storage.open(schema: schema)   // nil: a new store
 /// ```
-/// The key layout is described by ``KeyValueLayout``; fetches are planned by ``FetchPlanner``.
+/// The key layout is described by ``KeyValueLayout``; fetches are planned by ``FetchPlanner``;
+/// migrations write the next ``KeyValueGeneration`` of the keys (see
+/// ``beginMigration(from:to:)``).
 public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterface, @unchecked Sendable {
     /// The engine holding the bytes.
     public let engine: Engine
@@ -28,7 +30,10 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// The engine's description.
     public var storeDescription: String { engine.storeDescription }
 
-    private let lifecycle: StoreLifecycle<KeyValueLayout>
+    /// While open, the layout of the schema and generation in use.
+    let lifecycle: StoreLifecycle<KeyValueLayout>
+    /// The migration in progress, while one is (see ``beginMigration(from:to:)``).
+    let migrationSlot = KeyValueMigrationSlot()
 
     /// A store over `engine` for `configuration` (`nil`: every entity). Nothing is opened yet.
     public init(engine: Engine, configuration: String? = nil) {
@@ -39,38 +44,33 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
 
     // MARK: - Lifecycle
 
-    /// Opens the engine; a new (empty) store is initialized for `schema` and `nil` returned. An
-    /// existing store returns its metadata and is not modified, also when its schema hash
-    /// differs. Anything without valid metadata throws ``StorageError/incompatibleStore(path:reason:)``.
+    /// Opens the engine; a new (empty) store is initialized for `schema` at generation 0 and
+    /// `nil` returned. An existing store returns the metadata of the generation its root pointer
+    /// names (see ``KeyValueGeneration``) and is not modified, also when its schema hash differs
+    /// — except that the keys of other generations, left by a migration that a crash
+    /// interrupted, are deleted (in writes of bounded size). Anything without valid metadata
+    /// throws ``StorageError/incompatibleStore(path:reason:)``; so does a store being migrated.
     public func open(schema: StoreSchema) throws -> StoredMetadata? {
-        if lifecycle.isOpen {
-            return try engine.read { try Self.storedMetadata($0, description: storeDescription) }
+        if let layout = lifecycle.current {
+            return try engine.read { try Self.storedMetadata($0, generation: layout.generation, description: storeDescription) }
         }
+        try migrationSlot.requireVacant(storeDescription)
         try engine.open()
         do {
-            // Read first: an existing store is never written to by `open`.
-            let (stored, isEmpty) = try engine.read { reader -> (StoredMetadata?, Bool) in
-                if let metadata = try Self.storedMetadata(reader, description: storeDescription) { return (metadata, false) }
-                var isEmpty = true
-                try reader.scan(from: [], to: [], reverse: false) { _, _ in
-                    isEmpty = false
-                    return false
-                }
-                return (nil, isEmpty)
-            }
-            if stored == nil {
-                guard isEmpty else {
+            let stored = try storedState()
+            if stored.metadata == nil {
+                guard stored.isEmpty else {
                     throw StorageError.incompatibleStore(path: storeDescription, reason: "it holds data but no CoreStore metadata")
                 }
+                let metadata = StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash)
                 try engine.write { writer in
-                    try writer.put(KeyValueLayout.metadataKey("format"), TupleEncoder.encode([.int(KeyValueLayout.formatVersion)]))
-                    try writer.put(KeyValueLayout.metadataKey("metadata"), Self.encode(StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash)))
-                    try writer.put(KeyValueLayout.metadataKey("nextKey"), TupleEncoder.encode([.int(1)]))
-                    try writer.put(KeyValueLayout.metadataKey("sequence"), TupleEncoder.encode([.int(0)]))
+                    try Self.putMetadata(writer, generation: stored.generation, metadata: metadata, counters: CommitCounters())
                 }
+            } else if stored.hasOtherGenerations {
+                try engine.deleteKeys(in: stored.generation.otherRanges)
             }
-            lifecycle.install(KeyValueLayout(schema: schema))
-            return stored
+            lifecycle.install(KeyValueLayout(schema: schema, generation: stored.generation.number))
+            return stored.metadata
         } catch {
             engine.close()
             throw error
@@ -91,19 +91,16 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let layout = try lifecycle.open()
         return try engine.write { writer in
-            let counters = CommitCounters(
-                nextKey: try Self.counter(writer, "nextKey", description: storeDescription),
-                sequence: UInt64(try Self.counter(writer, "sequence", description: storeDescription))
-            )
+            let counters = try Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
             let commit = KeyValueCommit(writer: writer, layout: layout)
             let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
             try commit.write(prepared.changes)
             if prepared.counters.nextKey != counters.nextKey {
-                try writer.put(KeyValueLayout.metadataKey("nextKey"), TupleEncoder.encode([.int(prepared.counters.nextKey)]))
+                try writer.put(layout.metadataKey("nextKey"), TupleEncoder.encode([.int(prepared.counters.nextKey)]))
             }
-            try writer.put(KeyValueLayout.metadataKey("sequence"), TupleEncoder.encode([.int(Int64(prepared.counters.sequence))]))
+            try writer.put(layout.metadataKey("sequence"), TupleEncoder.encode([.int(Int64(prepared.counters.sequence))]))
             if let metadata = prepared.metadata {
-                try writer.put(KeyValueLayout.metadataKey("metadata"), Self.encode(metadata))
+                try writer.put(layout.metadataKey("metadata"), Self.encode(metadata))
             }
             return prepared.info
         }
@@ -123,28 +120,59 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
 
     // MARK: - Metadata
 
-    /// The stored metadata, `nil` when the store has none at all; throws when it is garbled or
-    /// of a newer format.
-    static func storedMetadata(_ reader: any KeyValueReader, description: String) throws -> StoredMetadata? {
-        let format = try reader.get(KeyValueLayout.metadataKey("format"))
-        let blob = try reader.get(KeyValueLayout.metadataKey("metadata"))
+    /// What the engine holds, read in one snapshot: the generation the root pointer names, its
+    /// metadata (`nil` when there is none), whether the engine holds no key at all (read only
+    /// without metadata) and whether keys of other generations are left.
+    func storedState() throws -> (generation: KeyValueGeneration, metadata: StoredMetadata?, isEmpty: Bool, hasOtherGenerations: Bool) {
+        try engine.read { reader in
+            let generation = try KeyValueGeneration.current(reader, description: storeDescription)
+            guard let metadata = try Self.storedMetadata(reader, generation: generation, description: storeDescription) else {
+                let isEmpty = try !reader.containsKey(in: KeyRange(lower: [], upper: []))
+                return (generation, nil, isEmpty, false)
+            }
+            let hasOtherGenerations = try generation.otherRanges.contains { try reader.containsKey(in: $0) }
+            return (generation, metadata, false, hasOtherGenerations)
+        }
+    }
+
+    /// Stores the format, `metadata` and `counters` of `generation`.
+    static func putMetadata(_ writer: any KeyValueWriter, generation: KeyValueGeneration, metadata: StoredMetadata, counters: CommitCounters) throws {
+        try writer.put(generation.metadataKey("format"), TupleEncoder.encode([.int(KeyValueLayout.formatVersion)]))
+        try writer.put(generation.metadataKey("metadata"), encode(metadata))
+        try writer.put(generation.metadataKey("nextKey"), TupleEncoder.encode([.int(counters.nextKey)]))
+        try writer.put(generation.metadataKey("sequence"), TupleEncoder.encode([.int(Int64(counters.sequence))]))
+    }
+
+    /// The stored metadata of `generation`, `nil` when it has none at all; throws when it is
+    /// garbled or of a newer format.
+    static func storedMetadata(_ reader: any KeyValueReader, generation: KeyValueGeneration, description: String) throws -> StoredMetadata? {
+        let format = try reader.get(generation.metadataKey("format"))
+        let blob = try reader.get(generation.metadataKey("metadata"))
         if format == nil && blob == nil { return nil }
         guard let format, let blob, let values = try? TupleDecoder.decode(format), values == [.int(KeyValueLayout.formatVersion)] else {
             throw StorageError.incompatibleStore(path: description, reason: "its metadata is missing, damaged or of an unknown format version")
         }
         do {
-            _ = try counter(reader, "nextKey", description: description)
-            _ = try counter(reader, "sequence", description: description)
+            _ = try storedCounters(reader, generation: generation, description: description)
             return try decode(blob)
         } catch {
             throw StorageError.incompatibleStore(path: description, reason: "its metadata is damaged (\(error))")
         }
     }
 
-    /// The stored counter `name`. `description` is only evaluated for the error: it can cost a
-    /// file-path conversion, and this runs in every write.
-    private static func counter(_ reader: any KeyValueReader, _ name: String, description: @autoclosure () -> String) throws -> Int64 {
-        guard let bytes = try reader.get(KeyValueLayout.metadataKey(name)),
+    /// The stored counters of `generation`. `description` is only evaluated for the error: it
+    /// can cost a file-path conversion, and this runs in every write.
+    static func storedCounters(_ reader: any KeyValueReader, generation: KeyValueGeneration, description: @autoclosure () -> String) throws -> CommitCounters {
+        let nextKey = try counter(reader, generation, "nextKey", description: description())
+        guard let sequence = UInt64(exactly: try counter(reader, generation, "sequence", description: description())) else {
+            throw StorageError.incompatibleStore(path: description(), reason: "its 'sequence' counter is negative")
+        }
+        return CommitCounters(nextKey: nextKey, sequence: sequence)
+    }
+
+    /// The stored counter `name` of `generation`.
+    private static func counter(_ reader: any KeyValueReader, _ generation: KeyValueGeneration, _ name: String, description: @autoclosure () -> String) throws -> Int64 {
+        guard let bytes = try reader.get(generation.metadataKey(name)),
               let values = try? TupleDecoder.decode(bytes), values.count == 1, case .int(let value) = values[0] else {
             throw StorageError.incompatibleStore(path: description(), reason: "its '\(name)' counter is missing or damaged")
         }

@@ -2,7 +2,7 @@ import CoreStoreStorage
 
 /// A public store class that is a ``KeyValueStorage`` over one engine, such as `LMDBStore` or
 /// `LevelDBStore`: declare ``keyValueStorage`` and every ``StorageInterface`` requirement is
-/// forwarded to it.
+/// forwarded to it, and so is ``MigratableStorage``'s: the wrapper migrates with no code of its own.
 ///
 /// ```swift
 /// public final class MyStore: KeyValueStorageWrapper, LocalStorage {
@@ -12,7 +12,7 @@ import CoreStoreStorage
 ///     …
 /// }
 /// ```
-public protocol KeyValueStorageWrapper: StorageInterface {
+public protocol KeyValueStorageWrapper: MigratableStorage {
     /// The engine type.
     associatedtype Engine: OrderedKeyValueStore
     /// The record engine every requirement is forwarded to.
@@ -41,4 +41,12 @@ extension KeyValueStorageWrapper {
     public func erase() throws { try keyValueStorage.erase() }
     /// Closes the store.
     public func close() { keyValueStorage.close() }
+}
+
+extension KeyValueStorageWrapper {
+    /// Starts migrating the closed store (see ``KeyValueStorage/beginMigration(from:to:)``):
+    /// every wrapper migrates through its ``keyValueStorage``, with no code of its own.
+    public func beginMigration(from source: StoreSchema, to destination: StoreSchema) throws -> any StorageMigration {
+        try keyValueStorage.beginMigration(from: source, to: destination)
+    }
 }

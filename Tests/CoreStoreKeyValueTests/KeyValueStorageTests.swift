@@ -145,7 +145,7 @@ struct KeyValueStorageTests {
 
         let garbled = MemoryKeyValueStore()
         _ = try KV.openStore(garbled)
-        try garbled.write { try $0.put(KeyValueLayout.metadataKey("metadata"), [9, 9]) }
+        try garbled.write { try $0.put(KeyValueLayout(schema: KV.schema).metadataKey("metadata"), [9, 9]) }
         #expect {
             try KeyValueStorage(engine: garbled).open(schema: KV.schema)
         } throws: { error in

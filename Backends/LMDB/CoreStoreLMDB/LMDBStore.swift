@@ -21,15 +21,18 @@ public final class LMDBStore: KeyValueStorageWrapper, LocalStorage, Sendable {
     public let fileURL: URL
     /// What the `DataStack` may do when the store holds another model.
     public let localStorageOptions: LocalStorageOptions
+    /// The mappings of migration steps that are not inferred.
+    public let migrationMappingProviders: [any SchemaMappingProvider]
     /// The record engine over the LMDB environment.
     public let keyValueStorage: KeyValueStorage<LMDBEngine>
 
     /// A store in the environment directory `fileURL` (created when missing).
     public init(
-        fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none,
+        fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none,
         durability: CommitDurability = .full, initialMapSize: Int = LMDBEngine.defaultInitialMapSize
     ) {
         self.fileURL = fileURL
+        self.migrationMappingProviders = migrationMappingProviders
         self.localStorageOptions = localStorageOptions
         self.keyValueStorage = KeyValueStorage(
             engine: LMDBEngine(directoryURL: fileURL, durability: durability, initialMapSize: initialMapSize),
@@ -38,8 +41,8 @@ public final class LMDBStore: KeyValueStorageWrapper, LocalStorage, Sendable {
     }
 
     /// A store in the directory `fileName` inside `LocalStorageLocation.defaultDirectory`.
-    public convenience init(fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+    public convenience init(fileName: String, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
         self.init(fileURL: LocalStorageLocation.defaultDirectory.appendingPathComponent(fileName, isDirectory: true),
-                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability)
+                  configuration: configuration, migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions, durability: durability)
     }
 }

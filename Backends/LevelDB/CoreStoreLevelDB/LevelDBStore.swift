@@ -20,19 +20,22 @@ public final class LevelDBStore: KeyValueStorageWrapper, LocalStorage, Sendable 
     public let fileURL: URL
     /// What the `DataStack` may do when the store holds another model.
     public let localStorageOptions: LocalStorageOptions
+    /// The mappings of migration steps that are not inferred.
+    public let migrationMappingProviders: [any SchemaMappingProvider]
     /// The record engine over the LevelDB database.
     public let keyValueStorage: KeyValueStorage<LevelDBEngine>
 
     /// A store in the database directory `fileURL` (created when missing).
-    public init(fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+    public init(fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
         self.fileURL = fileURL
+        self.migrationMappingProviders = migrationMappingProviders
         self.localStorageOptions = localStorageOptions
         self.keyValueStorage = KeyValueStorage(engine: LevelDBEngine(directoryURL: fileURL, durability: durability), configuration: configuration)
     }
 
     /// A store in the directory `fileName` inside `LocalStorageLocation.defaultDirectory`.
-    public convenience init(fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+    public convenience init(fileName: String, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
         self.init(fileURL: LocalStorageLocation.defaultDirectory.appendingPathComponent(fileName, isDirectory: true),
-                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability)
+                  configuration: configuration, migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions, durability: durability)
     }
 }

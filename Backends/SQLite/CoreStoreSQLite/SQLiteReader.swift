@@ -13,7 +13,7 @@ struct SQLiteReader: StorageReader {
         var byTable: [String: [Int64]] = [:]
         for id in ids {
             guard mapping.schema.entity(named: id.entity) != nil else { continue }
-            byTable[mapping.schema.rootEntity(of: id.entity), default: []].append(id.key)
+            byTable[mapping.tableName(of: id.entity), default: []].append(id.key)
         }
         var found: [Int64: Record] = [:]
         for (table, keys) in byTable {

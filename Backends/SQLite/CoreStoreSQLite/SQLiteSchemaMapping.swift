@@ -16,6 +16,9 @@ import CoreStoreStorage
 ///   `source`, `position` and `destination`.
 /// - Indexes, compound indexes and unique constraints of the schema become SQLite indexes; a
 ///   unique constraint is a partial unique index over the rows of its entity and sub-entities.
+/// - Every table and index name starts with ``tablePrefix`` (empty for a store's own tables; a
+///   migration builds its destination tables beside the source ones under another prefix).
+///   All generated SQL takes its names from the mapping.
 struct SQLiteSchemaMapping: Sendable {
     /// How one relationship is stored.
     enum RelationshipStorage: Sendable {
@@ -135,20 +138,44 @@ struct SQLiteSchemaMapping: Sendable {
     }
 
     struct Table: Sendable {
+        /// The table's name in the database (``tablePrefix`` and the root entity's name).
         let name: String
+        /// The root entity of the hierarchy the table holds.
+        let rootEntity: String
         /// Columns after `_key` and `_entity`, with their declared types.
         var columns: [(name: String, definition: String)] = []
     }
 
     let schema: StoreSchema
+    /// The start of every table and index name.
+    let tablePrefix: String
+    /// The entity tables by name (see ``tableName(of:)``).
     private(set) var tables: [String: Table] = [:]
+    /// The names of the entity tables, in schema order.
     private(set) var tableOrder: [String] = []
+    /// The names of the join tables of to-many relationships.
+    private(set) var joinTables: [String] = []
     private(set) var entities: [String: EntityMapping] = [:]
-    /// The DDL that creates every table and index.
-    private(set) var creationSQL: [String] = []
+    /// The `CREATE TABLE` statements of every entity and join table, without indexes.
+    private(set) var tableCreationSQL: [String] = []
+    /// Every index of the schema (see ``SQLiteIndexDefinition``).
+    private(set) var indexes: [SQLiteIndexDefinition] = []
 
-    init(schema: StoreSchema) throws {
+    /// The DDL that creates every table and index.
+    var creationSQL: [String] { tableCreationSQL + indexes.map(\.sql) }
+
+    /// Every table of the mapping: entity tables, then join tables.
+    var allTables: [String] { tableOrder + joinTables }
+
+    /// The name of the table holding the records of `entity` (and of its whole hierarchy).
+    func tableName(of entity: String) -> String {
+        tablePrefix + schema.rootEntity(of: entity)
+    }
+
+    /// The mapping of `schema`, with every table and index name starting with `tablePrefix`.
+    init(schema: StoreSchema, tablePrefix: String = "") throws {
         self.schema = schema
+        self.tablePrefix = tablePrefix
         var taken: [String: Set<String>] = [:]
         func column(_ table: String, _ candidate: String, _ entity: String) -> String {
             var name = candidate
@@ -164,19 +191,20 @@ struct SQLiteSchemaMapping: Sendable {
         var toOneColumns: [String: [String: String]] = [:]
         for entity in schema.entities {
             let root = schema.rootEntity(of: entity.name)
-            if tables[root] == nil { tables[root] = Table(name: root); tableOrder.append(root) }
+            let table = tablePrefix + root
+            if tables[table] == nil { tables[table] = Table(name: table, rootEntity: root); tableOrder.append(table) }
             let parent = entity.parentName.flatMap { schema.entity(named: $0) }
             var columns = parent.flatMap { attributeColumns[$0.name] } ?? []
             for attribute in entity.attributes.dropFirst(columns.count) {
-                let name = column(root, attribute.name, entity.name)
-                tables[root]?.columns.append((name, SQLiteValueCodec.columnDefinition(attribute.type)))
+                let name = column(table, attribute.name, entity.name)
+                tables[table]?.columns.append((name, SQLiteValueCodec.columnDefinition(attribute.type)))
                 columns.append(name)
             }
             attributeColumns[entity.name] = columns
             var foreignKeys = parent.flatMap { toOneColumns[$0.name] } ?? [:]
             for relationship in entity.relationships.dropFirst(parent?.relationships.count ?? 0) where !relationship.kind.isToMany {
-                let name = column(root, relationship.name, entity.name)
-                tables[root]?.columns.append((name, "INTEGER"))
+                let name = column(table, relationship.name, entity.name)
+                tables[table]?.columns.append((name, "INTEGER"))
                 foreignKeys[relationship.name] = name
             }
             toOneColumns[entity.name] = foreignKeys
@@ -186,13 +214,14 @@ struct SQLiteSchemaMapping: Sendable {
         var relationshipMappings: [String: [RelationshipMapping]] = [:]
         for entity in schema.entities {
             let root = schema.rootEntity(of: entity.name)
+            let table = tablePrefix + root
             let parent = entity.parentName.flatMap { schema.entity(named: $0) }
             var mappings = parent.flatMap { relationshipMappings[$0.name] } ?? []
             for relationship in entity.relationships.dropFirst(mappings.count) {
                 guard let destination = schema.entity(named: relationship.destinationEntity) else {
                     throw StorageError.invalidRequest("relationship '\(entity.name).\(relationship.name)' points to '\(relationship.destinationEntity)', which is not in this store")
                 }
-                let destinationTable = schema.rootEntity(of: destination.name)
+                let destinationTable = tableName(of: destination.name)
                 let storage: RelationshipStorage
                 if !relationship.kind.isToMany {
                     storage = .foreignKey(column: toOneColumns[entity.name]?[relationship.name] ?? relationship.name)
@@ -208,8 +237,9 @@ struct SQLiteSchemaMapping: Sendable {
                     }
                     storage = .inverseForeignKey(column: inverseColumn, positionColumn: position)
                 } else {
-                    let table = "\(entity.name).\(relationship.name)"
-                    storage = .joinTable(table: table)
+                    let joinTable = "\(tablePrefix)\(entity.name).\(relationship.name)"
+                    joinTables.append(joinTable)
+                    storage = .joinTable(table: joinTable)
                 }
                 mappings.append(RelationshipMapping(
                     name: relationship.name, storage: storage, destination: destination.name,
@@ -221,15 +251,16 @@ struct SQLiteSchemaMapping: Sendable {
             relationshipMappings[entity.name] = mappings
             let kinds = schema.entityAndDescendants(entity.name)
             entities[entity.name] = EntityMapping(
-                name: entity.name, table: root, kinds: kinds,
+                name: entity.name, table: table, kinds: kinds,
                 coversTable: kinds.count == schema.entityAndDescendants(root).count,
                 attributeColumns: attributeColumns[entity.name] ?? [],
                 attributeTypes: entity.attributes.map(\.type),
                 relationships: mappings, description: entity,
-                tableColumns: tables[root]?.columns.map(\.name) ?? [], schema: schema
+                tableColumns: tables[table]?.columns.map(\.name) ?? [], schema: schema
             )
         }
-        creationSQL = makeCreationSQL()
+        tableCreationSQL = makeTableCreationSQL()
+        indexes = makeIndexes()
     }
 
     func entity(_ name: String) throws -> EntityMapping {
@@ -243,62 +274,6 @@ struct SQLiteSchemaMapping: Sendable {
         let kinds = includesSubentities ? mapping.kinds : [mapping.name]
         if includesSubentities && mapping.coversTable { return nil }
         return "\(alias).\"_entity\" IN (\(kinds.map(\.sqlLiteral).joined(separator: ", ")))"
-    }
-
-    private func makeCreationSQL() -> [String] {
-        var sql: [String] = []
-        // The column lists already indexed, per table: the schema marks the attribute of a
-        // one-attribute index `isIndexed` and also lists it in `indexes`, and a second identical
-        // index would only double the cost of every write.
-        var indexed: Set<[String]> = []
-        for name in tableOrder {
-            guard let table = tables[name] else { continue }
-            let columns = ["\"_key\" INTEGER PRIMARY KEY", "\"_entity\" TEXT NOT NULL"]
-                + table.columns.map { "\($0.name.sqlIdentifier) \($0.definition)".trimmingCharacters(in: .whitespaces) }
-            sql.append("CREATE TABLE \(name.sqlIdentifier) (\(columns.joined(separator: ", ")))")
-            if schema.entityAndDescendants(name).count > 1 {
-                sql.append("CREATE INDEX \("\(name)._entity".sqlIdentifier) ON \(name.sqlIdentifier) (\"_entity\")")
-            }
-        }
-        for entity in schema.entities {
-            guard let mapping = entities[entity.name] else { continue }
-            let table = mapping.table
-            let parentRelationships = entity.parentName.flatMap { schema.entity(named: $0) }?.relationships.count ?? 0
-            for relationship in mapping.relationships.dropFirst(parentRelationships) {
-                switch relationship.storage {
-                case .foreignKey(let column):
-                    sql.append("CREATE INDEX \("\(table).\(column)".sqlIdentifier) ON \(table.sqlIdentifier) (\(column.sqlIdentifier))")
-                case .inverseForeignKey(let column, let position?):
-                    sql.append("CREATE INDEX \("\(relationship.destinationTable).\(position)".sqlIdentifier) ON \(relationship.destinationTable.sqlIdentifier) (\(column.sqlIdentifier), \(position.sqlIdentifier))")
-                case .inverseForeignKey:
-                    break
-                case .joinTable(let joinTable):
-                    sql.append("CREATE TABLE \(joinTable.sqlIdentifier) (\"source\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL, \"destination\" INTEGER NOT NULL, PRIMARY KEY (\"source\", \"position\")) WITHOUT ROWID")
-                    sql.append("CREATE INDEX \("\(joinTable).destination".sqlIdentifier) ON \(joinTable.sqlIdentifier) (\"destination\")")
-                }
-            }
-            let parentAttributes = entity.parentName.flatMap { schema.entity(named: $0) }?.attributes.count ?? 0
-            for (ordinal, attribute) in entity.attributes.enumerated().dropFirst(parentAttributes) where attribute.isIndexed {
-                let column = mapping.attributeColumns[ordinal]
-                guard indexed.insert([table, column]).inserted else { continue }
-                sql.append("CREATE INDEX \("\(table).\(column)".sqlIdentifier) ON \(table.sqlIdentifier) (\(column.sqlIdentifier))")
-            }
-            for attributes in entity.indexes {
-                let columns = attributes.compactMap { entity.attributeOrdinal($0).map { mapping.attributeColumns[$0] } }
-                guard columns.count == attributes.count, !columns.isEmpty, indexed.insert([table] + columns).inserted else { continue }
-                let name = "\(entity.name)(\(attributes.joined(separator: ",")))"
-                sql.append("CREATE INDEX \(name.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", ")))")
-            }
-            for attributes in entity.uniqueConstraints {
-                let columns = attributes.compactMap { entity.attributeOrdinal($0).map { mapping.attributeColumns[$0] } }
-                guard columns.count == attributes.count, !columns.isEmpty else { continue }
-                let name = "unique \(entity.name)(\(attributes.joined(separator: ",")))"
-                let filter = kindFilter(mapping, alias: table.sqlIdentifier, includesSubentities: true)
-                    .map { " WHERE " + $0.replacingOccurrences(of: "\(table.sqlIdentifier).", with: "") } ?? ""
-                sql.append("CREATE UNIQUE INDEX \(name.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", ")))\(filter)")
-            }
-        }
-        return sql
     }
 }
 

@@ -33,6 +33,14 @@ import CoreStoreStorage
 /// `DataStack` at a time; adding it to a second stack fails with `storageAlreadyAdded` until
 /// the first stack is gone.
 ///
+/// ## Migration
+/// The store is `MigratableStorage`: a migration step runs in one SQLite transaction, so the
+/// file keeps the old model version until the step commits, whatever happens before. A
+/// lightweight step that changes only attributes, indexes and unique constraints is done in
+/// place with `ALTER TABLE` (adding an attribute with a default rewrites no row); any other step
+/// copies the records into new tables that replace the old ones at the commit. Steps that are
+/// not inferred are mapped by ``migrationMappingProviders``.
+///
 /// The table layout is described in `SQLiteSchemaMapping` and the column encodings in
 /// `SQLiteValueCodec`.
 public final class SQLiteStore: LocalStorage, @unchecked Sendable {
@@ -54,6 +62,9 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     public let fileURL: URL
     /// The configuration whose entities this store holds; `nil` holds every entity.
     public let configuration: String?
+    /// The mappings of the migration steps that are not inferred, consulted in order (see
+    /// `SchemaMappingProvider`).
+    public let migrationMappingProviders: [any SchemaMappingProvider]
     /// What the `DataStack` may do when the file holds another model.
     public let localStorageOptions: LocalStorageOptions
     /// How durable commits are.
@@ -83,13 +94,15 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     private let lifecycle: StoreLifecycle<OpenState>
 
-    /// A store in the file at `fileURL`.
+    /// A store in the file at `fileURL`; `migrationMappingProviders` map the migration steps
+    /// that are not inferred.
     public init(
-        fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none,
-        durability: Durability = .full, journalMode: JournalMode = .wal
+        fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [],
+        localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full, journalMode: JournalMode = .wal
     ) {
         self.fileURL = fileURL
         self.configuration = configuration
+        self.migrationMappingProviders = migrationMappingProviders
         self.localStorageOptions = localStorageOptions
         self.durability = durability
         self.journalMode = journalMode
@@ -98,11 +111,12 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     /// A store in the file `fileName` inside ``defaultDirectory``.
     public convenience init(
-        fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions = .none,
-        durability: Durability = .full, journalMode: JournalMode = .wal
+        fileName: String, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [],
+        localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full, journalMode: JournalMode = .wal
     ) {
         self.init(fileURL: SQLiteStore.defaultDirectory.appendingPathComponent(fileName, isDirectory: false),
-                  configuration: configuration, localStorageOptions: localStorageOptions, durability: durability, journalMode: journalMode)
+                  configuration: configuration, migrationMappingProviders: migrationMappingProviders,
+                  localStorageOptions: localStorageOptions, durability: durability, journalMode: journalMode)
     }
 
     /// A store in ``defaultFileURL``.
@@ -211,7 +225,12 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping))
     }
 
-    private func openWriter(schema: StoreSchema) throws -> SQLiteConnection {
+    /// Whether the store is open (a migration needs it closed).
+    var isOpen: Bool { lifecycle.isOpen }
+
+    /// A read-write connection with the store's pragmas (journal mode, durability), used by
+    /// `open` and by a migration.
+    func openWriter(schema: StoreSchema) throws -> SQLiteConnection {
         let writer = try SQLiteConnection(path: fileURL.path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, schema: schema)
         sqlite3_busy_timeout(writer.handle, 5000)
         try writer.execute("PRAGMA encoding = 'UTF-8'")

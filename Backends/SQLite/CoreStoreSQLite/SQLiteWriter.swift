@@ -10,10 +10,14 @@ import CoreStoreStorage
 final class SQLiteWriter {
     let connection: SQLiteConnection
     let mapping: SQLiteSchemaMapping
+    /// Where positions of ordered to-many relationships whose destination row is not written yet
+    /// wait (a migration writing in batches); `nil` for a commit, which writes every row first.
+    let pendingPositions: SQLitePendingPositions?
 
-    init(connection: SQLiteConnection, mapping: SQLiteSchemaMapping) {
+    init(connection: SQLiteConnection, mapping: SQLiteSchemaMapping, pendingPositions: SQLitePendingPositions? = nil) {
         self.connection = connection
         self.mapping = mapping
+        self.pendingPositions = pendingPositions
     }
 
     /// One entity's mapping with the statements this change set prepared for it.
@@ -170,6 +174,8 @@ final class SQLiteWriter {
                 let statement = try connection.statement("UPDATE \(relationship.destinationTable.sqlIdentifier) SET \(position.sqlIdentifier) = ?2 WHERE \"_key\" = ?1")
                 for (index, destination) in destinations.enumerated() {
                     try statement.execute([.integer(destination.key), .integer(Int64(index))])
+                    try pendingPositions?.record(table: relationship.destinationTable, column: position, key: destination.key,
+                                                 position: Int64(index), found: connection.changes > 0)
                 }
             case .joinTable(let table):
                 if changedKeys != nil {

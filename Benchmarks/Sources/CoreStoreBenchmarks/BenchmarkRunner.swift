@@ -86,6 +86,13 @@ struct BenchmarkRunner {
                 }
             }
             try reference.check(try subject.fetchAll(), workload: nil, subject: name)
+            for workload in Workload.migrations {
+                PeakMemory.reset()
+                let clock = ContinuousClock()
+                let start = clock.now
+                guard try subject.migrate(workload) else { break }
+                measured[workload] = ((clock.now - start).seconds, PeakMemory.peakBytes() ?? 0)
+            }
         }
         return measured
     }

@@ -40,6 +40,14 @@ protocol BenchmarkSubject: AnyObject {
     /// row's values, or inserts the row when there is none (W10 is ``insert(_:)`` of as many
     /// new rows, its baseline).
     func importUnique(_ rows: [BenchRow]) throws
+    /// W12 (`.w12`) and W13 (`.w13`): migrates the store to the next model version; returns
+    /// `false` when the subject has no migrations (raw engines, GRDB, an in-memory store).
+    func migrate(_ workload: Workload) throws -> Bool
+}
+
+extension BenchmarkSubject {
+    /// No migrations.
+    func migrate(_ workload: Workload) throws -> Bool { false }
 }
 
 /// The per-group part of the W5 checksum, shared by every subject.

@@ -34,6 +34,12 @@ struct Report {
                 cells.append(roles.map { subjects[$0]?[workload].map { Self.mebibytes($0.medianPeakBytes) } ?? "–" }.joined(separator: " / "))
                 text += "| " + cells.joined(separator: " | ") + " |\n"
             }
+            if let insert = subjects[.coreStore]?[.w1]?.medianSeconds, insert > 0 {
+                let scaled = Workload.migrations.compactMap { workload in
+                    subjects[.coreStore]?[workload].map { "\(workload.rawValue.uppercased()) ÷ W1 = \(Self.ratio($0.medianSeconds, insert))" }
+                }
+                if !scaled.isEmpty { text += "\nMigrations beside inserting the rows: " + scaled.joined(separator: ", ") + ".\n" }
+            }
         }
         return text
     }

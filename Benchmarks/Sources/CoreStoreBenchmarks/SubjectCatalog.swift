@@ -13,18 +13,33 @@ enum Backend: String, CaseIterable, Sendable, Codable {
         switch self {
         case .sqlite:
             [
-                SubjectKind(role: .coreStore) { try CoreStoreSubject(storage: SQLiteStore(fileURL: $0.appendingPathComponent("corestore.sqlite"), durability: .normal)) },
+                SubjectKind(role: .coreStore) { directory in
+                    let url = directory.appendingPathComponent("corestore.sqlite")
+                    return try CoreStoreSubject(storage: SQLiteStore(fileURL: url, durability: .normal)) { providers, options in
+                        SQLiteStore(fileURL: url, migrationMappingProviders: providers, localStorageOptions: options, durability: .normal)
+                    }
+                },
                 SubjectKind(role: .raw) { try RawSQLiteSubject(directory: $0) },
                 SubjectKind(role: .grdb) { try GRDBSubject(directory: $0) },
             ]
         case .lmdb:
             [
-                SubjectKind(role: .coreStore) { try CoreStoreSubject(storage: LMDBStore(fileURL: $0.appendingPathComponent("corestore-lmdb"), durability: .normal)) },
+                SubjectKind(role: .coreStore) { directory in
+                    let url = directory.appendingPathComponent("corestore-lmdb")
+                    return try CoreStoreSubject(storage: LMDBStore(fileURL: url, durability: .normal)) { providers, options in
+                        LMDBStore(fileURL: url, migrationMappingProviders: providers, localStorageOptions: options, durability: .normal)
+                    }
+                },
                 SubjectKind(role: .raw) { try RawLMDBSubject(directory: $0) },
             ]
         case .leveldb:
             [
-                SubjectKind(role: .coreStore) { try CoreStoreSubject(storage: LevelDBStore(fileURL: $0.appendingPathComponent("corestore-leveldb"), durability: .normal)) },
+                SubjectKind(role: .coreStore) { directory in
+                    let url = directory.appendingPathComponent("corestore-leveldb")
+                    return try CoreStoreSubject(storage: LevelDBStore(fileURL: url, durability: .normal)) { providers, options in
+                        LevelDBStore(fileURL: url, migrationMappingProviders: providers, localStorageOptions: options, durability: .normal)
+                    }
+                },
                 SubjectKind(role: .raw) { try RawLevelDBSubject(directory: $0) },
             ]
         case .memory:

@@ -9,6 +9,9 @@ extension DataStack {
         /// The stack.
         public let dataStack: DataStack
 
+        /// The stack (CoreStore's name for ``dataStack``).
+        public var base: DataStack { dataStack }
+
         /// Adds `storage` without blocking the caller.
         @discardableResult
         public func addStorage<T: StorageInterface>(_ storage: T) async throws -> T {

@@ -3,12 +3,55 @@ import Foundation
 
 /// CoreStore's public API on one storage backend: what a user of the framework writes.
 final class CoreStoreSubject: BenchmarkSubject {
-    private let dataStack: DataStack
+    /// A new instance of the subject's local store, with these mapping providers and options;
+    /// `nil` for a store that cannot be reopened (in memory).
+    typealias Reopen = @Sendable (_ providers: [any SchemaMappingProvider], _ options: LocalStorageOptions) -> any LocalStorage
+
+    private var dataStack: DataStack
+    private let reopen: Reopen?
 
     /// A stack with `storage` (an empty store) added.
-    init(storage: some StorageInterface) throws {
+    init(storage: some StorageInterface, reopen: Reopen? = nil) throws {
         dataStack = DataStack(BenchItem.schema)
+        self.reopen = reopen
         try dataStack.addStorageAndWait(storage)
+    }
+
+    /// W12 adds an attribute synchronously (lightweight); W13 runs a custom transformer on every
+    /// row through the asynchronous `addStorage`.
+    func migrate(_ workload: Workload) throws -> Bool {
+        guard let reopen else { return false }
+        switch workload {
+        case .w12:
+            // Releasing the old stack closes its store before the new one opens it.
+            dataStack = DataStack(BenchItem.schema, BenchItemV2.schema, migrationChain: ["Bench1", "Bench2"])
+            try dataStack.addStorageAndWait(reopen([], .allowSynchronousLightweightMigration))
+            guard try dataStack.fetchCount(From<BenchItemV2>().where(\.$rank == 0)) > 0 else {
+                throw BenchmarkError.unexpected("W12 left no item with the new attribute's default")
+            }
+        case .w13:
+            dataStack = DataStack(BenchItem.schema, BenchItemV2.schema, BenchItemV3.schema, migrationChain: ["Bench1", "Bench2", "Bench3"])
+            let stream = dataStack.async.addStorage(reopen([BenchItemV3.mapping], []))
+            let done = DispatchSemaphore(value: 0)
+            let failure = ErrorBox()
+            Task {
+                do {
+                    for try await _ in stream {}
+                } catch {
+                    failure.error = error
+                }
+                done.signal()
+            }
+            done.wait()
+            if let error = failure.error { throw error }
+            guard let item = try dataStack.fetchOne(From<BenchItemV3>().orderBy(.descending(\.$score))),
+                  item.band == Int(item.score / 100), item.name == item.name.uppercased() else {
+                throw BenchmarkError.unexpected("W13 did not transform the items")
+            }
+        default:
+            return false
+        }
+        return true
     }
 
     func insert(_ rows: [BenchRow]) throws {
@@ -121,6 +164,11 @@ final class CoreStoreSubject: BenchmarkSubject {
             })
         }
     }
+}
+
+/// The error of a task the benchmark waits for.
+private final class ErrorBox: @unchecked Sendable {
+    var error: (any Error)?
 }
 
 /// A list observer that notes when it was last told about a change.

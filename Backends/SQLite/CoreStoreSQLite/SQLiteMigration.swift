@@ -1,0 +1,247 @@
+import Foundation
+import CSQLite
+import CoreStoreStorage
+
+/// One migration step inside a SQLite file, started by `SQLiteStore.beginMigration(from:to:)`.
+///
+/// Everything happens in one write transaction (`BEGIN IMMEDIATE`) on the migration's own
+/// connection, committed by ``finish(metadata:counters:)`` only: SQLite's atomic commit is the
+/// migration's crash safety. Killed at any moment before that, the file opens as the source
+/// version; ``abandon()`` rolls back and the main file is byte for byte as it was.
+///
+/// The step is done one of two ways, decided by the first call that writes:
+/// - **Copy.** ``writeDestination(_:)`` writes into destination tables created beside the
+///   source ones, named with ``destinationPrefix`` and without indexes (bulk loading is faster
+///   without them). ``finish(metadata:counters:)`` drops the source tables, renames the
+///   destination tables to their final names and creates the destination's indexes.
+/// - **Native.** ``migrateNatively(_:)`` alters the source tables in place (see
+///   ``SQLiteAlterationPlan``) when that gives exactly what a copy would.
+final class SQLiteMigration: StorageMigration {
+    /// The start of the destination's table names while records are copied. Not a name an
+    /// entity can have, so it never meets a source table.
+    static let destinationPrefix = "corestore-migration:"
+
+    private enum Mode {
+        /// Nothing written yet: the step may still be done natively or by copying.
+        case undecided
+        /// Records are copied into the prefixed destination tables.
+        case copying
+        /// The source tables were altered in place into the destination's layout.
+        case native
+        /// Finished or abandoned: the connection is closed.
+        case ended
+    }
+
+    /// The metadata stored with the source version.
+    let sourceMetadata: StoredMetadata
+    /// The counters stored with the source version.
+    let sourceCounters: CommitCounters
+
+    private var connection: SQLiteConnection?
+    private var mode = Mode.undecided
+    /// The source tables, as they are.
+    private let sourceMapping: SQLiteSchemaMapping
+    /// The destination tables beside the source ones, with prefixed names.
+    private let stagingMapping: SQLiteSchemaMapping
+    /// The destination under its final names.
+    private let destinationMapping: SQLiteSchemaMapping
+    /// Ordered to-many positions waiting for their destination rows (copy only).
+    private var pendingPositions: SQLitePendingPositions?
+
+    /// Begins the transaction on `connection` (a writer connection to the file) and checks that
+    /// the file holds `source`'s version.
+    init(connection: SQLiteConnection, source: StoreSchema, destination: StoreSchema) throws {
+        sourceMapping = try SQLiteSchemaMapping(schema: source)
+        stagingMapping = try SQLiteSchemaMapping(schema: destination, tablePrefix: Self.destinationPrefix)
+        destinationMapping = try SQLiteSchemaMapping(schema: destination)
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let metadata = try SQLiteMetadata.read(connection)
+            guard metadata.schemaHash == source.schemaHash else {
+                throw StorageError.incompatibleStore(path: connection.path, reason: "it holds schema hash \(metadata.schemaHash), not the migration's source \(source.schemaHash)")
+            }
+            sourceMetadata = metadata
+            sourceCounters = try SQLiteMetadata.counters(connection)
+            try SQLiteMetadata.verifyTables(connection, mapping: sourceMapping)
+            try Self.dropStagingTables(connection)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        self.connection = connection
+    }
+
+    deinit {
+        end(rollingBack: true)
+    }
+
+    // MARK: Reading the source
+
+    /// Runs `body` on the source tables, inside the migration's transaction.
+    func readSource<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        let connection = try sourceConnection()
+        return try body(SQLiteReader(connection: connection, mapping: sourceMapping))
+    }
+
+    /// Visits the records of exactly `entity`, in key order, `batchSize` at a time: each batch is
+    /// one `WHERE "_key" > last ORDER BY "_key" LIMIT batchSize` query, completed (to-many
+    /// relationships included) before `visit` sees it, so `visit` may write to the destination.
+    func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws {
+        let connection = try sourceConnection()
+        let entityMapping = try sourceMapping.entity(entity)
+        guard let table = sourceMapping.tables[entityMapping.table] else { throw StorageError.unknownEntity(entity) }
+        let sql = "SELECT \(SQLiteRecordLoader.columns(of: table, alias: "t0")) FROM \(table.name.sqlIdentifier) t0 "
+            + "WHERE t0.\"_entity\" = ?1 AND t0.\"_key\" > ?2 ORDER BY t0.\"_key\" LIMIT ?3"
+        let loader = SQLiteRecordLoader(connection: connection, mapping: sourceMapping)
+        let limit = max(1, batchSize)
+        var lastKey = Int64.min
+        while true {
+            var accumulator = SQLiteRecordLoader.Accumulator(loader: loader)
+            var count = 0
+            try connection.statement(sql).query([.text(entity), .integer(lastKey), .integer(Int64(limit))]) { row in
+                try accumulator.append(row)
+                lastKey = row.int64(0)
+                count += 1
+            }
+            if count == 0 { return }
+            try visit(try accumulator.finish())
+            if count < limit { return }
+            _ = try sourceConnection()
+        }
+    }
+
+    // MARK: Writing the destination
+
+    /// Runs `body` on what was written to the destination so far.
+    func readDestination<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        let connection = try activeConnection()
+        if mode == .native {
+            return try body(SQLiteReader(connection: connection, mapping: destinationMapping))
+        }
+        try beginCopying(connection)
+        try pendingPositions?.apply()
+        return try body(SQLiteReader(connection: connection, mapping: stagingMapping))
+    }
+
+    /// Writes `changes` into the destination tables (unique constraints are checked when
+    /// ``finish(metadata:counters:)`` creates the indexes).
+    func writeDestination(_ changes: MergedChanges) throws {
+        let connection = try activeConnection()
+        try beginCopying(connection)
+        try SQLiteWriter(connection: connection, mapping: stagingMapping, pendingPositions: pendingPositions).apply(changes)
+    }
+
+    /// Alters the source tables in place when ``SQLiteAlterationPlan`` can do the whole step
+    /// exactly; `false` (nothing changed) otherwise, or once records were copied.
+    func migrateNatively(_ step: LightweightMigrationStep) throws -> Bool {
+        let connection = try activeConnection()
+        guard mode == .undecided else { return mode == .native }
+        guard step.source == sourceMapping.schema, step.destination == destinationMapping.schema else {
+            throw StorageError.invalidRequest("the lightweight step goes from '\(step.source.modelVersion)' to '\(step.destination.modelVersion)', not from '\(sourceMapping.schema.modelVersion)' to '\(destinationMapping.schema.modelVersion)' as the migration does")
+        }
+        guard let plan = SQLiteAlterationPlan(step: step, source: sourceMapping, destination: destinationMapping) else { return false }
+        mode = .native
+        try SQLiteTableAlterer(connection: connection).apply(plan, destination: destinationMapping)
+        return true
+    }
+
+    // MARK: Ending
+
+    /// Makes the destination the store's data (copied: drop the source tables, rename the
+    /// destination tables, create the indexes), stores `metadata` and `counters`, commits and
+    /// closes. On an error (a unique constraint the data violates, for one) everything is rolled
+    /// back and the store keeps the source version.
+    func finish(metadata: StoredMetadata, counters: CommitCounters) throws {
+        let connection = try activeConnection()
+        do {
+            if mode != .native { try replaceSourceTables(connection) }
+            try SQLiteMetadata.update(connection, counters: counters, metadata: metadata)
+            try connection.execute("COMMIT")
+        } catch {
+            end(rollingBack: true)
+            throw error
+        }
+        end(rollingBack: false)
+    }
+
+    /// Rolls back and closes; the file keeps the source version.
+    func abandon() {
+        end(rollingBack: true)
+    }
+
+    private func replaceSourceTables(_ connection: SQLiteConnection) throws {
+        try beginCopying(connection)
+        try pendingPositions?.apply()
+        try pendingPositions?.drop()
+        for table in sourceMapping.allTables {
+            try connection.execute("DROP TABLE IF EXISTS \(table.sqlIdentifier)")
+        }
+        for table in stagingMapping.allTables {
+            let finalName = String(table.dropFirst(Self.destinationPrefix.count))
+            try connection.execute("ALTER TABLE \(table.sqlIdentifier) RENAME TO \(finalName.sqlIdentifier)")
+        }
+        for index in destinationMapping.indexes {
+            try SQLiteIndexes.create(index, on: connection)
+        }
+    }
+
+    private func end(rollingBack: Bool) {
+        if rollingBack, let connection, sqlite3_get_autocommit(connection.handle) == 0 {
+            try? connection.execute("ROLLBACK")
+        }
+        pendingPositions = nil
+        connection = nil
+        mode = .ended
+    }
+
+    // MARK: State
+
+    /// The connection while the migration's transaction is open. Throws once the migration
+    /// ended, or when SQLite rolled the transaction back on its own after an error (a full disk):
+    /// nothing may then be written outside the transaction.
+    private func activeConnection() throws -> SQLiteConnection {
+        guard let connection, mode != .ended else {
+            throw StorageError.invalidRequest("the migration has already finished or been abandoned")
+        }
+        guard sqlite3_get_autocommit(connection.handle) == 0 else {
+            throw StorageError.engine(code: Int(SQLITE_ABORT), message: "SQLite rolled back the migration of \(connection.path) after an earlier error")
+        }
+        return connection
+    }
+
+    /// The connection while the source tables are still the source version.
+    private func sourceConnection() throws -> SQLiteConnection {
+        let connection = try activeConnection()
+        guard mode != .native else {
+            throw StorageError.invalidRequest("the source tables were already migrated in place")
+        }
+        return connection
+    }
+
+    /// Creates the destination tables on the first copying call.
+    private func beginCopying(_ connection: SQLiteConnection) throws {
+        switch mode {
+        case .copying:
+            return
+        case .native:
+            throw StorageError.invalidRequest("the step was migrated in place; records cannot be copied as well")
+        case .ended:
+            throw StorageError.invalidRequest("the migration has already finished or been abandoned")
+        case .undecided:
+            for statement in stagingMapping.tableCreationSQL { try connection.execute(statement) }
+            pendingPositions = SQLitePendingPositions(connection: connection)
+            mode = .copying
+        }
+    }
+
+    /// Drops destination tables left by an earlier migration (only possible if SQLite
+    /// committed part of one on its own after an error).
+    private static func dropStagingTables(_ connection: SQLiteConnection) throws {
+        var stale: [String] = []
+        try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?1) = ?2")
+            .query([.integer(Int64(destinationPrefix.utf8.count)), .text(destinationPrefix)]) { row in
+                if let name = row.text(0) { stale.append(name) }
+            }
+        for table in stale { try connection.execute("DROP TABLE \(table.sqlIdentifier)") }
+    }
+}

@@ -1,0 +1,138 @@
+import CoreStoreStorage
+
+/// One migration of a ``KeyValueStorage`` in progress (see ``MigratableStorage``): the source
+/// version is generation g of the keys, the destination is written beside it as generation
+/// g + 1 (see ``KeyValueGeneration``), and ``finish(metadata:counters:)`` makes it current with
+/// one engine write that stores its metadata and moves the root pointer.
+///
+/// A crash at any moment leaves either the source (pointer at g) or the destination (pointer
+/// at g + 1) as the store's data and the other generation as garbage, which the next
+/// ``KeyValueStorage/open(schema:)`` deletes.
+///
+/// Every engine access is its own transaction: no read snapshot stays open across a
+/// ``writeDestination(_:)`` (an LMDB write that grows the map waits until no read runs). Used
+/// by one thread at a time, as the contract says.
+final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
+    /// The metadata stored with the source version.
+    let sourceMetadata: StoredMetadata
+    /// The counters stored with the source version.
+    let sourceCounters: CommitCounters
+
+    private let engine: Engine
+    /// The source version's layout, at the current generation.
+    private let source: KeyValueLayout
+    /// The destination version's layout, at the next generation.
+    private let destination: KeyValueLayout
+    /// The storage's slot, vacated when the migration ends.
+    private let slot: KeyValueMigrationSlot
+    /// Whether ``finish(metadata:counters:)`` moved the pointer or ``abandon()`` ran.
+    private var isEnded = false
+
+    /// A migration over the open `engine` from `source` to `destination`, whose generation is the
+    /// one after `source`'s and holds no key yet.
+    init(engine: Engine, source: KeyValueLayout, destination: KeyValueLayout, metadata: StoredMetadata, counters: CommitCounters, slot: KeyValueMigrationSlot) {
+        self.engine = engine
+        self.source = source
+        self.destination = destination
+        self.sourceMetadata = metadata
+        self.sourceCounters = counters
+        self.slot = slot
+    }
+
+    /// Runs `body` on one snapshot of the source generation, read under the source schema.
+    func readSource<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        try requireRunning()
+        return try engine.read { try body(KeyValueStorageReader(snapshot: $0, layout: source)) }
+    }
+
+    /// Visits the source records whose concrete entity is `entity`, in record-key order,
+    /// `batchSize` at a time. Each batch is read in its own engine read, which resumes after the
+    /// last key of the batch before, so `visit` may write to the destination.
+    func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws {
+        try requireRunning()
+        let names = source.entityNames
+        guard let wanted = names.names.firstIndex(of: entity) else { throw StorageError.unknownEntity(entity) }
+        let prefix = source.recordPrefix(ofHierarchyOf: entity)
+        let upper = TupleEncoder.elementsEnd(prefix)
+        let limit = max(1, batchSize)
+        var lower = prefix
+        while true {
+            let (batch, last) = try engine.read { reader -> ([Record], [UInt8]?) in
+                // The hierarchy's records share one key range: other entities' are skipped by
+                // the entity name their bytes begin with, without decoding them.
+                let candidate = ScanCandidate(names: names)
+                var batch: [Record] = []
+                var last: [UInt8]?
+                try reader.scan(from: lower, to: upper, reverse: false) { key, value in
+                    guard try candidate.reset(value) == wanted else { return true }
+                    batch.append(try candidate.record())
+                    if batch.count < limit { return true }
+                    last = key
+                    return false
+                }
+                return (batch, last)
+            }
+            if !batch.isEmpty { try visit(batch) }
+            // A batch that did not fill up ended the range.
+            guard let last else { return }
+            lower = last + [0x00]
+        }
+    }
+
+    /// Runs `body` on a snapshot of the destination generation written so far.
+    func readDestination<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        try requireRunning()
+        return try engine.read { try body(KeyValueStorageReader(snapshot: $0, layout: destination)) }
+    }
+
+    /// Writes `changes` to the destination generation in one engine write, with their index
+    /// entries; a unique constraint of the destination schema they break throws
+    /// ``StorageError/uniqueConstraintViolation(entity:attributes:values:)`` and writes nothing.
+    func writeDestination(_ changes: MergedChanges) throws {
+        try requireRunning()
+        if changes.isEmpty { return }
+        try engine.write { writer in
+            try KeyValueCommit(writer: writer, layout: destination).write(changes)
+        }
+    }
+
+    /// Stores `metadata` and `counters` with the destination generation and points the root
+    /// pointer at it, in one engine write: from then on the store opens as the destination.
+    /// The source generation is deleted afterwards, in writes of bounded size; when that stops
+    /// early, the next open finishes it. Leaves the engine closed.
+    func finish(metadata: StoredMetadata, counters: CommitCounters) throws {
+        try requireRunning()
+        try engine.write { writer in
+            try KeyValueStorage<Engine>.putMetadata(writer, generation: destination.generation, metadata: metadata, counters: counters)
+            try writer.put(KeyValueGeneration.pointerKey, destination.generation.pointerValue)
+        }
+        // The destination is the store's data now: nothing may undo it (an `abandon` after a
+        // failed clean-up, for one), and the clean-up is best effort.
+        isEnded = true
+        try? engine.deleteKeys(in: source.generation.ranges)
+        end()
+    }
+
+    /// Deletes what was written to the destination generation (when the pointer still names
+    /// the source: a `finish` whose write was reported failed may have committed) and closes the
+    /// engine. Never throws: what is left is garbage the next open deletes.
+    func abandon() {
+        guard !isEnded else { return }
+        isEnded = true
+        let current = try? engine.read { try KeyValueGeneration.current($0, description: engine.storeDescription) }
+        if current == source.generation {
+            try? engine.deleteKeys(in: destination.generation.ranges)
+        }
+        end()
+    }
+
+    /// Closes the engine and frees the storage for `open` and the next migration.
+    private func end() {
+        engine.close()
+        slot.vacate(self)
+    }
+
+    private func requireRunning() throws {
+        if isEnded { throw StorageError.invalidRequest("the migration of \(engine.storeDescription) has ended") }
+    }
+}
