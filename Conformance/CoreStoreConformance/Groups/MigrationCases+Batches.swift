@@ -41,9 +41,18 @@ extension MigrationCases {
             let actual = "\(item.label)|\(item.successor.map { "\($0.number)" } ?? "nil")|\(item.previous.map { "\($0.number)" } ?? "nil")|\(item.group?.name ?? "nil")"
             try ctx.expectEqual(actual, expected, "item \(n) as label|successor|previous|group")
         }
+        let withoutSuccessor = numbers.filter { !($0 + 1 < count && kept($0 + 1)) }.count
+        try ctx.expectEqual(try stack.fetchCount(From<ItemsV2.Item>().where(\.$successor == nil)), withoutSuccessor,
+                            "items the store finds without a successor (no reference to a dropped item left)")
         for group in try stack.fetchAll(From<ItemsV2.ItemGroup>()) {
             let index = Int(group.name.dropFirst()) ?? -1
             try ctx.expectEqual(group.items.map(\.number).sorted(), numbers.filter { $0 % 10 == index }, "items of group \(group.name)")
+        }
+        let sizes = Set((0..<10).map { index in numbers.filter { $0 % 10 == index }.count })
+        for size in sizes {
+            let groups = try stack.fetchCount(From<ItemsV2.ItemGroup>().where((\ItemsV2.ItemGroup.$items).count() == size))
+            try ctx.expectEqual(groups, (0..<10).filter { index in numbers.filter { $0 % 10 == index }.count == size }.count,
+                                "groups the store counts \(size) items in")
         }
     }
 }

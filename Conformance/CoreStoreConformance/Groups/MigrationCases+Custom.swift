@@ -53,6 +53,15 @@ extension MigrationCases {
         }
     }
 
+    /// Fails unless the store itself — not only the objects read from it — holds no reference
+    /// to the dropped Bob and Fido: predicates on relationships are answered by the store.
+    static func expectNoDanglingPeopleV3(_ ctx: ConformanceContext, _ stack: DataStack) throws {
+        try ctx.expectEqual(try stack.fetchAll(From<PeopleV3.Pet>().where(\.$owner == nil)).map(\.name), ["Tom"], "pets whose owner is nil")
+        try ctx.expectEqual(try stack.fetchAll(From<PeopleV3.Person>().where((\PeopleV3.Person.$pets).count() == 1)).map(\.name), ["Ann"], "people with exactly one pet")
+        let counts = try stack.fetchAll(From<PeopleV3.Doctor>().where((\PeopleV3.Doctor.$clients).count() == 0).orderBy(.ascending(\.$name))).map(\.name)
+        try ctx.expectEqual(counts, ["Dr. No"], "doctors without clients")
+    }
+
     /// The "V2" people, pets and vets of ``PeopleSeed`` as they read in "V3" when nothing is dropped.
     static let unchangedPeopleV3 = [
         "Ann|34|Annie|ann@x|3.0|vip||pets:Fido,Rex|vets:Dr. Who",
@@ -84,6 +93,7 @@ extension MigrationCases {
                                 "pets after dropping Bob and Fido (Tom's owner was Bob)")
             try ctx.expectEqual(try describeDoctorsV3(stack), ["Dr. No|patients:|clients:", "Dr. Who|patients:Rex,Tom|clients:Ann"],
                                 "doctors after dropping Bob and Fido (their clients no longer hold Bob)")
+            try expectNoDanglingPeopleV3(ctx, stack)
         },
         c("copyEntity renames an entity with its records and both sides of its relationships") { ctx in
             let stack = try migratedToV3(ctx, toV3([]))

@@ -45,8 +45,23 @@ extension MigrationCases {
         return try completion.wait(ctx, "the stream of dataStack.async.addStorage").report
     }
 
-    /// The bytes of a closed store's files after a plain open and close by a stack of its own
-    /// version, and which of them merely opening the store changes.
+    /// The bytes of a closed store's data files: its location (a file, or a directory and
+    /// everything in it) and ``StorageFactory/files(of:)``. Side files an engine keeps next to
+    /// the location (SQLite's `-wal` and `-shm`) are not data files and are left out.
+    static func dataFiles(_ ctx: ConformanceContext, _ store: any StorageInterface) throws -> [String: Data?] {
+        store.close()
+        var result: [String: Data?] = [:]
+        if let location = ctx.factory.location(of: store) {
+            for (path, data) in try StoreFiles.snapshot(at: location) { result[location.path + "/" + path] = data }
+        }
+        for file in ctx.factory.files(of: store) where FileManager.default.fileExists(atPath: file.path) {
+            result[file.path] = try Data(contentsOf: file)
+        }
+        return result
+    }
+
+    /// The bytes of a closed store's data files after a plain open and close by a stack of its
+    /// own version, and which of them merely opening the store changes.
     struct FileBaseline {
         let snapshot: [String: Data?]
         /// Paths whose bytes a plain open changes (LMDB's lock file, say); `nil` when a plain
@@ -59,20 +74,19 @@ extension MigrationCases {
     /// Opens and closes `store` with a stack of `schema` (its own version) and snapshots its files
     /// before and after.
     static func baseline(_ ctx: ConformanceContext, _ store: any StorageInterface, _ schema: CoreStoreSchema) throws -> FileBaseline {
-        store.close()
-        let before = try FileCases.snapshot(ctx, store, ctx.factory.files(of: store))
+        let before = try dataFiles(ctx, store)
         try withStack(ctx, over: store, schema) { _ in }
-        let after = try FileCases.snapshot(ctx, store, ctx.factory.files(of: store))
+        let after = try dataFiles(ctx, store)
         guard Set(before.keys) == Set(after.keys) else { return FileBaseline(snapshot: after, volatile: nil) }
         return FileBaseline(snapshot: after, volatile: Set(before.keys.filter { before[$0] != after[$0] }))
     }
 
-    /// Fails unless the files of `store` (closed first) are byte-identical to `baseline`, apart from
-    /// those a plain open changes; checks nothing when a plain open adds or removes files.
+    /// Fails unless the data files of `store` (closed first) are byte-identical to `baseline`,
+    /// apart from those a plain open changes; checks nothing when a plain open adds or removes
+    /// files.
     static func expectFilesUntouched(_ ctx: ConformanceContext, _ store: any StorageInterface, _ baseline: FileBaseline, _ what: String) throws {
         guard let volatile = baseline.volatile else { return }
-        store.close()
-        let now = try FileCases.snapshot(ctx, store, ctx.factory.files(of: store))
+        let now = try dataFiles(ctx, store)
         try FileCases.expectUntouched(ctx, baseline.snapshot.filter { !volatile.contains($0.key) }, now.filter { !volatile.contains($0.key) }, what)
     }
 }
