@@ -23,10 +23,12 @@ struct DemoCommand: AsyncParsableCommand {
         CoreStoreDefaults.logger = DefaultLogger(minimumLevel: verbose ? .trace : .warning)
         let dataStack = DataStack(DemoModel.schema)
         let store: any StorageInterface
+        var mainFile: URL?
         if inMemory {
             store = try dataStack.addStorageAndWait(InMemoryStore())
         } else {
             let fileURL = path.map { URL(fileURLWithPath: $0) } ?? SQLiteStore.defaultFileURL
+            mainFile = fileURL
             store = try dataStack.addStorageAndWait(SQLiteStore(fileURL: fileURL, localStorageOptions: .recreateStoreOnModelMismatch))
         }
         print("CoreStore demo — model '\(dataStack.modelVersion)' on \(store.storeDescription)\n")
@@ -127,6 +129,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         try await importBooks(dataStack)
         try await watchChanges(dataStack)
+        try await migrateContacts(besides: mainFile)
         print("\nDone.")
     }
 

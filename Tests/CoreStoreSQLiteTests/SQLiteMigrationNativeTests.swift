@@ -101,18 +101,16 @@ struct SQLiteMigrationNativeTests {
         #expect(try F.readAll(url, swapped).filter { $0.id.entity == "Account" }.map(\.attributes) == accounts.map(\.attributes))
     }
 
-    @Test func addingAnAttributeToManyRowsCostsFarLessThanWritingThem() throws {
+    @Test func anAttributeAddedToManyRowsTakesTheNativePathAndReadsBackEverywhere() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let count = 100_000
+        let count = 20_000
         let store = SQLiteStore(fileURL: url, durability: .normal)
         _ = try store.open(schema: F.v1)
         let inserts = (1...count).map { i in
             Record(id: RecordID(entity: "Account", key: Int64(-i)), attributes: [.string("user\(i)@example.com"), .string("user\(i)")], relationships: [])
         }
-        let insertStart = ContinuousClock.now
         _ = try store.write(ChangeSet(inserts: inserts))
-        let insertTime = ContinuousClock.now - insertStart
         store.close()
 
         let withScore = StoreSchema(modelVersion: "V1b", schemaHash: "migration-v1-score", entities: F.v1.entities.map { entity in
@@ -120,12 +118,10 @@ struct SQLiteMigrationNativeTests {
             return EntityDescription(name: "Account", attributes: entity.attributes + [F.attribute("score", .integer, optional: false, default: .int(7))])
         })
         let step = try #require(try F.mapping(F.v1, withScore).lightweightStep)
-        let migrateStart = ContinuousClock.now
+        // How fast this is belongs to the benchmark (W12); here: the native path takes it.
         let migration = try store.beginMigration(from: F.v1, to: withScore)
         #expect(try migration.migrateNatively(step))
         try migration.finish(metadata: F.metadata(withScore), counters: migration.sourceCounters)
-        let migrateTime = ContinuousClock.now - migrateStart
-        #expect(migrateTime * 10 < insertTime, "native \(migrateTime) vs inserting \(insertTime)")
 
         let reopened = SQLiteStore(fileURL: url)
         _ = try reopened.open(schema: withScore)

@@ -28,12 +28,13 @@ enum SmokeV2 {
 
 @Suite("Migrations through the DataStack (smoke)")
 struct MigrationSmokeTests {
-    enum Kind: String, CaseIterable, Sendable { case lmdb, leveldb }
+    enum Kind: String, CaseIterable, Sendable { case lmdb, leveldb, sqlite }
 
     func store(_ kind: Kind, _ url: URL, providers: [any SchemaMappingProvider] = [], options: LocalStorageOptions = .none) -> any LocalStorage {
         switch kind {
         case .lmdb: LMDBStore(fileURL: url, migrationMappingProviders: providers, localStorageOptions: options)
         case .leveldb: LevelDBStore(fileURL: url, migrationMappingProviders: providers, localStorageOptions: options)
+        case .sqlite: SQLiteStore(fileURL: url, migrationMappingProviders: providers, localStorageOptions: options)
         }
     }
 

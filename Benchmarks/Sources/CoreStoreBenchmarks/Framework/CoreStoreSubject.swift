@@ -31,19 +31,7 @@ final class CoreStoreSubject: BenchmarkSubject {
             }
         case .w13:
             dataStack = DataStack(BenchItem.schema, BenchItemV2.schema, BenchItemV3.schema, migrationChain: ["Bench1", "Bench2", "Bench3"])
-            let stream = dataStack.async.addStorage(reopen([BenchItemV3.mapping], []))
-            let done = DispatchSemaphore(value: 0)
-            let failure = ErrorBox()
-            Task {
-                do {
-                    for try await _ in stream {}
-                } catch {
-                    failure.error = error
-                }
-                done.signal()
-            }
-            done.wait()
-            if let error = failure.error { throw error }
+            try addWaiting(reopen([BenchItemV3.mapping], []))
             guard let item = try dataStack.fetchOne(From<BenchItemV3>().orderBy(.descending(\.$score))),
                   item.band == Int(item.score / 100), item.name == item.name.uppercased() else {
                 throw BenchmarkError.unexpected("W13 did not transform the items")
@@ -52,6 +40,24 @@ final class CoreStoreSubject: BenchmarkSubject {
             return false
         }
         return true
+    }
+
+    /// Adds `storage` through the asynchronous `addStorage` (which runs heavyweight steps) and
+    /// waits until it is added.
+    private func addWaiting<S: LocalStorage>(_ storage: S) throws {
+        let stream = dataStack.async.addStorage(storage)
+        let done = DispatchSemaphore(value: 0)
+        let failure = ErrorBox()
+        Task {
+            do {
+                for try await _ in stream {}
+            } catch {
+                failure.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.error { throw error }
     }
 
     func insert(_ rows: [BenchRow]) throws {
