@@ -52,6 +52,25 @@ public final class ConformanceContext {
         return instance
     }
 
+    /// A new, closed instance over the data of `store` (closed first) that migrates with
+    /// `migrationMappingProviders` and has `localStorageOptions`, from the factory's
+    /// ``StorageFactory/reopen(_:migrationMappingProviders:localStorageOptions:)``; closed again
+    /// when the case ends. A factory that cannot pass them fails the case saying so.
+    public func instance(
+        over store: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider],
+        localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        store.close()
+        let instance: any StorageInterface
+        do {
+            instance = try factory.reopen(store, migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions)
+        } catch let limitation as StorageFactoryLimitation {
+            throw failure(limitation.description)
+        }
+        stores.append(instance)
+        return instance
+    }
+
     /// A failure of the running case.
     public func failure(_ message: String) -> ConformanceFailure {
         ConformanceFailure(caseID: caseID, message: message)

@@ -7,7 +7,7 @@ public enum ConformanceSuite {
     public static let groups: [String] = [
         "lifecycle", "values", "crud", "relationships", "predicates", "sorting", "aggregates",
         "atomicity", "isolation", "durability", "uniqueness", "errors", "changes", "files", "api",
-        "observation", "importing", "merging",
+        "observation", "importing", "merging", "migrations",
     ]
 
     /// Every case of every group.
@@ -15,7 +15,7 @@ public enum ConformanceSuite {
         LifecycleCases.all + ValueCases.all + CRUDCases.all + RelationshipCases.all + PredicateCases.all
         + SortingCases.all + AggregateCases.all + AtomicityCases.all + IsolationCases.all + DurabilityCases.all
         + UniquenessCases.all + ErrorCases.all + ChangeCases.all + FileCases.all + APICases.all
-        + ObservationCases.all + ImportingCases.all + MergingCases.all
+        + ObservationCases.all + ImportingCases.all + MergingCases.all + MigrationCases.all
 
     /// The cases a store declaring `capabilities` runs: those whose ``ConformanceCase/requires``
     /// it declares, in suite order.

@@ -28,6 +28,13 @@ import CoreStoreStorage
 ///   defaults read `LocalStorage.fileURL`; a store that declares `localFiles` but whose factory
 ///   answers `nil` or no files fails the `files` cases with a message saying so, rather than
 ///   passing them without damaging anything.
+/// - For the `migrations` group (stores that declare ``StorageCapabilities/persistent`` and
+///   ``StorageCapabilities/localFiles``, which are `LocalStorage`):
+///   ``reopen(_:migrationMappingProviders:localStorageOptions:)`` returns a new instance over
+///   the data of `storage` whose `migrationMappingProviders` and `localStorageOptions` are the
+///   ones given — custom migrations are a property of the store instance. The default passes
+///   neither and throws ``StorageFactoryLimitation`` unless both are empty, which fails the cases
+///   that need them with a message saying so.
 public protocol StorageFactory: Sendable {
     /// The backend's name in reports, such as `"SQLiteStore"`.
     var name: String { get }
@@ -37,6 +44,13 @@ public protocol StorageFactory: Sendable {
 
     /// A new store instance over the data `storage` kept (persistent backends only).
     func reopen(_ storage: any StorageInterface) throws -> any StorageInterface
+
+    /// A new store instance over the data `storage` kept (closed by the suite) that migrates
+    /// with `migrationMappingProviders` and has `localStorageOptions`.
+    func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider],
+        localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface
 
     /// Removes whatever the factory's stores left behind (files, directories).
     func cleanUp()
@@ -54,6 +68,19 @@ extension StorageFactory {
     /// Nothing to clean up.
     public func cleanUp() {}
 
+    /// ``reopen(_:)`` when there are neither providers nor options to pass; otherwise throws
+    /// ``StorageFactoryLimitation``: a factory passes them only when it implements this method.
+    public func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider],
+        localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        guard migrationMappingProviders.isEmpty && localStorageOptions.isEmpty else {
+            throw StorageFactoryLimitation(factory: name, missing: "reopen(_:migrationMappingProviders:localStorageOptions:)",
+                                           purpose: "pass migrationMappingProviders and localStorageOptions to a reopened store")
+        }
+        return try reopen(storage)
+    }
+
     /// `fileURL` of a `LocalStorage`, otherwise `nil`.
     public func location(of storage: any StorageInterface) -> URL? {
         (storage as? any LocalStorage)?.fileURL
@@ -64,6 +91,28 @@ extension StorageFactory {
     public func files(of storage: any StorageInterface) -> [URL] {
         guard let location = location(of: storage) else { return [] }
         return StoreFiles.regularFiles(at: location)
+    }
+}
+
+/// A case needs something the factory does not implement.
+public struct StorageFactoryLimitation: Error, Sendable, CustomStringConvertible {
+    /// The factory's name.
+    public let factory: String
+    /// The requirement the factory does not implement.
+    public let missing: String
+    /// What the case needed it for.
+    public let purpose: String
+
+    /// Creates the error.
+    public init(factory: String, missing: String, purpose: String) {
+        self.factory = factory
+        self.missing = missing
+        self.purpose = purpose
+    }
+
+    /// `<factory> cannot <purpose>: implement StorageFactory.<missing>`.
+    public var description: String {
+        "\(factory) cannot \(purpose): implement StorageFactory.\(missing)"
     }
 }
 

@@ -55,6 +55,14 @@ public struct SQLiteFactory: StorageFactory {
         guard let store = storage as? SQLiteStore else { throw UnexpectedStore() }
         return SQLiteStore(fileURL: store.fileURL, configuration: store.configuration, durability: durability, journalMode: journalMode)
     }
+    /// A new `SQLiteStore` over the file of `storage` with the given providers and options.
+    public func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider], localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        guard let store = storage as? SQLiteStore else { throw UnexpectedStore() }
+        return SQLiteStore(fileURL: store.fileURL, configuration: store.configuration, migrationMappingProviders: migrationMappingProviders,
+                           localStorageOptions: localStorageOptions, durability: durability, journalMode: journalMode)
+    }
     public func cleanUp() { directory.remove() }
 }
 
@@ -89,6 +97,14 @@ public struct LMDBFactory: StorageFactory {
         guard let store = storage as? LMDBStore else { throw UnexpectedStore() }
         return LMDBStore(fileURL: store.fileURL, configuration: store.configuration, durability: durability)
     }
+    /// A new `LMDBStore` over the environment of `storage` with the given providers and options.
+    public func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider], localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        guard let store = storage as? LMDBStore else { throw UnexpectedStore() }
+        return LMDBStore(fileURL: store.fileURL, configuration: store.configuration, migrationMappingProviders: migrationMappingProviders,
+                         localStorageOptions: localStorageOptions, durability: durability)
+    }
     public func cleanUp() { directory.remove() }
 }
 
@@ -107,6 +123,14 @@ public struct LevelDBFactory: StorageFactory {
     public func reopen(_ storage: any StorageInterface) throws -> any StorageInterface {
         guard let store = storage as? LevelDBStore else { throw UnexpectedStore() }
         return LevelDBStore(fileURL: store.fileURL, configuration: store.configuration, durability: durability)
+    }
+    /// A new `LevelDBStore` over the database of `storage` with the given providers and options.
+    public func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider], localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        guard let store = storage as? LevelDBStore else { throw UnexpectedStore() }
+        return LevelDBStore(fileURL: store.fileURL, configuration: store.configuration, migrationMappingProviders: migrationMappingProviders,
+                            localStorageOptions: localStorageOptions, durability: durability)
     }
     public func cleanUp() { directory.remove() }
 }

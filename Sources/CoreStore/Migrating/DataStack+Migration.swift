@@ -23,13 +23,15 @@ extension DataStack {
         }
         let progress = Progress(totalUnitCount: Int64(plan.steps.count))
         let box = UncheckedBox(storage)
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let result: SetupResult<T>
-            do {
-                try finishAddition(box.value, plan: plan, progress: progress, report: {})
-                result = .success(box.value)
-            } catch {
-                result = .failure(Log.error(CoreStoreError.wrap(error), "Failed to add \(box.value.storeDescription) to the DataStack."))
+        let handle = AdditionHandle(self)
+        DispatchQueue.global(qos: .userInitiated).async {
+            let result = handle.run { stack -> SetupResult<T> in
+                do {
+                    try stack.finishAddition(box.value, plan: plan, progress: progress, report: {})
+                    return .success(box.value)
+                } catch {
+                    return .failure(Log.error(CoreStoreError.wrap(error), "Failed to add \(box.value.storeDescription) to the DataStack."))
+                }
             }
             Self.deliver(result, to: completion)
         }
@@ -109,24 +111,33 @@ extension DataStack.AsyncNamespace {
     /// }
     /// ```
     public func addStorage<T: LocalStorage>(_ storage: T) -> AsyncThrowingStream<MigrationProgress<T>, any Error> {
-        let stack = dataStack
+        let handle = AdditionHandle(dataStack)
         let box = UncheckedBox(storage)
         return AsyncThrowingStream { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                do {
-                    switch try stack.prepareAddition(box.value, synchronous: false) {
-                    case .added:
-                        continuation.yield(.finished(storage: box.value, migrationRequired: false))
-                    case .migrationNeeded(let plan):
-                        let progress = Progress(totalUnitCount: Int64(plan.steps.count))
-                        continuation.yield(.migrating(storage: box.value, progressObject: progress))
-                        try stack.finishAddition(box.value, plan: plan, progress: progress) {
+                // The stack is let go before `.finished` is yielded (see `AdditionHandle`).
+                let outcome = handle.run { stack -> Result<Bool, any Error> in
+                    do {
+                        switch try stack.prepareAddition(box.value, synchronous: false) {
+                        case .added:
+                            return .success(false)
+                        case .migrationNeeded(let plan):
+                            let progress = Progress(totalUnitCount: Int64(plan.steps.count))
                             continuation.yield(.migrating(storage: box.value, progressObject: progress))
+                            try stack.finishAddition(box.value, plan: plan, progress: progress) {
+                                continuation.yield(.migrating(storage: box.value, progressObject: progress))
+                            }
+                            return .success(true)
                         }
-                        continuation.yield(.finished(storage: box.value, migrationRequired: true))
+                    } catch {
+                        return .failure(error)
                     }
+                }
+                switch outcome {
+                case .success(let migrationRequired):
+                    continuation.yield(.finished(storage: box.value, migrationRequired: migrationRequired))
                     continuation.finish()
-                } catch {
+                case .failure(let error):
                     continuation.finish(throwing: Log.error(CoreStoreError.wrap(error), "Failed to add \(box.value.storeDescription) to the DataStack."))
                 }
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A migration step with custom mappings for some entities; every entity it does not mention is
 /// inferred as ``InferredSchemaMappingProvider`` would (same name: copied, only in the source:
 /// deleted, only in the destination: inserted empty).
@@ -18,12 +20,25 @@ public final class CustomSchemaMappingProvider: Hashable, SchemaMappingProvider,
     public let destinationVersion: ModelVersion
     /// The custom entity mappings.
     public let entityMappings: Set<CustomMapping>
+    /// Whether the provider was made on the main actor, whose transformers (closures written
+    /// there are isolated to it) are then called on the main queue.
+    let transformersRunOnMainActor: Bool
 
     /// A provider for the step from `sourceVersion` to `destinationVersion`.
-    public required init(from sourceVersion: ModelVersion, to destinationVersion: ModelVersion, entityMappings: Set<CustomMapping> = []) {
+    ///
+    /// `isolation` is where the provider (and, usually, its transformers) is written; leave the
+    /// default. Migrations run on a background queue: transformers written in `@MainActor` code
+    /// are called on the main queue, one object at a time, so that the runtime's isolation
+    /// checks hold (declare mappings outside `@MainActor` code — for example as a static
+    /// property of a model namespace — to run them in the background).
+    public required init(
+        from sourceVersion: ModelVersion, to destinationVersion: ModelVersion, entityMappings: Set<CustomMapping> = [],
+        isolation: (any Actor)? = #isolation
+    ) {
         self.sourceVersion = sourceVersion
         self.destinationVersion = destinationVersion
         self.entityMappings = entityMappings
+        self.transformersRunOnMainActor = isolation.map { $0 === MainActor.shared } ?? false
     }
 
     /// What happens to one entity's records.
@@ -41,7 +56,11 @@ public final class CustomSchemaMappingProvider: Hashable, SchemaMappingProvider,
 
         /// Receives each source object and a function that creates a destination object (call it
         /// once per object to create; not at all to drop the source object).
-        public typealias Transformer = (_ sourceObject: UnsafeSourceObject, _ createDestinationObject: () -> UnsafeDestinationObject) throws -> Void
+        ///
+        /// `@Sendable`: migrations run on a background queue, so a transformer written inside a
+        /// `@MainActor` context (an app's `main.swift`, a view model) must not inherit that
+        /// isolation — the runtime would stop the process when the migration calls it.
+        public typealias Transformer = @Sendable (_ sourceObject: UnsafeSourceObject, _ createDestinationObject: () -> UnsafeDestinationObject) throws -> Void
 
         /// The transformer of ``copyEntity(sourceEntity:destinationEntity:)``: one destination
         /// object with every attribute inferred from the source object.
@@ -89,6 +108,27 @@ public final class CustomSchemaMappingProvider: Hashable, SchemaMappingProvider,
         }
     }
 
+    /// `transformer`, called on the main queue (directly when already there).
+    private static func onMainQueue(_ transformer: @escaping CustomMapping.Transformer) -> CustomMapping.Transformer {
+        return { source, createDestination in
+            if Thread.isMainThread {
+                try transformer(source, createDestination)
+            } else {
+                // The main queue runs it while this thread waits: nothing is used by two threads at once.
+                try withoutActuallyEscaping(createDestination) { create in
+                    let objects = TransformerArguments(source: source, create: create)
+                    try DispatchQueue.main.sync { try transformer(objects.source, objects.create) }
+                }
+            }
+        }
+    }
+
+    /// A transformer's arguments, handed to the main queue while the migration thread waits.
+    private struct TransformerArguments: @unchecked Sendable {
+        let source: UnsafeSourceObject
+        let create: () -> UnsafeDestinationObject
+    }
+
     /// Equal when for the same step with the same entity mappings.
     public static func == (lhs: CustomSchemaMappingProvider, rhs: CustomSchemaMappingProvider) -> Bool {
         lhs.sourceVersion == rhs.sourceVersion && lhs.destinationVersion == rhs.destinationVersion && lhs.entityMappings == rhs.entityMappings
@@ -123,7 +163,7 @@ public final class CustomSchemaMappingProvider: Hashable, SchemaMappingProvider,
                 try inference.map(from, to: to)
             case .transformEntity(let from, let to, let transformer):
                 try inference.map(from, to: to)
-                transformers[from] = transformer
+                transformers[from] = transformersRunOnMainActor ? Self.onMainQueue(transformer) : transformer
             }
         }
         return try inference.mapping(migrationType: .heavyweight(sourceVersion: source.modelVersion, destinationVersion: destination.modelVersion), transformers: transformers)

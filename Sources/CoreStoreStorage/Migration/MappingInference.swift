@@ -57,7 +57,8 @@ struct MappingInference {
             guard let target = destination.entity(named: targetName), !target.isAbstract else {
                 throw error("the records of '\(entity.name)' would become records of '\(targetName)', which is abstract")
             }
-            let attributes = try target.attributes.map { try attributeSource(of: $0, in: target, from: entity) }
+            let transformed = transformers[entity.name] != nil
+            let attributes = try target.attributes.map { try attributeSource(of: $0, in: target, from: entity, transformed: transformed) }
             let relationships = try target.relationships.map { try relationshipSource(of: $0, in: target, from: entity) }
             mappings.append(SchemaMapping.EntityMapping(
                 sourceEntity: entity.name, destinationEntity: target.name, attributes: attributes,
@@ -74,22 +75,31 @@ struct MappingInference {
         return entity.attributeOrdinal(attribute.name).map { entity.attributes[$0] }
     }
 
-    private func attributeSource(of attribute: AttributeDescription, in target: EntityDescription, from entity: EntityDescription) throws -> LightweightMigrationStep.AttributeSource {
+    /// Where `attribute` gets its value. For an entity whose records go through a transformer
+    /// (`transformed`), what cannot be inferred is left to the transformer instead of refused: a
+    /// changed type or a new non-optional attribute without default has no source attribute
+    /// (the destination object starts with the default value), an optional attribute that
+    /// becomes non-optional without default copies its `nil`s; a `nil` the transformer leaves
+    /// where none may be fails the step when the record is written.
+    private func attributeSource(of attribute: AttributeDescription, in target: EntityDescription, from entity: EntityDescription, transformed: Bool) throws -> LightweightMigrationStep.AttributeSource {
         let name = "'\(target.name).\(attribute.name)'"
         guard let old = Self.sourceAttribute(of: attribute, in: entity) else {
-            guard attribute.isOptional || !attribute.defaultValue.isNull else {
+            guard attribute.isOptional || !attribute.defaultValue.isNull || transformed else {
                 throw error("the new attribute \(name) is not optional and has no default value")
             }
             return .constant(attribute.defaultValue)
         }
         guard old.type == attribute.type || (old.type == .url && attribute.type == .string) else {
-            throw error("attribute \(name) changes type from \(old.type.rawValue) to \(attribute.type.rawValue); map it with a CustomSchemaMappingProvider")
+            guard transformed else {
+                throw error("attribute \(name) changes type from \(old.type.rawValue) to \(attribute.type.rawValue); map it with a CustomSchemaMappingProvider")
+            }
+            return .constant(attribute.defaultValue)
         }
         if old.isOptional && !attribute.isOptional {
-            guard !attribute.defaultValue.isNull else {
+            guard !attribute.defaultValue.isNull || transformed else {
                 throw error("attribute \(name) becomes non-optional without a default value for the records that hold none")
             }
-            return .attribute(old.name, nullReplacement: attribute.defaultValue)
+            return .attribute(old.name, nullReplacement: attribute.defaultValue.isNull ? nil : attribute.defaultValue)
         }
         return .attribute(old.name, nullReplacement: nil)
     }

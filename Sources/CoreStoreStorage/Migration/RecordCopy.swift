@@ -18,6 +18,7 @@ struct RecordCopy {
     /// Relationships a transformer assigned explicitly: applied last, with their inverses.
     private var assignments: [(id: RecordID, ordinal: Int, targets: [UnsafeDestinationObject.RelationshipTarget])] = []
     private let validator: RecordValidator
+    private let shapes: [String: Shape]
 
     init(mapping: SchemaMapping, migration: any StorageMigration, nextKey: Int64) {
         self.mapping = mapping
@@ -28,6 +29,9 @@ struct RecordCopy {
         self.targets = targets
         self.transformed = Set(mapping.entityMappings.filter { $0.transformer != nil }.map(\.sourceEntity))
         self.validator = RecordValidator(schema: mapping.destination)
+        var shapes: [String: Shape] = [:]
+        for entity in mapping.destination.entities { shapes[entity.name] = Shape(entity) }
+        self.shapes = shapes
     }
 
     private func failure(_ reason: String) -> MigrationError {
@@ -42,6 +46,7 @@ struct RecordCopy {
     mutating func map(_ records: [Record], plan: EntityPlan) throws -> [Record] {
         var written: [Record] = []
         written.reserveCapacity(records.count)
+        let loader = sourceLoader()
         for record in records {
             guard let transformer = plan.mapping.transformer else {
                 let (relationships, unresolved) = mapRelationships(of: record, plan: plan)
@@ -50,7 +55,7 @@ struct RecordCopy {
                 written.append(Record(id: id, attributes: plan.inferredAttributes(of: record), relationships: relationships))
                 continue
             }
-            let source = UnsafeSourceObject(record: record, entity: plan.sourceEntity, load: sourceLoader())
+            let source = UnsafeSourceObject(record: record, entity: plan.sourceEntity, schema: mapping.source, load: loader)
             var created: [UnsafeDestinationObject] = []
             var key = nextKey
             do {
@@ -62,10 +67,7 @@ struct RecordCopy {
                         objectKey = key
                         key += 1
                     }
-                    let object = UnsafeDestinationObject(
-                        recordID: RecordID(entity: plan.destinationEntity.name, key: objectKey), entity: plan.destinationEntity,
-                        inferredValues: plan.inferredAttributes(of: record), sourceAttributes: plan.sourceAttributes
-                    )
+                    let object = UnsafeDestinationObject(recordID: RecordID(entity: plan.destinationEntity.name, key: objectKey), source: record, plan: plan)
                     created.append(object)
                     return object
                 }
@@ -111,7 +113,7 @@ struct RecordCopy {
         func load(_ id: RecordID) throws -> UnsafeSourceObject? {
             guard let record = try migration.readSource({ try $0.records([id]) }).first ?? nil,
                   let entity = schema.entity(named: record.id.entity) else { return nil }
-            return UnsafeSourceObject(record: record, entity: entity, load: load)
+            return UnsafeSourceObject(record: record, entity: entity, schema: schema, load: load)
         }
         return load
     }
@@ -120,21 +122,36 @@ struct RecordCopy {
     func validate(_ records: [Record]) throws {
         for record in records {
             try validator.validateInsert(record)
-            guard let entity = mapping.destination.entity(named: record.id.entity) else { continue }
-            for (attribute, value) in zip(entity.attributes, record.attributes) {
+            guard let shape = shapes[record.id.entity] else { continue }
+            for ordinal in record.attributes.indices {
+                let value = record.attributes[ordinal]
                 if value.isNull {
-                    guard attribute.isOptional else {
-                        throw failure("\(record.id) would have no value for the non-optional attribute '\(entity.name).\(attribute.name)'")
+                    guard shape.isOptional[ordinal] else {
+                        throw failure("\(record.id) would have no value for the non-optional attribute '\(record.id.entity).\(shape.attributeNames[ordinal])'")
                     }
-                } else if !Self.value(value, fits: attribute.type) {
-                    throw failure("\(record.id) would hold \(value) in '\(entity.name).\(attribute.name)', which is \(attribute.type.rawValue)")
+                } else if !Self.value(value, fits: shape.types[ordinal]) {
+                    throw failure("\(record.id) would hold \(value) in '\(record.id.entity).\(shape.attributeNames[ordinal])', which is \(shape.types[ordinal].rawValue)")
                 }
             }
-            for (relationship, destinations) in zip(entity.relationships, record.relationships) {
-                if relationship.kind == .toOne && destinations.count > 1 {
-                    throw failure("\(record.id) would have \(destinations.count) destinations in the to-one relationship '\(entity.name).\(relationship.name)'")
-                }
+            for ordinal in shape.toOne where record.relationships[ordinal].count > 1 {
+                throw failure("\(record.id) would have \(record.relationships[ordinal].count) destinations in a to-one relationship of '\(record.id.entity)'")
             }
+        }
+    }
+
+    /// What a destination record is checked against, per entity, computed once.
+    struct Shape {
+        let attributeNames: [String]
+        let isOptional: [Bool]
+        let types: [AttributeType]
+        /// Ordinals of the to-one relationships.
+        let toOne: [Int]
+
+        init(_ entity: EntityDescription) {
+            attributeNames = entity.attributes.map(\.name)
+            isOptional = entity.attributes.map(\.isOptional)
+            types = entity.attributes.map(\.type)
+            toOne = entity.relationships.indices.filter { entity.relationships[$0].kind == .toOne }
         }
     }
 

@@ -81,6 +81,10 @@ struct EntityPlan {
     let relationships: [Int?]
     /// Per destination attribute, the source attribute it is inferred from.
     let sourceAttributes: [AttributeDescription?]
+    /// The values a new destination object starts with.
+    let defaultValues: [Value]
+    /// The type of each destination attribute, by ordinal.
+    let destinationTypes: [AttributeType]
 
     init(_ mapping: SchemaMapping.EntityMapping, mapping schema: SchemaMapping) throws {
         guard let from = schema.source.entity(named: mapping.sourceEntity),
@@ -98,10 +102,22 @@ struct EntityPlan {
             }
         }
         relationships = mapping.relationships.map { name in name.flatMap { from.relationshipOrdinal($0) } }
+        defaultValues = to.attributes.map(\.defaultValue)
+        destinationTypes = to.attributes.map(\.type)
         sourceAttributes = mapping.attributes.map { source in
             if case .attribute(let name, _) = source { return from.attributeOrdinal(name).map { from.attributes[$0] } }
             return nil
         }
+    }
+
+    /// The ordinal of the destination attribute `name`.
+    func destinationOrdinal(ofAttribute name: String) -> Int? {
+        destinationEntity.attributeOrdinal(name)
+    }
+
+    /// The ordinal of the destination relationship `name`.
+    func destinationOrdinal(ofRelationship name: String) -> Int? {
+        destinationEntity.relationshipOrdinal(name)
     }
 
     /// The inferred attribute values of the destination record of `record`.

@@ -14,8 +14,9 @@ public final class UnsafeDestinationObject {
     var relationshipOverrides: [Int: [RelationshipTarget]] = [:]
     /// The first invalid assignment, reported after the transformer returns.
     var assignmentError: String?
-    private let inferredValues: [Value]
-    private let sourceAttributes: [AttributeDescription?]
+    /// The source record and its plan, for the inferred values (computed only when asked for).
+    private let source: Record
+    private let plan: EntityPlan
 
     /// A relationship destination set by a transformer.
     enum RelationshipTarget {
@@ -25,12 +26,12 @@ public final class UnsafeDestinationObject {
         case destination(RecordID)
     }
 
-    init(recordID: RecordID, entity: EntityDescription, inferredValues: [Value], sourceAttributes: [AttributeDescription?]) {
+    init(recordID: RecordID, source: Record, plan: EntityPlan) {
         self.recordID = recordID
-        self.entity = entity
-        self.attributes = entity.attributes.map(\.defaultValue)
-        self.inferredValues = inferredValues
-        self.sourceAttributes = sourceAttributes
+        self.entity = plan.destinationEntity
+        self.attributes = plan.defaultValues
+        self.source = source
+        self.plan = plan
     }
 
     /// The value of the attribute `attribute` as a Swift value, or the destinations of the
@@ -39,20 +40,20 @@ public final class UnsafeDestinationObject {
     /// `UnsafeDestinationObject` or an array or set of them.
     public subscript(attribute: String) -> Any? {
         get {
-            if let ordinal = entity.attributeOrdinal(attribute) {
-                return attributes[ordinal].anyValue(as: entity.attributes[ordinal].type)
+            if let ordinal = plan.destinationOrdinal(ofAttribute: attribute) {
+                return attributes[ordinal].anyValue(as: plan.destinationTypes[ordinal])
             }
             return nil
         }
         set {
-            if let ordinal = entity.attributeOrdinal(attribute) {
-                let description = entity.attributes[ordinal]
-                guard let value = Value(any: newValue, as: description.type) else {
-                    fail("\(type(of: newValue as Any)) is not a value of attribute '\(entity.name).\(attribute)' (\(description.type.rawValue))")
+            if let ordinal = plan.destinationOrdinal(ofAttribute: attribute) {
+                let type = plan.destinationTypes[ordinal]
+                guard let value = Value(any: newValue, as: type) else {
+                    fail("\(Swift.type(of: newValue as Any)) is not a value of attribute '\(entity.name).\(attribute)' (\(type.rawValue))")
                     return
                 }
                 attributes[ordinal] = value
-            } else if let ordinal = entity.relationshipOrdinal(attribute) {
+            } else if let ordinal = plan.destinationOrdinal(ofRelationship: attribute) {
                 guard let targets = Self.targets(newValue) else {
                     fail("\(type(of: newValue as Any)) is not a destination of relationship '\(entity.name).\(attribute)'")
                     return
@@ -74,13 +75,13 @@ public final class UnsafeDestinationObject {
     /// from (`nil` for an attribute new in this version).
     public func enumerateAttributes(_ closure: (_ attribute: AttributeDescription, _ sourceAttribute: AttributeDescription?) -> Void) {
         for (ordinal, attribute) in entity.attributes.enumerated() {
-            closure(attribute, sourceAttributes[ordinal])
+            closure(attribute, plan.sourceAttributes[ordinal])
         }
     }
 
     /// Sets every attribute to its inferred value (what `CustomMapping.inferredTransformation` does).
     func applyInferredAttributes() {
-        attributes = inferredValues
+        attributes = plan.inferredAttributes(of: source)
     }
 
     private func fail(_ message: String) {

@@ -8,12 +8,14 @@ public final class UnsafeSourceObject {
     /// The source entity of the record.
     public let entity: EntityDescription
     let record: Record
+    private let schema: StoreSchema
     private let load: (RecordID) throws -> UnsafeSourceObject?
 
-    init(record: Record, entity: EntityDescription, load: @escaping (RecordID) throws -> UnsafeSourceObject?) {
+    init(record: Record, entity: EntityDescription, schema: StoreSchema, load: @escaping (RecordID) throws -> UnsafeSourceObject?) {
         self.recordID = record.id
         self.record = record
         self.entity = entity
+        self.schema = schema
         self.load = load
     }
 

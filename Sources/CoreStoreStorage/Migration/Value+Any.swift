@@ -22,13 +22,27 @@ extension Value {
     /// stands for; `nil` when it is not one of them or does not fit `type` without loss.
     public init?(any: Any?, as type: AttributeType) {
         guard let any else { self = .null; return }
+        // The common case first: the Swift type the attribute stores. Dynamic casts cost, and
+        // a migration converts every value of every record.
+        switch type {
+        case .string: if let value = any as? String { self = .string(value); return }
+        case .integer:
+            if let value = any as? Int { self = .int(Int64(value)); return }
+            if let value = any as? Int64 { self = .int(value); return }
+        case .double: if let value = any as? Double { self = .double(value); return }
+        case .bool: if let value = any as? Bool { self = .bool(value); return }
+        case .date: if let value = any as? Date { self = .date(value); return }
+        case .decimal: if let value = any as? Decimal { self = .decimal(value); return }
+        case .bytes: if let value = any as? Data { self = .bytes(value); return }
+        case .uuid: if let value = any as? UUID { self = .uuid(value); return }
+        case .url: if let value = any as? URL { self = .string(value.absoluteString); return }
+        }
         if let optional = any as? any OptionalProtocol {
             guard let wrapped = optional.wrappedAny else { self = .null; return }
             self.init(any: wrapped, as: type)
             return
         }
         switch (type, any) {
-        case (.bool, let value as Bool): self = .bool(value)
         case (.integer, let value as any BinaryInteger):
             guard let exact = Int64(exactly: value) else {
                 guard let decimal = Decimal(string: "\(value)") else { return nil }
@@ -36,22 +50,15 @@ extension Value {
                 return
             }
             self = .int(exact)
-        case (.double, let value as Double): self = .double(value)
         case (.double, let value as Float): self = .double(Double(value))
         case (.double, let value as any BinaryInteger):
             guard let exact = Double(exactly: value) else { return nil }
             self = .double(exact)
-        case (.decimal, let value as Decimal): self = .decimal(value)
         case (.decimal, let value as any BinaryInteger):
             guard let decimal = Decimal(string: "\(value)") else { return nil }
             self = .decimal(decimal)
-        case (.string, let value as String): self = .string(value)
         case (.string, let value as Substring): self = .string(String(value))
-        case (.bytes, let value as Data): self = .bytes(value)
         case (.bytes, let value as [UInt8]): self = .bytes(Data(value))
-        case (.date, let value as Date): self = .date(value)
-        case (.uuid, let value as UUID): self = .uuid(value)
-        case (.url, let value as URL): self = .string(value.absoluteString)
         case (.url, let value as String): self = .string(value)
         case (_, let value as any RawRepresentable):
             self.init(any: value.rawValue, as: type)

@@ -18,6 +18,16 @@ struct AppendLogFactory: StorageFactory {
         return AppendLogStore(fileURL: store.fileURL, configuration: store.configuration)
     }
 
+    /// For the `migrations` group: a store over the same directory that migrates with
+    /// `migrationMappingProviders` and has `localStorageOptions`.
+    func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider], localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        guard let store = storage as? AppendLogStore else { throw StorageError.invalidRequest("not an AppendLogStore") }
+        return AppendLogStore(fileURL: store.fileURL, configuration: store.configuration,
+                              migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions)
+    }
+
     func cleanUp() {
         try? FileManager.default.removeItem(at: directory)
     }
