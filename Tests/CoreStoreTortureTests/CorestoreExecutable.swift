@@ -3,13 +3,13 @@ import Foundation
 /// The `corestore` executable built beside this test bundle (the test target depends on it, so
 /// every `swift build --build-tests` and `swift test`, with any scratch path, builds it).
 enum CorestoreExecutable {
-    /// The directories that may hold it: the test bundle's (on Linux the `.xctest` is an
-    /// executable in the build directory, so `Bundle.main` is that directory and
-    /// `CommandLine.arguments[0]` the bundle itself), and the parent of a macOS `.xctest` bundle.
+    /// Where it may be: beside the test bundle. On Linux the bundle is an executable
+    /// (`.build/<triple>/debug/CoreStorePackageTests.xctest`) that is `CommandLine.arguments[0]`,
+    /// and `Bundle.main.bundleURL` is the build directory holding it — both lead to the same
+    /// place (checked with `swift test` and with `--sanitize=thread --scratch-path .build-tsan`).
     static var candidates: [URL] {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        return [Bundle.main.bundleURL, bundle, Bundle.main.bundleURL.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("corestore", isDirectory: false) }
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return [Bundle.main.bundleURL, bundleDirectory].map { $0.appendingPathComponent("corestore", isDirectory: false) }
     }
 
     /// The first candidate that is an executable file.
