@@ -13,6 +13,8 @@ final class TortureChildProcess: @unchecked Sendable {
         case exited(Int32)
         /// Ended by another signal.
         case signaled(Int32)
+        /// Still running when ``waitForExit(timeout:)`` gave up; killed then.
+        case hung
     }
 
     private let process = Process()
@@ -23,6 +25,7 @@ final class TortureChildProcess: @unchecked Sendable {
     private var finishedCopying = false
     private let copied = DispatchSemaphore(value: 0)
     private let readerDone = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
 
     /// The executable of the running process, to run it again as a child.
     static var currentExecutable: URL {
@@ -40,6 +43,7 @@ final class TortureChildProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorLog)
         process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [exited] _ in exited.signal() }
     }
 
     /// Starts the process and the thread that reads its lines.
@@ -73,10 +77,14 @@ final class TortureChildProcess: @unchecked Sendable {
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
 
-    /// Waits for the process to end (and its output to be read).
-    func waitForExit() -> Termination {
+    /// Waits for the process to end (and its output to be read); kills it if it is still running
+    /// after `timeout` seconds.
+    func waitForExit(timeout: TimeInterval) -> Termination {
+        let hung = exited.wait(timeout: .now() + timeout) == .timedOut
+        if hung { kill() }
         process.waitUntilExit()
         readerDone.wait()
+        if hung { return .hung }
         switch process.terminationReason {
         case .uncaughtSignal:
             return process.terminationStatus == SIGKILL ? .killed : .signaled(process.terminationStatus)

@@ -99,7 +99,8 @@ struct TortureRunner {
         case .never:
             break
         }
-        let termination = child.waitForExit()
+        // A child that is still running long after an uninterrupted one ends is stuck.
+        let termination = child.waitForExit(timeout: 60 + 20 * timing(of: migration).end)
         let childSeconds = Date().timeIntervalSince(started)
         let startSeconds = child.firstReportDate.map { $0.timeIntervalSince(started) }
         if termination == .exited(0) {

@@ -30,6 +30,9 @@ struct TortureTally {
         let killed = termination == .killed
         if killed { kills += 1 }
         switch (finding, termination) {
+        case (_, .hung):
+            errors += 1
+            failures.append("\(label): the child hung and was killed\n\(log)")
         case (_, .signaled(let signal)):
             errors += 1
             failures.append("\(label): the child died of signal \(signal)\n\(log)")
