@@ -17,7 +17,7 @@ struct MigrationTortureTests {
         ])
         #expect(status == 0, "corestore torture migrations failed:\n\(output)")
         let summary = try #require(output.split(separator: "\n").last.map(String.init), "no output")
-        let pattern = try Regex("^\(backend): (\\d+) kills, (\\d+) at V1, (\\d+) at V2, 0 lost, 0 torn \\(\\d+ uninterrupted runs, \\d+ finished before their kill, 0 errors\\)$")
+        let pattern = try Regex("^\(backend): (\\d+) kills, (\\d+) at V1, (\\d+) at V2, 0 lost, 0 torn \\(\\d+ killed twice, \\d+ uninterrupted runs, \\d+ finished before their kill, 0 errors\\)$")
         let match = try #require(try pattern.wholeMatch(in: summary), "unexpected summary: \(summary)\n\(output)")
         let counts = (1...3).map { Int(match.output[$0].substring ?? "") }
         #expect(counts[0] == Self.kills)

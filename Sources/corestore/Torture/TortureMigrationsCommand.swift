@@ -15,7 +15,8 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
             attribute, a heavyweight one that drops a fifth of the transfers, and a lightweight \
             inferred one. The child is killed at a moment uniform over the time an \
             uninterrupted child migrates, sometimes before it starts, sometimes just as it \
-            finishes. \
+            finishes; one killed run in four gets a second child on the store the first left, \
+            killed too. \
             Prints 'BACKEND: N kills, N at V1, N at V2, N lost, N torn' and exits non-zero on any \
             loss, tear or unexpected error.
             """
@@ -71,7 +72,7 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
         for round in 0..<3 {
             for migration in TortureMigration.allCases where !interruption.happened {
                 let outcome = try await runner.calibrate(migration, round: round)
-                tally.record(outcome.finding, termination: outcome.termination, meantToKill: false, label: outcome.label, childLog: runner.lastChildLog)
+                tally.record(outcome, meantToKill: false, childLog: runner.lastChildLog)
                 if verbose {
                     let start = outcome.startSeconds.map { String(format: "%.3f", $0) } ?? "-"
                     print(outcome.label + " → \(outcome.finding); migrated from \(start) s to \(String(format: "%.3f", outcome.childSeconds)) s")
@@ -82,7 +83,7 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
         while tally.kills < kills && run < 3 * kills + 3 && !interruption.happened {
             let migration = TortureMigration.allCases[run % TortureMigration.allCases.count]
             let outcome = try await runner.run(number: run, migration: migration)
-            tally.record(outcome.finding, termination: outcome.termination, meantToKill: true, label: outcome.label, childLog: runner.lastChildLog)
+            tally.record(outcome, meantToKill: true, childLog: runner.lastChildLog)
             if verbose { print(outcome.label + " → \(outcome.finding)") }
             run += 1
         }

@@ -36,12 +36,36 @@ struct TortureRunner {
     /// What one run did.
     struct Outcome {
         let label: String
-        let termination: TortureChildProcess.Termination
         let finding: TortureFinding
-        /// From spawning the child to its first progress report (`nil`: none).
+        /// Whether a child was killed (``TortureChildProcess/Termination/killed``).
+        let killed: Bool
+        /// Whether a second child, on the store the first left, was killed too.
+        let killedTwice: Bool
+        /// Whether the last child finished the migration (exit status 0).
+        let finished: Bool
+        /// How a child failed by itself (an exit status, a signal, a hang), `nil` if none did.
+        let childFailure: String?
+        /// From spawning the (last) child to its first progress report (`nil`: none).
         let startSeconds: TimeInterval?
-        /// From spawning the child to its end.
+        /// From spawning the (last) child to its end.
         let childSeconds: TimeInterval
+    }
+
+    /// One child process on a store.
+    private struct Attempt {
+        let termination: TortureChildProcess.Termination
+        let startSeconds: TimeInterval?
+        let childSeconds: TimeInterval
+        let description: String
+
+        var failure: String? {
+            switch termination {
+            case .killed, .exited(0): return nil
+            case .exited(let status): return "the child exited with status \(status)"
+            case .signaled(let signal): return "the child died of signal \(signal)"
+            case .hung: return "the child hung and was killed"
+            }
+        }
     }
 
     init(workspace: TortureWorkspace, inspector: TortureInspector, seed: UInt64) {
@@ -52,7 +76,7 @@ struct TortureRunner {
 
     /// Runs `migration` uninterrupted and remembers when the child started migrating and ended.
     mutating func calibrate(_ migration: TortureMigration, round: Int) async throws -> Outcome {
-        try await run(name: "uninterrupted-\(migration.rawValue)-\(round)", migration: migration, moment: .never)
+        try await run(name: "uninterrupted-\(migration.rawValue)-\(round)", migration: migration, moments: [.never])
     }
 
     /// When an uninterrupted child of `migration` starts migrating and ends: the medians of the
@@ -67,21 +91,48 @@ struct TortureRunner {
 
     /// Runs `migration` and kills it at a random moment: mostly uniform over the time an
     /// uninterrupted child migrates, sometimes before it starts, sometimes just as it finishes.
+    /// One run in four, a second child is started on the store the killed one left (it cleans
+    /// up what the first wrote and migrates again) and is killed too.
     mutating func run(number: Int, migration: TortureMigration) async throws -> Outcome {
-        let (start, end) = timing(of: migration)
-        let moment: KillMoment
-        switch random.below(20) {
-        case 0, 1: moment = .beforeStart(uniform() * start)
-        case 2, 3, 4: moment = .afterCopying(uniform() * max(0.002, (end - start) * 0.05))
-        default: moment = .after(start + uniform() * (end - start))
-        }
-        return try await run(name: "run-\(number)", migration: migration, moment: moment)
+        let moments = random.below(4) == 0 ? [randomMoment(migration), randomMoment(migration)] : [randomMoment(migration)]
+        return try await run(name: "run-\(number)", migration: migration, moments: moments)
     }
 
-    private mutating func run(name: String, migration: TortureMigration, moment: KillMoment) async throws -> Outcome {
+    private mutating func randomMoment(_ migration: TortureMigration) -> KillMoment {
+        let (start, end) = timing(of: migration)
+        switch random.below(20) {
+        case 0, 1: return .beforeStart(uniform() * start)
+        case 2, 3, 4: return .afterCopying(uniform() * max(0.002, (end - start) * 0.05))
+        default: return .after(start + uniform() * (end - start))
+        }
+    }
+
+    /// Copies the template, runs a child per moment on the copy (the next only if the previous
+    /// one was killed) and inspects what is left.
+    private mutating func run(name: String, migration: TortureMigration, moments: [KillMoment]) async throws -> Outcome {
         let directory = try workspace.copyOfTemplate(named: name)
         let store = workspace.backend.storeURL(in: directory)
-        let errorLog = directory.appendingPathComponent("child-stderr.log")
+        var attempts: [Attempt] = []
+        lastChildLog = ""
+        for moment in moments where attempts.last.map({ $0.termination == .killed }) ?? true {
+            attempts.append(try attempt(migration, store: store, moment: moment, errorLog: directory.appendingPathComponent("child-\(attempts.count).log")))
+        }
+        let finding = await inspector.inspect(store, migration: migration)
+        switch finding {
+        case .atV1, .atV2: workspace.remove(directory)
+        case .lost, .torn, .error: break
+        }
+        let killed = attempts.filter { $0.termination == .killed }.count
+        return Outcome(
+            label: "\(name) \(migration.rawValue) (\(attempts.map(\.description).joined(separator: ", then ")))",
+            finding: finding, killed: killed > 0, killedTwice: killed > 1, finished: attempts.last?.termination == .exited(0),
+            childFailure: attempts.lazy.compactMap(\.failure).first,
+            startSeconds: attempts.last?.startSeconds, childSeconds: attempts.last?.childSeconds ?? 0
+        )
+    }
+
+    /// Runs one child on `store` and kills it at `moment`.
+    private mutating func attempt(_ migration: TortureMigration, store: URL, moment: KillMoment, errorLog: URL) throws -> Attempt {
         let child = try TortureChildProcess(
             executable: TortureChildProcess.currentExecutable,
             arguments: ["torture", "migrate-child", "--backend", workspace.backend.rawValue, "--path", store.path, "--migration", migration.rawValue],
@@ -106,15 +157,10 @@ struct TortureRunner {
         if termination == .exited(0) {
             samples[migration, default: []].append((startSeconds ?? 0, max(childSeconds, 0.001)))
         }
-        lastChildLog = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        if let log = try? String(contentsOf: errorLog, encoding: .utf8) { lastChildLog += log }
         let progress = child.lastReportedFraction.map { String(format: "%.3f", $0) } ?? "none"
-        let label = "\(name) \(migration.rawValue) (\(moment), last progress \(progress), \(termination))"
-        let finding = await inspector.inspect(store, migration: migration)
-        switch finding {
-        case .atV1, .atV2: workspace.remove(directory)
-        case .lost, .torn, .error: break
-        }
-        return Outcome(label: label, termination: termination, finding: finding, startSeconds: startSeconds, childSeconds: childSeconds)
+        return Attempt(termination: termination, startSeconds: startSeconds, childSeconds: childSeconds,
+                       description: "\(moment), last progress \(progress), \(termination)")
     }
 
     /// A number uniform in [0, 1).

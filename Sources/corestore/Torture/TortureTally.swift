@@ -1,6 +1,6 @@
 /// The counts of a torture run, and the details of everything that went wrong.
 struct TortureTally {
-    /// Children killed by SIGKILL.
+    /// Runs whose child was killed by SIGKILL.
     var kills = 0
     /// Killed runs whose store was at V1 (and migrated fine afterwards).
     var atV1 = 0
@@ -12,6 +12,8 @@ struct TortureTally {
     var torn = 0
     /// Runs with another failure (the child failed by itself, a second migration failed, …).
     var errors = 0
+    /// Killed runs whose store got a second child, killed too.
+    var killedTwice = 0
     /// Runs that were not meant to be killed (they time an uninterrupted migration), at V2.
     var uninterrupted = 0
     /// Runs whose child finished the migration before it was to be killed, at V2.
@@ -22,37 +24,33 @@ struct TortureTally {
     /// Whether nothing was lost, torn or failed.
     var isClean: Bool { lost == 0 && torn == 0 && errors == 0 }
 
-    /// Counts `finding` for a run that ended as `termination` (`meantToKill`: unless it finished
-    /// first); `label` names the run in failures, which quote the end of `childLog` (the child's
-    /// standard error) when the child failed.
-    mutating func record(_ finding: TortureFinding, termination: TortureChildProcess.Termination, meantToKill: Bool, label: String, childLog: String) {
-        let log = childLog.split(separator: "\n").suffix(5).map { "    " + $0 }.joined(separator: "\n")
-        let killed = termination == .killed
-        if killed { kills += 1 }
-        switch (finding, termination) {
-        case (_, .hung):
+    /// Counts a run (`meantToKill`: its child was to be killed, unless it finished first);
+    /// failures quote the end of `childLog` (the children's standard error) when a child failed.
+    mutating func record(_ outcome: TortureRunner.Outcome, meantToKill: Bool, childLog: String) {
+        let label = outcome.label
+        if outcome.killed { kills += 1 }
+        if outcome.killedTwice { killedTwice += 1 }
+        if let failure = outcome.childFailure {
             errors += 1
-            failures.append("\(label): the child hung and was killed\n\(log)")
-        case (_, .signaled(let signal)):
-            errors += 1
-            failures.append("\(label): the child died of signal \(signal)\n\(log)")
-        case (_, .exited(let status)) where status != 0:
-            errors += 1
-            failures.append("\(label): the child exited with status \(status)\n\(log)")
-        case (.atV1, _) where !killed:
+            let log = childLog.split(separator: "\n").suffix(5).map { "    " + $0 }.joined(separator: "\n")
+            failures.append("\(label): \(failure)\n\(log)")
+            return
+        }
+        switch outcome.finding {
+        case .atV1 where outcome.finished:
             torn += 1
             failures.append("\(label): the child reported success but the store is at V1")
-        case (.atV1, _):
+        case .atV1:
             atV1 += 1
-        case (.atV2, _):
-            if killed { atV2 += 1 } else if meantToKill { finishedBeforeKill += 1 } else { uninterrupted += 1 }
-        case (.lost(let reason), _):
+        case .atV2:
+            if outcome.killed { atV2 += 1 } else if meantToKill { finishedBeforeKill += 1 } else { uninterrupted += 1 }
+        case .lost(let reason):
             lost += 1
             failures.append("\(label): LOST — \(reason)")
-        case (.torn(let reason), _):
+        case .torn(let reason):
             torn += 1
             failures.append("\(label): TORN — \(reason)")
-        case (.error(let reason), _):
+        case .error(let reason):
             errors += 1
             failures.append("\(label): ERROR — \(reason)")
         }
@@ -61,6 +59,6 @@ struct TortureTally {
     /// The one-line summary, `sqlite: 40 kills, 23 at V1, 17 at V2, 0 lost, 0 torn (…)`.
     func summary(backend: TortureBackend) -> String {
         "\(backend.rawValue): \(kills) kills, \(atV1) at V1, \(atV2) at V2, \(lost) lost, \(torn) torn"
-            + " (\(uninterrupted) uninterrupted runs, \(finishedBeforeKill) finished before their kill, \(errors) errors)"
+            + " (\(killedTwice) killed twice, \(uninterrupted) uninterrupted runs, \(finishedBeforeKill) finished before their kill, \(errors) errors)"
     }
 }
