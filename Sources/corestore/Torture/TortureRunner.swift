@@ -7,9 +7,9 @@ struct TortureRunner {
     let inspector: TortureInspector
     private var random: SplitMix64
     /// When uninterrupted children started migrating and ended, in seconds after they were
-    /// spawned, per migration: from ``calibrate(_:)`` and from runs that ended before their kill.
+    /// spawned, per migration: from ``calibrate(_:round:)`` and from runs that ended before their kill.
     private var samples: [TortureMigration: [(start: TimeInterval, end: TimeInterval)]] = [:]
-    /// The standard error of the last child.
+    /// The standard error of the last run's children.
     private(set) var lastChildLog = ""
 
     /// When a run's child is killed.
