@@ -11,34 +11,32 @@ extension OrderedKeyValueStore {
     /// the keys left are deleted by the next call.
     func deleteKeys(in ranges: [KeyRange], chunkSize: Int = deletionChunkSize) throws {
         let limit = max(1, chunkSize)
-        // Where the next write starts: the ranges before `range` are empty, and so is `range`
-        // before `lower` (resuming there, rather than at the range's start, keeps engines that
-        // leave tombstones, such as LevelDB, from scanning past the deleted keys again).
-        var range = 0
-        var lower = ranges.first?.lower ?? []
-        while range < ranges.count {
-            // Collecting and deleting in one write keeps the body repeatable: an engine may run
-            // it again (LMDB, after growing its map).
-            let (keys, next) = try write { writer -> (Int, (range: Int, lower: [UInt8])) in
-                var keys: [[UInt8]] = []
-                var position = (range: range, lower: lower)
-                while position.range < ranges.count {
-                    try writer.scan(from: position.lower, to: ranges[position.range].upper, reverse: false) { key, _ in
-                        keys.append(key)
-                        return keys.count < limit
-                    }
-                    if keys.count == limit, let last = keys.last {
-                        position.lower = last + [0x00]
-                        break
-                    }
-                    position.range += 1
-                    if position.range < ranges.count { position.lower = ranges[position.range].lower }
-                }
-                for key in keys { try writer.delete(key) }
-                return (keys.count, position)
+        for range in ranges {
+            // Resuming after the last deleted key, rather than at the range's start, keeps
+            // engines that leave tombstones, such as LevelDB, from scanning past them again.
+            var lower = range.lower
+            while true {
+                let (count, last) = try deleteFirstKeys(from: lower, to: range.upper, limit: limit)
+                guard count == limit, let last else { break }
+                lower = last + [0x00]
             }
-            if keys < limit { return }
-            (range, lower) = next
+        }
+    }
+
+    /// Deletes, in one atomic write, the first `limit` keys with `lowerBound <= key < upperBound`
+    /// (an empty `upperBound`: no bound) through ``write(_:)``, and returns how many it deleted
+    /// and the last one.
+    public func deleteFirstKeysByScanning(from lowerBound: [UInt8], to upperBound: [UInt8], limit: Int) throws -> (count: Int, last: [UInt8]?) {
+        // Collecting and deleting in one write keeps the body repeatable: an engine may run it
+        // again (LMDB, after growing its map).
+        try write { writer -> (Int, [UInt8]?) in
+            var keys: [[UInt8]] = []
+            try writer.scan(from: lowerBound, to: upperBound, reverse: false) { key, _ in
+                keys.append(key)
+                return keys.count < limit
+            }
+            for key in keys { try writer.delete(key) }
+            return (keys.count, keys.last)
         }
     }
 }

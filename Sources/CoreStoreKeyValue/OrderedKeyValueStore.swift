@@ -64,6 +64,20 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
 
     /// Closes the store and deletes its files, so that the next ``open()`` creates it afresh.
     func destroy() throws
+
+    /// Deletes, in one atomic write, the first `limit` keys with `lowerBound <= key < upperBound`
+    /// (an empty `upperBound`: no bound), and returns how many it deleted and the last one. Used
+    /// to reclaim the generation a migration replaced. Optional: the default
+    /// (`deleteFirstKeysByScanning`) scans and deletes through ``write(_:)``; an engine whose
+    /// writes buffer for read-your-writes can delete straight from an iterator.
+    func deleteFirstKeys(from lowerBound: [UInt8], to upperBound: [UInt8], limit: Int) throws -> (count: Int, last: [UInt8]?)
+}
+
+extension OrderedKeyValueStore {
+    /// Scans and deletes through ``write(_:)``.
+    public func deleteFirstKeys(from lowerBound: [UInt8], to upperBound: [UInt8], limit: Int) throws -> (count: Int, last: [UInt8]?) {
+        try deleteFirstKeysByScanning(from: lowerBound, to: upperBound, limit: limit)
+    }
 }
 
 /// Read access to one snapshot, valid only inside ``OrderedKeyValueStore/read(_:)`` or

@@ -6,6 +6,33 @@ import CoreStoreStorage
 
 @Suite("LevelDB engine")
 struct LevelDBEngineTests {
+    /// The deletion a migration uses to reclaim a generation, straight from an iterator: only
+    /// the range, at most `limit` keys per write, the last key deleted reported for resuming.
+    @Test
+    func deletingTheFirstKeysOfARangeStopsAtTheLimitAndTheBound() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url)
+            try engine.open()
+            defer { engine.close() }
+            try engine.write { writer in
+                for i in 0..<5 { try writer.put([0x02, UInt8(i)], [UInt8(i)]) }
+                for key: [UInt8] in [[0x01], [0x03], [0x03, 0x00]] { try writer.put(key, [9]) }
+            }
+            let first = try engine.deleteFirstKeys(from: [0x02], to: [0x03], limit: 3)
+            #expect(first.count == 3 && first.last == [0x02, 0x02])
+            let rest = try engine.deleteFirstKeys(from: [0x02, 0x02, 0x00], to: [0x03], limit: 3)
+            #expect(rest.count == 2)
+            let none = try engine.deleteFirstKeys(from: [0x02], to: [0x03], limit: 3)
+            #expect(none.count == 0 && none.last == nil)
+            let left = try engine.read { reader -> [[UInt8]] in
+                var keys: [[UInt8]] = []
+                try reader.scan(from: [], to: [], reverse: false) { key, _ in keys.append(key); return true }
+                return keys
+            }
+            #expect(left == [[0x01], [0x03], [0x03, 0x00]])
+        }
+    }
+
     /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3
     /// (installed by `scripts/ensure-deps.sh`).
     @Test

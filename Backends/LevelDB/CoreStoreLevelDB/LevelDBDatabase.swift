@@ -66,6 +66,35 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         try LevelDBStatus.call("leveldb_write") { leveldb_write(handle, writeOptions, batch, $0) }
     }
 
+    /// Deletes the first `limit` keys with `lowerBound <= key < upperBound` (empty: no bound) in
+    /// one `leveldb_writebatch`; returns how many and the last one.
+    func deleteFirstKeys(from lowerBound: [UInt8], to upperBound: [UInt8], limit: Int) throws -> (count: Int, last: [UInt8]?) {
+        guard let options = leveldb_readoptions_create() else {
+            throw StorageError.engine(code: 0, message: "leveldb_readoptions_create failed")
+        }
+        defer { leveldb_readoptions_destroy(options) }
+        leveldb_readoptions_set_fill_cache(options, 0)
+        let batch = leveldb_writebatch_create()
+        defer { leveldb_writebatch_destroy(batch) }
+        var count = 0
+        var last: [UInt8]?
+        do {
+            let iterator = LevelDBIterator(database: handle, options: options)
+            iterator.seek(lowerBound)
+            while count < limit, iterator.isValid, upperBound.isEmpty || iterator.compareKey(with: upperBound) < 0 {
+                iterator.deleteKey(into: batch)
+                count += 1
+                if count == limit { last = iterator.key }
+                iterator.next()
+            }
+            try iterator.checkError()
+        }
+        if count > 0 {
+            try LevelDBStatus.call("leveldb_write") { leveldb_write(handle, writeOptions, batch, $0) }
+        }
+        return (count, last)
+    }
+
     /// Closes the database and releases its `LOCK`.
     /// REQUIRES: no snapshot or iterator is alive; called once.
     func close() {

@@ -91,6 +91,14 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
         }
     }
 
+    /// Deletes the first `limit` keys of the range straight from an iterator into one
+    /// `leveldb_writebatch` (no read-your-writes buffer: nothing in the batch is read again).
+    public func deleteFirstKeys(from lowerBound: [UInt8], to upperBound: [UInt8], limit: Int) throws -> (count: Int, last: [UInt8]?) {
+        try shell.transaction { database in
+            try database.deleteFirstKeys(from: lowerBound, to: upperBound, limit: limit)
+        }
+    }
+
     /// Waits for the reads and the write in progress, then closes the database and releases
     /// its `LOCK`. Later calls throw `notOpen` until ``open()``.
     public func close() {

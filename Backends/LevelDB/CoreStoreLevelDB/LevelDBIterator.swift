@@ -48,6 +48,14 @@ final class LevelDBIterator {
         }
     }
 
+    /// Adds a deletion of the current key to `batch`, without copying the key.
+    /// REQUIRES: ``isValid``.
+    func deleteKey(into batch: OpaquePointer?) {
+        var length = 0
+        let key = leveldb_iter_key(handle, &length)
+        leveldb_writebatch_delete(batch, key, length)
+    }
+
     func seekToFirst() { leveldb_iter_seek_to_first(handle) }
     func seekToLast() { leveldb_iter_seek_to_last(handle) }
     func next() { leveldb_iter_next(handle) }
