@@ -11,9 +11,10 @@ final class AdditionHandle: @unchecked Sendable {
         self.stack = stack
     }
 
-    /// Runs `body` with the stack, then lets the stack go. Called once, by one thread.
-    func run<R>(_ body: (DataStack) -> R) -> R {
-        guard let stack else { preconditionFailure("AdditionHandle.run called twice") }
+    /// Runs `body` with the stack, then lets the stack go; returns `fallback` when the stack is
+    /// already gone (a second call). Called by one thread at a time.
+    func run<R>(otherwise fallback: @autoclosure () -> R, _ body: (DataStack) -> R) -> R {
+        guard let stack else { return fallback() }
         let result = body(stack)
         self.stack = nil
         return result

@@ -25,7 +25,7 @@ extension DataStack {
         let box = UncheckedBox(storage)
         let handle = AdditionHandle(self)
         DispatchQueue.global(qos: .userInitiated).async {
-            let result = handle.run { stack -> SetupResult<T> in
+            let result = handle.run(otherwise: .failure(Self.additionEnded)) { stack -> SetupResult<T> in
                 do {
                     try stack.finishAddition(box.value, plan: plan, progress: progress, report: {})
                     return .success(box.value)
@@ -37,6 +37,9 @@ extension DataStack {
         }
         return progress
     }
+
+    /// The error of an addition whose stack was already let go (never expected).
+    static let additionEnded = CoreStoreError.unknown(message: "The store's addition already ended; its DataStack was let go.")
 
     /// Migrates a local store to the current model version without adding it; `completion`
     /// (on the main queue) receives the steps run, empty when none was needed.
@@ -116,7 +119,7 @@ extension DataStack.AsyncNamespace {
         return AsyncThrowingStream { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 // The stack is let go before `.finished` is yielded (see `AdditionHandle`).
-                let outcome = handle.run { stack -> Result<Bool, any Error> in
+                let outcome = handle.run(otherwise: .failure(DataStack.additionEnded)) { stack -> Result<Bool, any Error> in
                     do {
                         switch try stack.prepareAddition(box.value, synchronous: false) {
                         case .added:
