@@ -57,7 +57,7 @@ struct SchemaMigratorTests {
                     if let sourceAttribute { dog[attribute] = source[sourceAttribute] }
                 }
                 if source["name"] as? String == "Max" {
-                    let owner = source["owner"] as? UnsafeSourceObject
+                    let owner = source["owner"] as? CustomSchemaMappingProvider.UnsafeSourceObject
                     #expect(owner?["name"] as? String == "Bob")
                     dog["owner"] = nil as UnsafeSourceObject?
                 }

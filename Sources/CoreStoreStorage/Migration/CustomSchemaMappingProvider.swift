@@ -20,6 +20,12 @@ public final class CustomSchemaMappingProvider: Hashable, SchemaMappingProvider,
     public let destinationVersion: ModelVersion
     /// The custom entity mappings.
     public let entityMappings: Set<CustomMapping>
+
+    /// CoreStore declares the transformer objects inside this class; both spellings name the
+    /// same types here.
+    public typealias UnsafeSourceObject = CoreStoreStorage.UnsafeSourceObject
+    /// See ``UnsafeSourceObject``.
+    public typealias UnsafeDestinationObject = CoreStoreStorage.UnsafeDestinationObject
     /// Whether the provider was made on the main actor, whose transformers (closures written
     /// there are isolated to it) are then called on the main queue.
     let transformersRunOnMainActor: Bool
