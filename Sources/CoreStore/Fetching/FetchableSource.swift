@@ -34,12 +34,12 @@ extension FetchableSource {
 
     /// All objects matching the clauses, in the requested order.
     public func fetchAll<O>(_ from: From<O>, _ fetchClauses: [FetchClause]) throws -> [O] {
-        try context().fetchObjects(from.specification(fetchClauses)).compactMap { $0 as? O }
+        try context().fetchObjects(from.specification(fetchClauses), as: O.self)
     }
 
     /// All objects matching a clause chain, in the requested order.
     public func fetchAll<O>(_ clauseChain: FetchChainBuilder<O>) throws -> [O] {
-        try context().fetchObjects(clauseChain.specification()).compactMap { $0 as? O }
+        try context().fetchObjects(clauseChain.specification(), as: O.self)
     }
 
     // MARK: fetchOne
@@ -59,10 +59,10 @@ extension FetchableSource {
         try fetchFirst(clauseChain.specification())
     }
 
-    private func fetchFirst<O>(_ specification: FetchSpecification) throws -> O? {
+    private func fetchFirst<O: CoreStoreObject>(_ specification: FetchSpecification) throws -> O? {
         var spec = specification
         spec.tweaks.fetchLimit = 1
-        return try context().fetchObjects(spec).first as? O
+        return try context().fetchObjects(spec, as: O.self).first
     }
 
     // MARK: fetchCount

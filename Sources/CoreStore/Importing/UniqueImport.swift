@@ -88,7 +88,7 @@ struct UniqueImport<O: CoreStoreObject & ImportableUniqueObject> {
         var found: [O.UniqueIDType: O] = [:]
         found.reserveCapacity(ids.count)
         func consider(_ state: ObjectState) {
-            guard !state.isDeleted, let object = state.object as? O,
+            guard !state.isDeleted, let object = state as? O,
                   let id = O.UniqueIDType.cs_fromStoredValue(state.attributes[ordinal]),
                   wanted.contains(id), found[id] == nil else { return }
             found[id] = object
@@ -98,7 +98,7 @@ struct UniqueImport<O: CoreStoreObject & ImportableUniqueObject> {
         var stored = FetchSpecification(entityType: O.self, configurations: [store.configuration])
         stored.predicate = .comparison(Comparison([O.uniqueIDKeyPath], .in, .list(ids.map { $0.cs_toStoredValue() })))
         stored.tweaks.includesPendingChanges = false
-        let objects = try context.fetchObjects(stored)
+        let objects = try context.fetchObjects(stored, as: O.self)
         try context.lock.locked { () throws(CoreStoreError) in
             for object in objects { if let state = object.cs_state { consider(state) } }
             // Objects inserted, or changed into one of the IDs, earlier in this transaction.

@@ -15,30 +15,65 @@ import CoreStoreStorage
 /// ``ObjectID`` or use `fetchExisting(_:)` to move between contexts. Objects are not `Sendable`.
 ///
 /// Two references to the same stored object in the same context are the same instance.
+///
+/// An object is one allocation: its identity and its values live in the instance itself (see
+/// `ObjectState.swift` for the rules that guard them).
 open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
-    /// The object's state in its context; `nil` for meta instances used by reflection.
-    let cs_state: ObjectState?
+    /// The context the object belongs to; `nil` for meta instances used by reflection.
+    let context: ObjectContext?
+    /// The object's entity (`nil` only for meta instances).
+    let entity: EntityMetadata!
+    /// The store the object lives in (`nil` only for meta instances).
+    let store: AttachedStore!
+    /// Guards the values below against a reader on another thread (see `ObjectState.swift`).
+    let valuesLock = ValuesLock()
+    /// The record's identity; temporary until the inserting transaction commits.
+    @exclusivity(unchecked) var recordID: RecordID
+    /// The current attribute values, in the entity's attribute order.
+    @exclusivity(unchecked) var attributes: [Value]
+    /// The current destinations of each relationship, in the entity's relationship order.
+    @exclusivity(unchecked) var relationships: [[RecordID]]
+    /// The last committed version known to the context; `nil` while inserted and uncommitted.
+    @exclusivity(unchecked) var committed: Record?
+    /// Whether the object was deleted (in its transaction, or by a commit its context merged).
+    @exclusivity(unchecked) var isDeleted: Bool
 
     /// Creates the object for a context. Called by the framework only.
     public required init(rawObject: RawObject) {
-        self.cs_state = rawObject.state
+        self.context = rawObject.context
+        self.entity = rawObject.entity
+        self.store = rawObject.store
+        self.recordID = rawObject.record.id
+        self.attributes = rawObject.record.attributes
+        self.relationships = rawObject.record.relationships
+        self.committed = rawObject.committed
+        self.isDeleted = rawObject.isDeleted
     }
 
     /// Creates a meta instance, used by the framework to read field declarations. Its properties
     /// read as their initial values and cannot be set.
     public required init(asMeta: Void) {
-        self.cs_state = nil
+        self.context = nil
+        self.entity = nil
+        self.store = nil
+        self.recordID = RecordID(entity: "", key: 0)
+        self.attributes = []
+        self.relationships = []
+        self.committed = nil
+        self.isDeleted = false
     }
 
     /// The object's identifier, `nil` for meta instances. An object inserted by a transaction
     /// has a temporary identifier until the transaction commits.
     public func cs_id() -> ObjectID? {
-        cs_state?.objectID
+        guard context != nil else { return nil }
+        return objectID
     }
 
     /// Whether the object was deleted (in its transaction, or by a commit seen by its context).
     public func cs_isDeleted() -> Bool {
-        cs_state?.isDeletedValue ?? false
+        guard context != nil else { return false }
+        return isDeletedValue
     }
 
     /// Identity: the same instance.
@@ -53,8 +88,13 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
 
     /// The entity, identifier and stored values.
     open var debugDescription: String {
-        guard let state = cs_state else { return "\(type(of: self)) (meta)" }
-        return state.debugDescription
+        guard context != nil else { return "\(type(of: self)) (meta)" }
+        return stateDescription
+    }
+
+    /// The object itself as the state of a context's object, or `nil` for a meta instance.
+    var cs_state: ObjectState? {
+        context == nil ? nil : self
     }
 
     /// The state to write `key` into, or `nil` (with an assertion logged) for a meta instance.
@@ -68,6 +108,11 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
 
     /// An opaque handle the framework passes to ``init(rawObject:)``.
     public struct RawObject {
-        let state: ObjectState
+        let context: ObjectContext
+        let entity: EntityMetadata
+        let store: AttachedStore
+        let record: Record
+        let committed: Record?
+        var isDeleted = false
     }
 }

@@ -65,7 +65,7 @@ extension ObjectContext {
             let oldIDs = state.relationships[ordinal]
             if oldIDs == newIDs { return }
             journalWillChange(state)
-            state.relationships[ordinal] = newIDs
+            state.updateValues { state.relationships[ordinal] = newIDs }
             markChanged(state)
 
             guard let inverseOrdinal = state.entity.inverseOrdinals[ordinal] else { return }
@@ -100,7 +100,8 @@ extension ObjectContext {
             ids.append(source.recordID)
         }
         journalWillChange(target)
-        target.relationships[ordinal] = ids
+        let newIDs = ids
+        target.updateValues { target.relationships[ordinal] = newIDs }
         markChanged(target)
     }
 
@@ -108,14 +109,15 @@ extension ObjectContext {
         let ids = target.relationships[ordinal]
         guard ids.contains(id) else { return }
         journalWillChange(target)
-        target.relationships[ordinal] = ids.filter { $0 != id }
+        let remaining = ids.filter { $0 != id }
+        target.updateValues { target.relationships[ordinal] = remaining }
         markChanged(target)
     }
 
     /// The state of a related record in this context, loading it if needed.
     func state(for id: RecordID, in store: AttachedStore) -> ObjectState? {
-        if let object = registered(ObjectID(storeID: store.id, recordID: id)) { return object.cs_state }
-        return objects(for: [id], in: store).first?.cs_state
+        if let object = registered(ObjectID(storeID: store.id, recordID: id)) { return object }
+        return objects(for: [id], in: store).first
     }
 
     /// Marks an object deleted. Delete rules run at commit, when the whole set is known.
@@ -124,7 +126,7 @@ extension ObjectContext {
         lock.withLock {
             guard !state.isDeleted else { return false }
             journalWillChange(state)
-            state.isDeleted = true
+            state.updateValues { state.isDeleted = true }
             let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
             changed[id] = nil
             deleted[id] = state

@@ -83,14 +83,16 @@ extension ObjectContext {
                     guard let permanent = info.permanentIDs[state.recordID] else { continue }
                     rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
                 }
-                for state in allStates() where state.store === part.store {
+                // Only this commit's objects can point at its inserted objects.
+                for state in part.insertedStates + part.updatedStates {
                     for i in state.relationships.indices where state.relationships[i].contains(where: \.isTemporary) {
-                        state.relationships[i] = state.relationships[i].map { info.permanentIDs[$0] ?? $0 }
+                        let permanent = state.relationships[i].map { info.permanentIDs[$0] ?? $0 }
+                        state.updateValues { state.relationships[i] = permanent }
                     }
                 }
             }
-            for state in part.updatedStates { state.committed = state.record }
-            for state in part.deletedStates { state.committed = nil }
+            for state in part.updatedStates { state.updateValues { state.committed = state.record } }
+            for state in part.deletedStates { state.updateValues { state.committed = nil } }
             // What the store wrote is the transaction's changes merged with what was stored:
             // the objects of this context take those values. Inserts come back in change-set
             // order; the updates of the change set come first among the merged updates, in
@@ -103,7 +105,7 @@ extension ObjectContext {
                 baseSequences[storeID] = nil
             }
             let merged = info.changes
-            for (state, record) in zip(part.insertedStates, merged.inserts) { adopt(record, state) }
+            for (state, record) in zip(part.insertedStates, merged.inserts) { state.adopt(record) }
             var changedKeys: [RecordID: Set<String>] = [:]
             changedKeys.reserveCapacity(merged.updates.count)
             var next = 0
@@ -111,9 +113,9 @@ extension ObjectContext {
                 changedKeys[update.new.id] = update.changedKeys
                 while next < part.updatedStates.count, part.updatedStates[next].recordID.key != update.new.id.key { next += 1 }
                 if next < part.updatedStates.count {
-                    adopt(update.new, part.updatedStates[next])
-                } else if let state = registered(ObjectID(storeID: storeID, recordID: update.new.id))?.cs_state {
-                    adopt(update.new, state)
+                    part.updatedStates[next].adopt(update.new)
+                } else if let state = registered(ObjectID(storeID: storeID, recordID: update.new.id)) {
+                    state.adopt(update.new)
                 }
             }
             commits.append(StoreCommit(
@@ -124,13 +126,6 @@ extension ObjectContext {
         }
         clearPendingChanges()
         return commits
-    }
-
-    /// Gives `state` the committed values of `record`.
-    private func adopt(_ record: Record, _ state: ObjectState) {
-        state.attributes = record.attributes
-        state.relationships = record.relationships
-        state.committed = record
     }
 
     /// Forgets pending changes after a commit (objects stay registered, deleted ones go).
@@ -196,7 +191,8 @@ extension ObjectContext {
                     guard let destination = self.state(for: id, in: state.store), !destination.isDeleted else { continue }
                     let ids = destination.relationships[inverse]
                     if ids.contains(state.recordID) {
-                        destination.relationships[inverse] = ids.filter { $0 != state.recordID }
+                        let remaining = ids.filter { $0 != state.recordID }
+                        destination.updateValues { destination.relationships[inverse] = remaining }
                         markChanged(destination)
                     }
                 }

@@ -1,103 +1,146 @@
 import CoreStoreStorage
 
-extension ObjectContext {
-    /// Runs a fetch: each store answers (natively or in part), pending changes of a transaction
-    /// are overlaid, and the combined result is ordered and windowed with the reference
-    /// semantics.
-    func fetchRecords(_ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
-        if let error = spec.error { throw error }
-        guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
-        let entity = try stack.entity(for: spec.entityType)
-        let stores = try stack.stores(holding: entity, configurations: spec.configurations, forInsert: false)
-        guard let schema = stores.first?.schema else { return [] }
-        try RequestValidator(schema: schema).validate(entity: entity.name, predicate: spec.predicate, sorts: spec.sortDescriptors)
+/// A fetch resolved against the model and the attached stores: what each store is asked.
+struct ResolvedFetch {
+    let entity: EntityMetadata
+    let stores: [AttachedStore]
+    let schema: StoreSchema
+    /// What each store is asked: the whole window when one store answers alone.
+    let storeRequest: FetchRequest
+    /// Whether the stores' answers are combined (several stores, or a transaction's pending
+    /// changes overlaid) and then sorted and windowed here.
+    let combines: Bool
+    let overlaysPendingChanges: Bool
+}
 
-        return try lock.locked { () throws(CoreStoreError) -> [(AttachedStore, Record)] in
-            let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
-            let combine = overlay || stores.count > 1
-            let limit = spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil
-            let request = FetchRequest(
-                entity: entity.name, includesSubentities: spec.tweaks.includesSubentities,
-                predicate: spec.predicate, sortDescriptors: spec.sortDescriptors,
-                limit: combine ? nil : limit, offset: combine ? 0 : spec.tweaks.fetchOffset
-            )
-            var results: [(AttachedStore, Record)] = []
-            for store in stores {
+extension ObjectContext {
+    /// Resolves a fetch once: the entity, the stores that hold it, a request the schema
+    /// accepts. `nil` when no store holds the entity's schema (an empty answer).
+    func resolve(_ spec: FetchSpecification) throws(CoreStoreError) -> ResolvedFetch? {
+        if let error = spec.error { throw error }
+        let entity = try gateway.entity(for: spec.entityType)
+        let stores = try gateway.stores(holding: entity, configurations: spec.configurations, forInsert: false)
+        guard let schema = stores.first?.schema else { return nil }
+        try RequestValidator(schema: schema).validate(entity: entity.name, predicate: spec.predicate, sorts: spec.sortDescriptors)
+        let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
+        let combines = overlay || stores.count > 1
+        let limit = spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil
+        let request = FetchRequest(
+            entity: entity.name, includesSubentities: spec.tweaks.includesSubentities,
+            predicate: spec.predicate, sortDescriptors: spec.sortDescriptors,
+            limit: combines ? nil : limit, offset: combines ? 0 : spec.tweaks.fetchOffset
+        )
+        return ResolvedFetch(entity: entity, stores: stores, schema: schema, storeRequest: request, combines: combines, overlaysPendingChanges: overlay)
+    }
+
+    /// Asks each store (outside the context's lock).
+    private func readStores(_ fetch: ResolvedFetch) throws(CoreStoreError) -> [(AttachedStore, [Record])] {
+        var answers: [(AttachedStore, [Record])] = []
+        answers.reserveCapacity(fetch.stores.count)
+        for store in fetch.stores {
+            let request = fetch.storeRequest
+            let records = try gateway.read(store) { reader in
+                try reader.fetch(request).completed(for: request, schema: store.schema)
+            }
+            answers.append((store, records))
+        }
+        return answers
+    }
+
+    /// Combines the stores' answers with the transaction's pending changes, in the requested
+    /// order and window (call with the lock held).
+    private func combine(_ answers: [(AttachedStore, [Record])], _ fetch: ResolvedFetch, _ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
+        var results: [(AttachedStore, Record)] = []
+        for (store, records) in answers {
+            for record in records {
+                if fetch.overlaysPendingChanges {
+                    let id = ObjectID(storeID: store.id, recordID: record.id)
+                    if changed[id] != nil || deleted[id] != nil { continue }
+                    if let state = registered(id), state.isDeleted { continue }
+                }
+                results.append((store, record))
+            }
+        }
+        guard fetch.combines else { return results }
+        if fetch.overlaysPendingChanges {
+            let candidates = insertionOrder.compactMap { inserted[$0] } + Array(changed.values)
+            var evaluators: [ObjectIdentifier: PredicateEvaluator] = [:]
+            for state in candidates where !state.isDeleted && fetch.stores.contains(where: { $0 === state.store }) {
+                let evaluator = evaluators[ObjectIdentifier(state.store)] ?? PredicateEvaluator(schema: fetch.schema, resolver: pendingResolver(for: state.store))
+                evaluators[ObjectIdentifier(state.store)] = evaluator
+                let matchesEntity = spec.tweaks.includesSubentities
+                    ? runtime.storeKind(state.entity.name, isKindOf: fetch.entity.name)
+                    : state.entity.name == fetch.entity.name
+                guard matchesEntity else { continue }
+                let record = state.record
                 do {
-                    let records = try store.storage.read { reader in
-                        try reader.fetch(request).completed(for: request, schema: store.schema)
-                    }
-                    for record in records {
-                        if overlay {
-                            let id = ObjectID(storeID: store.id, recordID: record.id)
-                            if changed[id] != nil || deleted[id] != nil { continue }
-                            if let state = registered(id)?.cs_state, state.isDeleted { continue }
-                        }
-                        results.append((store, record))
-                    }
+                    if let predicate = spec.predicate, try !evaluator.evaluate(predicate, on: record) { continue }
                 } catch {
                     throw CoreStoreError.wrap(error)
                 }
+                results.append((state.store, record))
             }
-            guard combine else { return results }
-            if overlay {
-                let candidates = insertionOrder.compactMap { inserted[$0] } + Array(changed.values)
-                var evaluators: [ObjectIdentifier: PredicateEvaluator] = [:]
-                for state in candidates where !state.isDeleted && stores.contains(where: { $0 === state.store }) {
-                    let evaluator = evaluators[ObjectIdentifier(state.store)] ?? PredicateEvaluator(schema: schema, resolver: pendingResolver(for: state.store))
-                    evaluators[ObjectIdentifier(state.store)] = evaluator
-                    let matchesEntity = spec.tweaks.includesSubentities
-                        ? runtime.storeKind(state.entity.name, isKindOf: entity.name)
-                        : state.entity.name == entity.name
-                    guard matchesEntity else { continue }
-                    let record = state.record
-                    do {
-                        if let predicate = spec.predicate, try !evaluator.evaluate(predicate, on: record) { continue }
-                    } catch {
-                        throw CoreStoreError.wrap(error)
-                    }
-                    results.append((state.store, record))
-                }
-            }
-            do {
-                try RecordSorter(schema: schema, sortDescriptors: request.sortDescriptors).sort(&results) { $0.1 }
-            } catch {
-                throw CoreStoreError.wrap(error)
-            }
-            return RecordWindow.apply(results, offset: spec.tweaks.fetchOffset, limit: limit)
         }
+        do {
+            try RecordSorter(schema: fetch.schema, sortDescriptors: fetch.storeRequest.sortDescriptors).sort(&results) { $0.1 }
+        } catch {
+            throw CoreStoreError.wrap(error)
+        }
+        let limit = spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil
+        return RecordWindow.apply(results, offset: spec.tweaks.fetchOffset, limit: limit)
     }
 
-    /// Fetches objects.
+    /// Runs a fetch: each store answers (natively or in part) outside the lock, then pending
+    /// changes of a transaction are overlaid and the combined result is ordered and windowed
+    /// with the reference semantics.
+    func fetchRecords(_ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
+        guard let fetch = try resolve(spec) else { return [] }
+        let answers = try readStores(fetch)
+        return try lock.locked { () throws(CoreStoreError) in try combine(answers, fetch, spec) }
+    }
+
+    /// Fetches objects of `O` (or its sub-entities).
     ///
-    /// Reading and registering happen under one hold of the context's lock, so a commit's merge
-    /// can never fall between them and leave a new object with values older than the merge.
-    func fetchObjects(_ spec: FetchSpecification) throws(CoreStoreError) -> [CoreStoreObject] {
-        try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
-            let records = try fetchRecords(spec)
-            reserveRegistrations(records.count)
-            return records.compactMap { store, record in object(for: record, in: store) }
+    /// Storage is read outside the lock; registering takes it once. A commit merged in between
+    /// reaches the new objects through the merge log, so none starts older than a merge.
+    func fetchObjects<O: CoreStoreObject>(_ spec: FetchSpecification, as resultType: O.Type) throws(CoreStoreError) -> [O] {
+        guard let fetch = try resolve(spec) else { return [] }
+        let ticket = lock.withLock { beginRead() }
+        let answers: [(AttachedStore, [Record])]
+        do {
+            answers = try readStores(fetch)
+        } catch {
+            lock.withLock { endRead(ticket) }
+            throw error
+        }
+        return try lock.locked { () throws(CoreStoreError) -> [O] in
+            defer { endRead(ticket) }
+            let results = try combine(answers, fetch, spec)
+            reserveRegistrations(results.count)
+            var objects: [O] = []
+            objects.reserveCapacity(results.count)
+            for (store, record) in results {
+                guard let object = object(for: record, in: store, readSince: ticket) else { continue }
+                // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass.
+                if Swift.type(of: object) == O.self {
+                    objects.append(unsafeDowncast(object, to: O.self))
+                } else if let object = object as? O {
+                    objects.append(object)
+                }
+            }
+            return objects
         }
     }
 
     /// Counts matches; asks the store directly when nothing needs combining.
     func fetchCount(_ spec: FetchSpecification) throws(CoreStoreError) -> Int {
-        if let error = spec.error { throw error }
-        guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
-        let entity = try stack.entity(for: spec.entityType)
-        let stores = try stack.stores(holding: entity, configurations: spec.configurations, forInsert: false)
-        let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
-        if stores.count == 1, !overlay, let store = stores.first {
-            try RequestValidator(schema: store.schema).validate(entity: entity.name, predicate: spec.predicate, sorts: [])
+        guard let fetch = try resolve(spec) else { return 0 }
+        if !fetch.combines, let store = fetch.stores.first {
             let request = FetchRequest(
-                entity: entity.name, includesSubentities: spec.tweaks.includesSubentities, predicate: spec.predicate,
+                entity: fetch.entity.name, includesSubentities: spec.tweaks.includesSubentities, predicate: spec.predicate,
                 limit: spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil, offset: spec.tweaks.fetchOffset
             )
-            do {
-                return try store.storage.read { try $0.count(request) }
-            } catch {
-                throw CoreStoreError.wrap(error)
-            }
+            return try gateway.read(store) { try $0.count(request) }
         }
         return try fetchRecords(spec).count
     }
@@ -108,13 +151,13 @@ extension ObjectContext {
         let box = UncheckedBox(self)
         return { id in
             let context = box.value
-            let local: ObjectState?? = context.lock.withLock {
-                guard let state = context.registered(ObjectID(storeID: store.id, recordID: id))?.cs_state else { return .none }
-                return .some(state.isDeleted ? nil : state)
+            let local: Record?? = context.lock.withLock {
+                guard let state = context.registered(ObjectID(storeID: store.id, recordID: id)) else { return .none }
+                return .some(state.isDeleted ? nil : state.record)
             }
-            if let local { return local?.record }
+            if let local { return local }
             if id.isTemporary { return nil }
-            return try store.storage.read { try $0.records([id]) }.first ?? nil
+            return try context.gateway.read(store) { try $0.records([id]) }.first ?? nil
         }
     }
 }

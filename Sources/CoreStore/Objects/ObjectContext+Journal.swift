@@ -77,16 +77,18 @@ extension ObjectContext {
         }
         for saved in journal.saved.values {
             let state = saved.state
-            state.attributes = saved.attributes
-            state.relationships = saved.relationships
-            state.isDeleted = saved.isDeleted
+            state.updateValues {
+                state.attributes = saved.attributes
+                state.relationships = saved.relationships
+                state.isDeleted = saved.isDeleted
+            }
             let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
             changed[id] = saved.wasChanged ? state : nil
             deleted[id] = saved.wasDeleted ? state : nil
         }
         if insertionOrder.count > journal.insertionCount {
             for id in insertionOrder[journal.insertionCount...] {
-                inserted[id]?.isDeleted = true
+                if let state = inserted[id] { state.updateValues { state.isDeleted = true } }
                 inserted[id] = nil
                 dropRegistration(id)
             }

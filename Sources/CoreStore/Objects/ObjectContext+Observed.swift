@@ -5,14 +5,10 @@ extension ObjectContext {
     /// otherwise a detached, deleted instance showing `lastKnown` (the values the commit saw).
     func observedObject(for id: ObjectID, lastKnown: Record?) -> CoreStoreObject? {
         if let live = object(for: id) { return live }
-        guard let lastKnown, let store = stack?.store(withID: id.storeID) else { return nil }
-        return lock.withLock {
-            guard let entity = runtime.entitiesByName[lastKnown.id.entity] else { return nil }
-            let state = ObjectState(context: self, entity: entity, store: store, record: lastKnown, committed: lastKnown)
-            state.isDeleted = true
-            let object = entity.type.init(rawObject: CoreStoreObject.RawObject(state: state))
-            state.object = object
-            return object
-        }
+        guard let lastKnown, let store = gateway.store(withID: id.storeID) else { return nil }
+        guard let entity = runtime.entitiesByName[lastKnown.id.entity] else { return nil }
+        return entity.type.init(rawObject: CoreStoreObject.RawObject(
+            context: self, entity: entity, store: store, record: lastKnown, committed: lastKnown, isDeleted: true
+        ))
     }
 }

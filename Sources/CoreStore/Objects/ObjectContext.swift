@@ -5,18 +5,25 @@ import CoreStoreStorage
 ///
 /// The `DataStack` owns one read-only context whose objects follow every commit; each
 /// transaction owns a writable one. A context keeps at most one object per stored record (its
-/// identity map). The read-only context holds its objects weakly; a transaction strongly, until
-/// it ends.
+/// identity map) and reaches storage only through the ``StorageGateway`` it was given.
+///
+/// Storage is read outside the context's lock; only registering what was read takes it. A
+/// commit merged while a read was under way is applied to what the read brought back (see
+/// ``MergeLog``), so a new object never starts with values older than a merge it missed.
 final class ObjectContext: @unchecked Sendable {
-    weak var stack: DataStack?
+    let gateway: StorageGateway
     let runtime: RuntimeSchema
     let isReadOnly: Bool
     let lock = NSRecursiveLock()
 
-    private var strongObjects: [ObjectID: CoreStoreObject] = [:]
-    private var weakObjects: [ObjectID: WeakObject] = [:]
-    /// The size of ``weakObjects`` at which entries of released objects are next swept out.
-    private var weakObjectsSweepThreshold = 1024
+    /// The identity map. It holds its objects strongly; the read-only context drops the ones
+    /// nobody else holds when the map has doubled (``sweepUnreferencedObjects(making:)``), a
+    /// transaction's context drops all of them when the transaction ends.
+    private var registeredObjects: [ObjectID: CoreStoreObject] = [:]
+    /// The size of the read-only context's map at which unreferenced objects are next dropped.
+    private var sweepThreshold = 1024
+    /// The commits merged while reads were under way.
+    private var mergeLog = MergeLog()
     /// The key of the next inserted object's temporary identifier; counts down from -1.
     private(set) var nextTemporaryKey: Int64 = -1
 
@@ -35,9 +42,9 @@ final class ObjectContext: @unchecked Sendable {
     /// this transaction read is still what the store holds (see `ChangeSet.baseSequence`).
     var baseSequences: [UInt64: UInt64] = [:]
 
-    init(stack: DataStack? = nil, runtime: RuntimeSchema, isReadOnly: Bool) {
-        self.stack = stack
-        self.runtime = runtime
+    init(gateway: StorageGateway, isReadOnly: Bool) {
+        self.gateway = gateway
+        self.runtime = gateway.runtime
         self.isReadOnly = isReadOnly
     }
 
@@ -48,71 +55,87 @@ final class ObjectContext: @unchecked Sendable {
     // MARK: Identity map
 
     func registered(_ id: ObjectID) -> CoreStoreObject? {
-        isReadOnly ? weakObjects[id]?.object : strongObjects[id]
+        registeredObjects[id]
     }
 
     private func register(_ object: CoreStoreObject, as id: ObjectID) {
-        if isReadOnly {
-            weakObjects[id] = WeakObject(object)
-            if weakObjects.count >= weakObjectsSweepThreshold { sweepReleasedObjects(making: 0) }
-        } else {
-            strongObjects[id] = object
-        }
+        registeredObjects[id] = object
     }
 
     /// Makes room for `count` more registrations at once (a fetch), so the identity map is
     /// swept and grown once instead of step by step while the objects are made.
     func reserveRegistrations(_ count: Int) {
-        if isReadOnly {
-            if weakObjects.count + count >= weakObjectsSweepThreshold { sweepReleasedObjects(making: count) }
-            weakObjects.reserveCapacity(weakObjects.count + count)
-        } else {
-            strongObjects.reserveCapacity(strongObjects.count + count)
+        if isReadOnly, registeredObjects.count + count >= sweepThreshold {
+            sweepUnreferencedObjects(making: count)
         }
+        registeredObjects.reserveCapacity(registeredObjects.count + count)
     }
 
-    /// Drops the entries of released objects. The next sweep comes when the map has doubled
+    /// Drops the objects only the map holds: nobody can reach them but through a new fetch,
+    /// which makes them again from storage. The next sweep comes when the map has doubled
     /// again: amortized O(1) per registration however many objects stay alive.
-    private func sweepReleasedObjects(making room: Int) {
-        weakObjects = weakObjects.filter { $0.value.object != nil }
-        weakObjectsSweepThreshold = max(1024, (weakObjects.count + room) * 2)
+    private func sweepUnreferencedObjects(making room: Int) {
+        var unreferenced: [ObjectID] = []
+        for index in registeredObjects.values.indices where isKnownUniquelyReferenced(&registeredObjects.values[index]) {
+            unreferenced.append(registeredObjects.keys[index])
+        }
+        for id in unreferenced { registeredObjects[id] = nil }
+        sweepThreshold = max(1024, (registeredObjects.count + room) * 2)
     }
 
     /// Every live object's state in this context.
     func allStates() -> [ObjectState] {
-        let objects: [CoreStoreObject] = isReadOnly ? weakObjects.values.compactMap(\.object) : Array(strongObjects.values)
-        return objects.compactMap(\.cs_state)
+        Array(registeredObjects.values)
     }
 
     func dropRegistration(_ id: ObjectID) {
-        unregister(id)
+        registeredObjects[id] = nil
     }
 
-    private func unregister(_ id: ObjectID) {
-        weakObjects[id] = nil
-        strongObjects[id] = nil
+    // MARK: Making objects from what storage returned
+
+    /// A read of storage in progress: where the merges stood when it began.
+    struct ReadTicket {
+        fileprivate let generation: UInt64
     }
 
-    /// The context's object for a committed record, created on first sight.
-    func object(for record: Record, in store: AttachedStore) -> CoreStoreObject? {
-        lock.withLock {
-            let id = ObjectID(storeID: store.id, recordID: record.id)
-            if let existing = registered(id) { return existing }
-            guard let entity = runtime.entitiesByName[record.id.entity] else { return nil }
-            let state = ObjectState(context: self, entity: entity, store: store, record: record, committed: record)
-            let object = entity.type.init(rawObject: CoreStoreObject.RawObject(state: state))
-            state.object = object
-            register(object, as: id)
-            return object
+    /// Notes that a read of storage begins (call with the lock held).
+    func beginRead() -> ReadTicket {
+        ReadTicket(generation: mergeLog.beginRead())
+    }
+
+    /// Notes that a read of storage has been registered (call with the lock held).
+    func endRead(_ ticket: ReadTicket) {
+        mergeLog.endRead(ticket.generation)
+    }
+
+    /// The context's object for a record read from `store` since `ticket`, made on first sight
+    /// (call with the lock held). `nil` when a commit merged since deleted the record.
+    func object(for record: Record, in store: AttachedStore, readSince ticket: ReadTicket) -> CoreStoreObject? {
+        let id = ObjectID(storeID: store.id, recordID: record.id)
+        if let existing = registeredObjects[id] { return existing }
+        var current = record
+        if let merged = mergeLog.version(of: record.id, in: store.id, since: ticket.generation) {
+            guard let merged else { return nil }
+            current = merged
         }
+        return makeObject(for: current, in: store, as: id)
+    }
+
+    private func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
+        guard let entity = runtime.entitiesByName[record.id.entity] else { return nil }
+        let object = entity.type.init(rawObject: CoreStoreObject.RawObject(context: self, entity: entity, store: store, record: record, committed: record))
+        register(object, as: id)
+        return object
     }
 
     /// The context's objects for these record identifiers of one store, in order, skipping
-    /// records that no longer exist. Reads what is not yet registered in one snapshot.
+    /// records that no longer exist. Reads what is not yet registered in one snapshot, outside
+    /// the lock.
     func objects(for ids: [RecordID], in store: AttachedStore) -> [CoreStoreObject] {
-        lock.withLock {
-            var loaded: [Int64: CoreStoreObject] = [:]
-            var missing: [RecordID] = []
+        var loaded: [Int64: CoreStoreObject] = [:]
+        var missing: [RecordID] = []
+        let ticket: ReadTicket? = lock.withLock {
             for id in ids where !id.isTemporary {
                 if let existing = registered(ObjectID(storeID: store.id, recordID: id)) {
                     loaded[id.key] = existing
@@ -120,19 +143,26 @@ final class ObjectContext: @unchecked Sendable {
                     missing.append(id)
                 }
             }
-            if !missing.isEmpty {
-                do {
-                    let records = try store.storage.read { try $0.records(missing) }
-                    for record in records.compactMap({ $0 }) {
-                        loaded[record.id.key] = object(for: record, in: store)
-                    }
-                } catch {
-                    Log.error(CoreStoreError.wrap(error), "Reading related objects failed.")
+            return missing.isEmpty ? nil : beginRead()
+        }
+        var records: [Record?] = []
+        if !missing.isEmpty {
+            do {
+                records = try gateway.read(store) { try $0.records(missing) }
+            } catch {
+                Log.error(error, "Reading related objects failed.")
+            }
+        }
+        return lock.withLock {
+            if let ticket {
+                for record in records.compactMap({ $0 }) {
+                    loaded[record.id.key] = object(for: record, in: store, readSince: ticket)
                 }
+                endRead(ticket)
             }
             return ids.compactMap { id in
                 let object = id.isTemporary ? registered(ObjectID(storeID: store.id, recordID: id)) : loaded[id.key]
-                guard let object, object.cs_state?.isDeleted == false else { return nil }
+                guard let object, !object.isDeleted else { return nil }
                 return object
             }
         }
@@ -140,7 +170,7 @@ final class ObjectContext: @unchecked Sendable {
 
     /// The context's object for an identifier, or `nil` if it does not exist (any more) here.
     func object(for id: ObjectID) -> CoreStoreObject? {
-        guard let store = stack?.store(withID: id.storeID) else { return nil }
+        guard let store = gateway.store(withID: id.storeID) else { return nil }
         return objects(for: [id.recordID], in: store).first
     }
 
@@ -149,12 +179,12 @@ final class ObjectContext: @unchecked Sendable {
         lock.withLock {
             let recordID = RecordID(entity: entity.name, key: nextTemporaryKey)
             nextTemporaryKey -= 1
-            let state = ObjectState(context: self, entity: entity, store: store, record: entity.initialRecord(id: recordID), committed: nil)
-            let object = entity.type.init(rawObject: CoreStoreObject.RawObject(state: state))
-            state.object = object
+            let object = entity.type.init(rawObject: CoreStoreObject.RawObject(
+                context: self, entity: entity, store: store, record: entity.initialRecord(id: recordID), committed: nil
+            ))
             let id = ObjectID(storeID: store.id, recordID: recordID)
             register(object, as: id)
-            inserted[id] = state
+            inserted[id] = object
             insertionOrder.append(id)
             return object
         }
@@ -163,20 +193,20 @@ final class ObjectContext: @unchecked Sendable {
     // MARK: Merging commits (read-only context)
 
     /// Brings registered objects up to date with a commit. Unregistered records need nothing:
-    /// they are read fresh when first fetched.
+    /// they are read fresh when first fetched (and reads under way learn of it from the log).
     func merge(_ change: StoreCommit) {
         lock.withLock {
+            mergeLog.record(change)
             for record in change.updated {
                 let id = ObjectID(storeID: change.store.id, recordID: record.id)
-                guard let state = registered(id)?.cs_state else { continue }
-                state.attributes = record.attributes
-                state.relationships = record.relationships
-                state.committed = record
+                registered(id)?.adopt(record)
             }
             for recordID in change.deleted {
                 let id = ObjectID(storeID: change.store.id, recordID: recordID)
-                registered(id)?.cs_state?.isDeleted = true
-                unregister(id)
+                if let object = registered(id) {
+                    object.updateValues { object.isDeleted = true }
+                    dropRegistration(id)
+                }
             }
         }
     }
@@ -185,15 +215,16 @@ final class ObjectContext: @unchecked Sendable {
 
     func rekey(_ state: ObjectState, from old: ObjectID, to new: ObjectID) {
         if let object = registered(old) {
-            unregister(old)
+            dropRegistration(old)
             register(object, as: new)
         }
-        state.recordID = new.recordID
+        state.updateValues { state.recordID = new.recordID }
     }
 
+    /// Forgets every object and pending change: the end of a transaction, or of the stack.
     func dropAllObjects() {
         lock.withLock {
-            strongObjects.removeAll()
+            registeredObjects.removeAll()
             inserted.removeAll()
             insertionOrder.removeAll()
             changed.removeAll()
@@ -202,10 +233,4 @@ final class ObjectContext: @unchecked Sendable {
             journals.removeAll()
         }
     }
-}
-
-/// An identity-map entry of the read-only context: it does not keep the object alive.
-private struct WeakObject {
-    weak var object: CoreStoreObject?
-    init(_ object: CoreStoreObject) { self.object = object }
 }

@@ -23,7 +23,7 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
     /// The snapshot of an object of `dataStack`'s read-only context (or a transaction), as it is now.
     init?(of object: O, in dataStack: DataStack) {
         guard let state = object.cs_state else { return nil }
-        let (id, record, isDeleted) = state.lock.withLock { (ObjectID(storeID: state.store.id, recordID: state.recordID), state.record, state.isDeleted) }
+        let (id, record, isDeleted) = state.valuesLock.withLock { (ObjectID(storeID: state.store.id, recordID: state.recordID), state.record, state.isDeleted) }
         if isDeleted { return nil }
         self.init(objectID: id, record: record, entity: state.entity.description, dataStack: dataStack)
     }

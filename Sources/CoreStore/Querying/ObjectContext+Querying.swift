@@ -16,9 +16,8 @@ extension ObjectContext {
     /// included) and ``AggregateEvaluator`` computes the rows here.
     func queryRows(_ spec: QuerySpecification) throws(CoreStoreError) -> [[QueryCell]] {
         if let error = spec.fetch.error { throw error }
-        guard let stack else { throw .transactionMisuse(message: "the DataStack no longer exists") }
-        let entity = try stack.entity(for: spec.fetch.entityType)
-        let stores = try stack.stores(holding: entity, configurations: spec.fetch.configurations, forInsert: false)
+        let entity = try gateway.entity(for: spec.fetch.entityType)
+        let stores = try gateway.stores(holding: entity, configurations: spec.fetch.configurations, forInsert: false)
         guard let schema = stores.first?.schema else { return [] }
         let validator = RequestValidator(schema: schema)
         try validator.validate(entity: entity.name, predicate: spec.fetch.predicate, sorts: spec.fetch.sortDescriptors)
@@ -38,7 +37,7 @@ extension ObjectContext {
         let hasObjectID = storageTerms.count != spec.terms.count
         do {
             if stores.count == 1, !overlay, !hasObjectID, let store = stores.first {
-                let rows = try store.storage.read { try $0.aggregate(request, schema: store.schema) }
+                let rows = try gateway.read(store) { try $0.aggregate(request, schema: store.schema) }
                 return rows.map { $0.map(QueryCell.value) }
             }
             let evaluator = AggregateEvaluator(schema: schema)

@@ -9,7 +9,7 @@ final class EntityMetadata: @unchecked Sendable {
     let description: EntityDescription
     let attributeOrdinals: [String: Int]
     /// Attribute names by ordinal, for ``attributeOrdinal(_:)``.
-    private let attributeNames: [String]
+    private let attributeKeyBits: [StringBits]
     let relationshipOrdinals: [String: Int]
     /// Initial value of each attribute, by ordinal; evaluated for each insert.
     let initialValues: [() -> Value]
@@ -39,16 +39,20 @@ final class EntityMetadata: @unchecked Sendable {
         var r: [String: Int] = [:]
         for (i, relationship) in description.relationships.enumerated() { r[relationship.name] = i }
         self.attributeOrdinals = a
-        self.attributeNames = description.attributes.map(\.name)
+        self.attributeKeyBits = description.attributes.count <= 32 ? description.attributes.map { StringBits($0.name) } : []
         self.relationshipOrdinals = r
     }
 
     /// The ordinal of attribute `key`. Field reads call this for every value, so small entities
     /// compare names in order (short names compare as two machine words) instead of hashing.
+    /// The ordinal of attribute `key`. A property getter passes the very string literal the
+    /// schema was read from, so comparing the strings' bits finds it in a few instructions;
+    /// any other spelling of the same text takes the dictionary.
     @inline(__always)
     func attributeOrdinal(_ key: String) -> Int? {
-        guard attributeNames.count <= 16 else { return attributeOrdinals[key] }
-        return attributeNames.firstIndex(of: key)
+        let bits = StringBits(key)
+        for i in attributeKeyBits.indices where attributeKeyBits[i] == bits { return i }
+        return attributeOrdinals[key]
     }
 
     /// A new record's values: every attribute at its initial value, no relationships.
@@ -98,5 +102,17 @@ final class RuntimeSchema: @unchecked Sendable {
             for unique in entity.description.uniqueConstraints { text += "\nunique:" + unique.joined(separator: ",") }
         }
         return StoreSchema(modelVersion: modelVersion, schemaHash: SHA256.hex(text), entities: members.map(\.description))
+    }
+}
+
+/// The two machine words of a `String`. Equal bits mean equal strings (the same small string,
+/// or the same storage); different bits say nothing, so a miss falls back to comparing text.
+struct StringBits: Equatable {
+    private let first: UInt64
+    private let second: UInt64
+
+    @inline(__always)
+    init(_ string: String) {
+        (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
 }

@@ -23,11 +23,11 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// The model versions the stack knows.
     public let schemaHistory: SchemaHistory
 
-    let runtimeResult: Result<RuntimeSchema, CoreStoreError>
+    /// The model and the attached stores; the only way to storage once a store is attached.
+    let gateway: StorageGateway
     let mainContext: ObjectContext
     let transactionQueue: DispatchQueue
     private let stateLock = NSLock()
-    private var attachedStores: [AttachedStore] = []
     private let commitLock = NSLock()
     private var commitObservers: [ObjectIdentifier: WeakCommitObserver] = [:]
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -55,17 +55,17 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             Log.error(error, "The schema of model version '\(schemaHistory.currentModelVersion)' is invalid; adding stores will fail.")
             result = .failure(error)
         }
-        self.runtimeResult = result
-        let runtime = (try? result.get()) ?? RuntimeSchema(modelVersion: schemaHistory.currentModelVersion, entities: [])
+        self.gateway = StorageGateway(runtimeResult: result, fallbackModelVersion: schemaHistory.currentModelVersion)
         self.transactionQueue = DispatchQueue(label: "CoreStore.DataStack.transactions", qos: .userInitiated)
-        self.mainContext = ObjectContext(runtime: runtime, isReadOnly: true)
-        self.mainContext.stack = self
+        self.mainContext = ObjectContext(gateway: gateway, isReadOnly: true)
         transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     /// Closes the stack's stores, so that their files can be opened again by another stack.
     deinit {
-        for store in attachedStores {
+        // Objects hold their context: dropping the map frees those nobody else holds.
+        mainContext.dropAllObjects()
+        for store in gateway.stores {
             store.storage.close()
             StorageClaims.release(store.storage)
         }
@@ -76,54 +76,34 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
 
     /// The stores added so far, in order.
     public var storages: [any StorageInterface] {
-        stateLock.withLock { attachedStores.map(\.storage) }
+        gateway.stores.map(\.storage)
     }
 
     func runtime() throws(CoreStoreError) -> RuntimeSchema {
-        try runtimeResult.get()
+        try gateway.runtimeResult.get()
     }
 
-    var stores: [AttachedStore] {
-        stateLock.withLock { attachedStores }
-    }
+    var runtimeResult: Result<RuntimeSchema, CoreStoreError> { gateway.runtimeResult }
+
+    var stores: [AttachedStore] { gateway.stores }
 
     func store(withID id: UInt64) -> AttachedStore? {
-        stateLock.withLock { attachedStores.first { $0.id == id } }
+        gateway.store(withID: id)
     }
 
     func append(_ store: AttachedStore) throws(CoreStoreError) {
-        try stateLock.locked { () throws(CoreStoreError) in
-            if attachedStores.contains(where: { $0.storage === store.storage }) {
-                throw .storageAlreadyAdded(store: store.storage.storeDescription)
-            }
-            if attachedStores.contains(where: { $0.configuration == store.configuration }) {
-                throw .storageAlreadyAdded(store: "a store for configuration '\(store.configuration ?? "<default>")'")
-            }
-            attachedStores.append(store)
-        }
+        try gateway.append(store)
     }
 
     /// The entity of a class, or an error naming the class.
     func entity(for type: CoreStoreObject.Type) throws(CoreStoreError) -> EntityMetadata {
-        let runtime = try runtime()
-        guard let entity = runtime.entity(for: type) else { throw .unknownEntity(typeName: "\(type)") }
-        return entity
+        try gateway.entity(for: type)
     }
 
     /// The stores that hold `entity`, restricted to `configurations` when given. For inserts,
     /// exactly one store must qualify.
     func stores(holding entity: EntityMetadata, configurations: [String?]?, forInsert: Bool) throws(CoreStoreError) -> [AttachedStore] {
-        var candidates = stores.filter { $0.holds(entity.name) }
-        if let configurations {
-            candidates = candidates.filter { configurations.contains($0.configuration) }
-        }
-        if candidates.isEmpty {
-            throw .persistentStoreNotFound(entity: entity.name, configuration: configurations?.first ?? nil)
-        }
-        if forInsert && candidates.count > 1 {
-            throw .ambiguousStore(entity: entity.name, configurations: candidates.map(\.configuration))
-        }
-        return candidates
+        try gateway.stores(holding: entity, configurations: configurations, forInsert: forInsert)
     }
 
     /// Whether the caller runs on this stack's transaction queue.
@@ -142,15 +122,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             let prepared = try context.prepareCommit()
             var infos: [CommitInfo] = []
             for part in prepared {
-                do {
-                    infos.append(try part.store.storage.write(part.changes))
-                } catch let error as StorageError {
-                    // Whatever the store reports while writing is a storage failure (not, say,
-                    // an invalid fetch, as a storage error means while reading).
-                    throw Log.error(CoreStoreError.storageFailure(error), "Commit to \(part.store.storage.storeDescription) failed; nothing was written to it.")
-                } catch {
-                    throw Log.error(CoreStoreError.wrap(error), "Commit to \(part.store.storage.storeDescription) failed; nothing was written to it.")
-                }
+                infos.append(try gateway.write(part.changes, to: part.store))
             }
             let commits = context.finishCommit(prepared, infos: infos)
             for commit in commits { mainContext.merge(commit) }

@@ -13,7 +13,7 @@ public class BaseDataTransaction: FetchableSource {
 
     init(dataStack: DataStack) {
         self.dataStack = dataStack
-        self.context = ObjectContext(stack: dataStack, runtime: dataStack.mainContext.runtime, isReadOnly: false)
+        self.context = ObjectContext(gateway: dataStack.gateway, isReadOnly: false)
         // Where each store stood when the transaction began: if a store commits nothing else
         // until this transaction commits, what the transaction read is what is stored.
         for store in dataStack.stores {
@@ -127,7 +127,7 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects inserted and not yet committed.
     public func insertedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock { Set(context.inserted.values.filter { !$0.isDeleted }.compactMap(\.object)) }
+        context.lock.withLock { Set(context.inserted.values.filter { !$0.isDeleted }) }
     }
 
     /// Objects of `O` (and sub-entities) inserted and not yet committed.
@@ -137,7 +137,7 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects changed and not yet committed (inserted ones excluded).
     public func updatedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock { Set(context.changed.values.compactMap(\.object)) }
+        context.lock.withLock { Set(context.changed.values) }
     }
 
     /// Objects of `O` changed and not yet committed.
@@ -147,7 +147,7 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects deleted and not yet committed.
     public func deletedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock { Set(context.deleted.values.compactMap(\.object)) }
+        context.lock.withLock { Set(context.deleted.values) }
     }
 
     /// Objects of `O` deleted and not yet committed.

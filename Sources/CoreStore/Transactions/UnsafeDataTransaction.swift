@@ -5,6 +5,11 @@ import Foundation
 /// Use it from one thread at a time (the caller's responsibility). Commit as often as needed;
 /// after each commit its objects stay usable with their permanent identifiers.
 public final class UnsafeDataTransaction: BaseDataTransaction {
+    /// Lets go of the transaction's objects (they hold their context, the context holds them).
+    deinit {
+        context.dropAllObjects()
+    }
+
     /// Commits on the stack's transaction queue and reports on the main queue.
     public func commit(_ completion: @escaping @MainActor (CoreStoreError?) -> Void = { _ in }) {
         let box = UncheckedBox(self)
@@ -51,7 +56,7 @@ extension ObjectContext {
             for state in changed.values { state.restoreCommitted() }
             for state in deleted.values where state.committed != nil { state.restoreCommitted() }
             for (id, state) in inserted {
-                state.isDeleted = true
+                state.updateValues { state.isDeleted = true }
                 dropRegistration(id)
             }
             inserted.removeAll()
@@ -67,8 +72,10 @@ extension ObjectContext {
 extension ObjectState {
     func restoreCommitted() {
         guard let committed else { return }
-        attributes = committed.attributes
-        relationships = committed.relationships
-        isDeleted = false
+        updateValues {
+            attributes = committed.attributes
+            relationships = committed.relationships
+            isDeleted = false
+        }
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import CoreStoreStorage
+
+/// The one door between the object layer and storage: the model, the attached stores, and the
+/// only calls to `StorageInterface.read` and `write` once a store is attached, each failure
+/// turned into a ``CoreStoreError`` here.
+///
+/// A `DataStack` owns one; every context of the stack gets it at init, so a context needs no
+/// way back to its stack. It never points at a context or a stack.
+final class StorageGateway: @unchecked Sendable {
+    /// The model the stack was built with, or why it is invalid.
+    let runtimeResult: Result<RuntimeSchema, CoreStoreError>
+    /// The model (an empty one when it is invalid; ``entity(for:)`` then throws).
+    let runtime: RuntimeSchema
+    private let lock = NSLock()
+    private var attached: [AttachedStore] = []
+
+    init(runtimeResult: Result<RuntimeSchema, CoreStoreError>, fallbackModelVersion: String) {
+        self.runtimeResult = runtimeResult
+        self.runtime = (try? runtimeResult.get()) ?? RuntimeSchema(modelVersion: fallbackModelVersion, entities: [])
+    }
+
+    // MARK: Stores
+
+    /// The attached stores, in order.
+    var stores: [AttachedStore] {
+        lock.withLock { attached }
+    }
+
+    func store(withID id: UInt64) -> AttachedStore? {
+        lock.withLock { attached.first { $0.id == id } }
+    }
+
+    func append(_ store: AttachedStore) throws(CoreStoreError) {
+        try lock.locked { () throws(CoreStoreError) in
+            if attached.contains(where: { $0.storage === store.storage }) {
+                throw .storageAlreadyAdded(store: store.storage.storeDescription)
+            }
+            if attached.contains(where: { $0.configuration == store.configuration }) {
+                throw .storageAlreadyAdded(store: "a store for configuration '\(store.configuration ?? "<default>")'")
+            }
+            attached.append(store)
+        }
+    }
+
+    /// The entity of a class, or an error naming the class.
+    func entity(for type: CoreStoreObject.Type) throws(CoreStoreError) -> EntityMetadata {
+        let runtime = try runtimeResult.get()
+        guard let entity = runtime.entity(for: type) else { throw .unknownEntity(typeName: "\(type)") }
+        return entity
+    }
+
+    /// The stores that hold `entity`, restricted to `configurations` when given. For inserts,
+    /// exactly one store must qualify.
+    func stores(holding entity: EntityMetadata, configurations: [String?]?, forInsert: Bool) throws(CoreStoreError) -> [AttachedStore] {
+        var candidates = stores.filter { $0.holds(entity.name) }
+        if let configurations {
+            candidates = candidates.filter { configurations.contains($0.configuration) }
+        }
+        if candidates.isEmpty {
+            throw .persistentStoreNotFound(entity: entity.name, configuration: configurations?.first ?? nil)
+        }
+        if forInsert && candidates.count > 1 {
+            throw .ambiguousStore(entity: entity.name, configurations: candidates.map(\.configuration))
+        }
+        return candidates
+    }
+
+    // MARK: Reading and writing
+
+    /// Runs `body` on a consistent snapshot of `store`. A failure of the store, or of `body`,
+    /// is a ``CoreStoreError``.
+    func read<T>(_ store: AttachedStore, _ body: (any StorageReader) throws -> T) throws(CoreStoreError) -> T {
+        do {
+            return try store.storage.read(body)
+        } catch {
+            throw CoreStoreError.wrap(error)
+        }
+    }
+
+    /// Writes one change set to `store` atomically. Whatever the store reports while writing is
+    /// a storage failure (not, say, an invalid fetch, as a storage error means while reading).
+    func write(_ changes: ChangeSet, to store: AttachedStore) throws(CoreStoreError) -> CommitInfo {
+        do {
+            return try store.storage.write(changes)
+        } catch let error as StorageError {
+            throw Log.error(CoreStoreError.storageFailure(error), "Commit to \(store.storage.storeDescription) failed; nothing was written to it.")
+        } catch {
+            throw Log.error(CoreStoreError.wrap(error), "Commit to \(store.storage.storeDescription) failed; nothing was written to it.")
+        }
+    }
+}
