@@ -115,12 +115,9 @@ extension ObjectContext {
         }
         return try lock.locked { () throws(CoreStoreError) -> [O] in
             defer { endRead(ticket) }
-            let results = try combine(answers, fetch, spec)
-            reserveRegistrations(results.count)
             var objects: [O] = []
-            objects.reserveCapacity(results.count)
-            for (store, record) in results {
-                guard let object = object(for: record, in: store, readSince: ticket) else { continue }
+            func add(_ record: Record, of store: AttachedStore) {
+                guard let object = object(for: record, in: store, readSince: ticket) else { return }
                 // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass.
                 if Swift.type(of: object) == O.self {
                     objects.append(unsafeDowncast(object, to: O.self))
@@ -128,6 +125,18 @@ extension ObjectContext {
                     objects.append(object)
                 }
             }
+            if !fetch.combines, let (store, records) = answers.first {
+                // One store answered the whole request: its records, as they are.
+                reserveRegistrations(records.count)
+                objects.reserveCapacity(records.count)
+                for record in records { add(record, of: store) }
+            } else {
+                let results = try combine(answers, fetch, spec)
+                reserveRegistrations(results.count)
+                objects.reserveCapacity(results.count)
+                for (store, record) in results { add(record, of: store) }
+            }
+            finishRegistrations()
             return objects
         }
     }

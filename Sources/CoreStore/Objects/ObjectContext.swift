@@ -19,11 +19,13 @@ final class ObjectContext: @unchecked Sendable {
     /// The identity map. It holds its objects strongly; the read-only context drops the ones
     /// nobody else holds when the map has doubled (``sweepUnreferencedObjects(making:)``), a
     /// transaction's context drops all of them when the transaction ends.
-    private var registeredObjects: [ObjectID: CoreStoreObject] = [:]
+    @exclusivity(unchecked) private var registeredObjects = IdentityMap()
     /// The size of the read-only context's map at which unreferenced objects are next dropped.
     private var sweepThreshold = 1024
     /// The commits merged while reads were under way.
-    private var mergeLog = MergeLog()
+    @exclusivity(unchecked) private var mergeLog = MergeLog()
+    /// The entity of the last object made (call with the lock held).
+    @exclusivity(unchecked) private var lastEntity: EntityMetadata?
     /// The key of the next inserted object's temporary identifier; counts down from -1.
     private(set) var nextTemporaryKey: Int64 = -1
 
@@ -63,29 +65,25 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     /// Makes room for `count` more registrations at once (a fetch), so the identity map is
-    /// swept and grown once instead of step by step while the objects are made.
+    /// grown once instead of step by step while the objects are made.
     func reserveRegistrations(_ count: Int) {
-        if isReadOnly, registeredObjects.count + count >= sweepThreshold {
-            sweepUnreferencedObjects(making: count)
-        }
         registeredObjects.reserveCapacity(registeredObjects.count + count)
     }
 
-    /// Drops the objects only the map holds: nobody can reach them but through a new fetch,
-    /// which makes them again from storage. The next sweep comes when the map has doubled
-    /// again: amortized O(1) per registration however many objects stay alive.
-    private func sweepUnreferencedObjects(making room: Int) {
-        var unreferenced: [ObjectID] = []
-        for index in registeredObjects.values.indices where isKnownUniquelyReferenced(&registeredObjects.values[index]) {
-            unreferenced.append(registeredObjects.keys[index])
-        }
-        for id in unreferenced { registeredObjects[id] = nil }
-        sweepThreshold = max(1024, (registeredObjects.count + room) * 2)
+    /// Ends a batch of registrations (call with the lock held, while the caller still holds the
+    /// objects it wants). The read-only context then drops the objects only its map holds:
+    /// nobody can reach them but through a new fetch, which makes them again. The next sweep
+    /// comes when the map has doubled again: amortized O(1) per registration however many
+    /// objects stay alive.
+    func finishRegistrations() {
+        guard isReadOnly, registeredObjects.count >= sweepThreshold else { return }
+        registeredObjects.removeUnreferenced(keepingRoomFor: 0)
+        sweepThreshold = max(1024, registeredObjects.count * 2)
     }
 
     /// Every live object's state in this context.
     func allStates() -> [ObjectState] {
-        Array(registeredObjects.values)
+        registeredObjects.objects
     }
 
     func dropRegistration(_ id: ObjectID) {
@@ -123,10 +121,18 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     private func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
-        guard let entity = runtime.entitiesByName[record.id.entity] else { return nil }
+        guard let entity = entity(named: record.id.entity) else { return nil }
         let object = entity.type.init(rawObject: CoreStoreObject.RawObject(context: self, entity: entity, store: store, record: record, committed: record))
         register(object, as: id)
         return object
+    }
+
+    /// The entity of a record; the last one found answers again without hashing its name.
+    private func entity(named name: String) -> EntityMetadata? {
+        if let last = lastEntity, last.nameBits == StringBits(name) { return last }
+        guard let entity = runtime.entitiesByName[name] else { return nil }
+        lastEntity = entity
+        return entity
     }
 
     /// The context's objects for these record identifiers of one store, in order, skipping
@@ -160,11 +166,14 @@ final class ObjectContext: @unchecked Sendable {
                 }
                 endRead(ticket)
             }
-            return ids.compactMap { id in
+            let objects: [CoreStoreObject] = ids.compactMap { id in
                 let object = id.isTemporary ? registered(ObjectID(storeID: store.id, recordID: id)) : loaded[id.key]
                 guard let object, !object.isDeleted else { return nil }
                 return object
             }
+            loaded.removeAll()
+            finishRegistrations()
+            return objects
         }
     }
 
@@ -225,6 +234,7 @@ final class ObjectContext: @unchecked Sendable {
     func dropAllObjects() {
         lock.withLock {
             registeredObjects.removeAll()
+            sweepThreshold = 1024
             inserted.removeAll()
             insertionOrder.removeAll()
             changed.removeAll()

@@ -43,6 +43,15 @@ extension CoreStoreObject {
         }
     }
 
+    /// The value of attribute `key`, `.null` if the entity has no such attribute, `nil` for a
+    /// meta instance. The path of every property getter: the object's lock only.
+    @inline(__always)
+    func storedValue(forKey key: String) -> Value? {
+        guard let entity else { return nil }
+        guard let ordinal = entity.attributeOrdinal(key) else { return .null }
+        return valuesLock.withLock { attributes[ordinal] }
+    }
+
     func attributeValue(forKey key: String) -> Value {
         guard let ordinal = entity.attributeOrdinal(key) else { return .null }
         return valuesLock.withLock { attributes[ordinal] }

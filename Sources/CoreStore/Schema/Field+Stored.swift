@@ -93,7 +93,7 @@ extension Field {
     /// The stored value of attribute `key` of `instance`; `nil` for a meta instance.
     @usableFromInline
     static func cs_storedValue(of instance: CoreStoreObject, forKey key: String) -> Value? {
-        instance.cs_state?.attributeValue(forKey: key)
+        instance.storedValue(forKey: key)
     }
 
     /// Sets attribute `key` of `instance` (reporting misuse through the context).

@@ -4,6 +4,8 @@ import CoreStoreStorage
 /// constant-time lookups from keys to ordinals.
 final class EntityMetadata: @unchecked Sendable {
     let name: String
+    /// The bits of ``name``, for a quick check that a record's entity is this one.
+    let nameBits: StringBits
     let type: CoreStoreObject.Type
     let entity: DynamicEntity
     let description: EntityDescription
@@ -26,6 +28,7 @@ final class EntityMetadata: @unchecked Sendable {
         canonicalDescription: String, configurations: Set<String>
     ) {
         self.name = description.name
+        self.nameBits = StringBits(description.name)
         self.type = type
         self.entity = entity
         self.description = description

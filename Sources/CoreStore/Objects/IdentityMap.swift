@@ -1,0 +1,121 @@
+/// A context's objects by identifier: at most one object per stored record.
+///
+/// An open-addressing table (linear probing, at most half full) keyed by the store and the
+/// record key, with a multiplicative hash: a lookup is a few instructions instead of a
+/// `Hasher` run, which mattered at one or two lookups per fetched row. It holds its objects
+/// strongly; ``removeUnreferenced(keepingRoomFor:)`` drops those nobody else holds.
+struct IdentityMap {
+    private struct Slot {
+        var storeID: UInt64 = 0
+        var key: Int64 = 0
+        var object: CoreStoreObject?
+    }
+
+    private var slots: [Slot]
+    private var mask: Int
+    private var shift: UInt64
+    /// The number of objects held.
+    private(set) var count = 0
+
+    init(minimumCapacity: Int = 16) {
+        var capacity = 16
+        while capacity < minimumCapacity * 2 { capacity *= 2 }
+        slots = Array(repeating: Slot(), count: capacity)
+        mask = capacity - 1
+        shift = UInt64(64 - capacity.trailingZeroBitCount)
+    }
+
+    @inline(__always)
+    private func home(_ storeID: UInt64, _ key: Int64) -> Int {
+        let mixed = (UInt64(bitPattern: key) &+ storeID &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> shift)
+    }
+
+    /// The slot holding `id`, or the empty slot where it would go.
+    @inline(__always)
+    private func index(of id: ObjectID) -> Int {
+        let storeID = id.storeID, key = id.recordID.key
+        var i = home(storeID, key)
+        while slots[i].object != nil {
+            if slots[i].key == key && slots[i].storeID == storeID { return i }
+            i = (i + 1) & mask
+        }
+        return i
+    }
+
+    subscript(id: ObjectID) -> CoreStoreObject? {
+        get { slots[index(of: id)].object }
+        set {
+            if let newValue { insert(newValue, as: id) } else { remove(id) }
+        }
+    }
+
+    private mutating func insert(_ object: CoreStoreObject, as id: ObjectID) {
+        reserveCapacity(count + 1)
+        let i = index(of: id)
+        if slots[i].object == nil {
+            count += 1
+            slots[i].storeID = id.storeID
+            slots[i].key = id.recordID.key
+        }
+        slots[i].object = object
+    }
+
+    private mutating func remove(_ id: ObjectID) {
+        var hole = index(of: id)
+        guard slots[hole].object != nil else { return }
+        slots[hole].object = nil
+        count -= 1
+        // Backward shift: move later members of the run into the hole when their home allows.
+        var i = (hole + 1) & mask
+        while slots[i].object != nil {
+            let h = home(slots[i].storeID, slots[i].key)
+            let distanceToHole = (hole - h) & mask
+            let distanceToSlot = (i - h) & mask
+            if distanceToHole < distanceToSlot {
+                slots[hole] = slots[i]
+                slots[i].object = nil
+                hole = i
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Makes room for `total` objects without growing again.
+    mutating func reserveCapacity(_ total: Int) {
+        guard total * 2 > slots.count else { return }
+        rebuild(capacityFor: total, keeping: { _ in true })
+    }
+
+    /// Every object held.
+    var objects: [CoreStoreObject] {
+        slots.compactMap(\.object)
+    }
+
+    /// Drops every object.
+    mutating func removeAll() {
+        self = IdentityMap()
+    }
+
+    /// Drops the objects only this map holds, and makes room for `room` more.
+    mutating func removeUnreferenced(keepingRoomFor room: Int) {
+        for i in slots.indices where slots[i].object != nil {
+            if isKnownUniquelyReferenced(&slots[i].object) {
+                slots[i].object = nil
+                count -= 1
+            }
+        }
+        rebuild(capacityFor: count + room, keeping: { $0.object != nil })
+    }
+
+    private mutating func rebuild(capacityFor total: Int, keeping keep: (Slot) -> Bool) {
+        var rebuilt = IdentityMap(minimumCapacity: max(total, count))
+        for slot in slots where slot.object != nil && keep(slot) {
+            var i = rebuilt.home(slot.storeID, slot.key)
+            while rebuilt.slots[i].object != nil { i = (i + 1) & rebuilt.mask }
+            rebuilt.slots[i] = slot
+            rebuilt.count += 1
+        }
+        self = rebuilt
+    }
+}
