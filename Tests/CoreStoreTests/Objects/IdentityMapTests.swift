@@ -1,0 +1,73 @@
+import Testing
+@testable import CoreStore
+import CoreStoreStorage
+
+@Suite("Identity map")
+struct IdentityMapTests {
+    /// Random inserts, replacements and removals agree with a dictionary at every step,
+    /// across growth and the backward shifts of removal.
+    @Test(arguments: [1, 7, 42])
+    func agreesWithADictionary(seed: UInt64) {
+        let owner = CoreStoreObject(asMeta: ())
+        var objects: [CoreStoreObject] = (0..<8).map { _ in CoreStoreObject(asMeta: ()) }
+        objects.append(owner)
+        var map = IdentityMap()
+        var reference: [ObjectID: CoreStoreObject] = [:]
+        var random = SplitMix64(seed: seed)
+        for step in 0..<20_000 {
+            let id = ObjectID(storeID: random.next() % 3, recordID: RecordID(entity: "E", key: Int64(random.next() % 700)))
+            switch random.next() % 3 {
+            case 0, 1:
+                let object = objects[Int(random.next() % UInt64(objects.count))]
+                map[id] = object
+                reference[id] = object
+            default:
+                map[id] = nil
+                reference[id] = nil
+            }
+            #expect(map.count == reference.count)
+            if step % 500 == 0 {
+                for (key, value) in reference { #expect(map[key] === value) }
+            }
+        }
+        for storeID in 0..<3 as Range<UInt64> {
+            for key in 0..<700 as Range<Int64> {
+                let id = ObjectID(storeID: storeID, recordID: RecordID(entity: "E", key: key))
+                #expect(map[id] === reference[id])
+            }
+        }
+    }
+
+    @Test func dropsOnlyTheObjectsNobodyElseHolds() {
+        var map = IdentityMap()
+        var kept: [CoreStoreObject] = []
+        for key in 0..<1_000 as Range<Int64> {
+            let object = CoreStoreObject(asMeta: ())
+            if key % 10 == 0 { kept.append(object) }
+            map[ObjectID(storeID: 1, recordID: RecordID(entity: "E", key: key))] = object
+        }
+        map.removeUnreferenced(keepingRoomFor: 0)
+        #expect(map.count == kept.count)
+        for (i, object) in kept.enumerated() {
+            #expect(map[ObjectID(storeID: 1, recordID: RecordID(entity: "E", key: Int64(i * 10)))] === object)
+        }
+        #expect(map[ObjectID(storeID: 1, recordID: RecordID(entity: "E", key: 1))] == nil)
+    }
+
+    /// Through the API: an object the caller holds is the same instance however many objects
+    /// the read-only context made and dropped since.
+    @Test(arguments: StoreKind.allCases)
+    func heldObjectsStayTheSameInstanceAcrossSweeps(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try stack.perform(synchronous: { transaction in
+            for i in 0..<3_000 { transaction.create(Into<Person>()).age = i }
+        })
+        let held = try #require(try stack.fetchOne(From<Person>().where(\.$age == 7)))
+        for _ in 0..<4 {
+            let everyone = try stack.fetchAll(From<Person>())
+            #expect(everyone.count == 3_000)
+            #expect(everyone.contains { $0 === held })
+        }
+        #expect(try stack.fetchOne(From<Person>().where(\.$age == 7)) === held)
+    }
+}
