@@ -74,7 +74,7 @@ struct BenchmarkRunner {
                 case .w9: try subject.insertEach(singleRows)
                 case .w10: try subject.insert(batchRows)
                 case .w11: try subject.importUnique(importRows)
-                case .w12, .w13: continue
+                case .w12, .w13, .w14alone, .w14: continue
                 }
                 seconds = (clock.now - start).seconds
                 if let durations = w8Durations {
@@ -87,6 +87,16 @@ struct BenchmarkRunner {
                 }
             }
             try reference.check(try subject.fetchAll(), workload: nil, subject: name)
+            for workload in Workload.concurrency {
+                PeakMemory.reset()
+                let clock = ContinuousClock()
+                let start = clock.now
+                let readers = workload == .w14 ? 2 : 1
+                guard let done = try subject.concurrentReads(readers: readers, fetches: size.concurrentFetches, maxAge: size.concurrentMaxAge, withWriter: workload == .w14) else { break }
+                let seconds = (clock.now - start).seconds
+                measured[workload] = (seconds, PeakMemory.peakBytes() ?? 0)
+                progress("  \(workload.rawValue): \(done.rowsRead) rows in \(String(format: "%.3f", seconds)) s, \(done.commits) commits beside")
+            }
             for workload in Workload.migrations {
                 PeakMemory.reset()
                 let clock = ContinuousClock()

@@ -43,11 +43,24 @@ protocol BenchmarkSubject: AnyObject {
     /// W12 (`.w12`) and W13 (`.w13`): migrates the store to the next model version; returns
     /// `false` when the subject has no migrations (raw engines, GRDB, an in-memory store).
     func migrate(_ workload: Workload) throws -> Bool
+    /// W14: `readers` threads each make `fetches` fetches of the rows with `age < maxAge` and
+    /// read every field, while (with `withWriter`) another thread commits one-object updates
+    /// until they are done; `nil` for subjects without it.
+    func concurrentReads(readers: Int, fetches: Int, maxAge: Int, withWriter: Bool) throws -> ConcurrentReads?
+}
+
+/// What a W14 run did: rows read by all readers, and commits made beside them.
+struct ConcurrentReads {
+    var rowsRead: Int
+    var commits: Int
 }
 
 extension BenchmarkSubject {
     /// No migrations.
     func migrate(_ workload: Workload) throws -> Bool { false }
+
+    /// No concurrency workload.
+    func concurrentReads(readers: Int, fetches: Int, maxAge: Int, withWriter: Bool) throws -> ConcurrentReads? { nil }
 }
 
 /// The per-group part of the W5 checksum, shared by every subject.

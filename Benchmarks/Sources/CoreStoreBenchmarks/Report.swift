@@ -40,6 +40,12 @@ struct Report {
                 }
                 if !scaled.isEmpty { text += "\nMigrations beside inserting the rows: " + scaled.joined(separator: ", ") + ".\n" }
             }
+            if let alone = subjects[.coreStore]?[.w14alone]?.medianSeconds, let together = subjects[.coreStore]?[.w14]?.medianSeconds, alone > 0, together > 0 {
+                // Two readers do twice the work of one: reads/s of both ÷ reads/s of one alone.
+                let perSecondAlone = Double(size.concurrentRows * size.concurrentFetches) / alone
+                let perSecondTogether = Double(2 * size.concurrentRows * size.concurrentFetches) / together
+                text += String(format: "\nW14 reads/s: 1 reader %.0f; 2 readers beside a writer %.0f (%.2f× one reader).\n", perSecondAlone, perSecondTogether, perSecondTogether / perSecondAlone)
+            }
         }
         return text
     }

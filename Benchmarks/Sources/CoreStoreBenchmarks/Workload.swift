@@ -1,11 +1,15 @@
 /// The workloads: W1–W9 of the benchmark issue, W10–W11 of the importing issue, W12–W13 of the
-/// migrations issue.
+/// migrations issue, W14 of the object-layer issue (one reader alone, then two readers beside a
+/// writer).
 enum Workload: String, CaseIterable, Sendable, Codable {
-    case w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13
+    case w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w14alone, w14, w12, w13
 
     /// The order a subject runs them in: W8 needs the full list, before W6 and W7 change it.
     /// The migrations (W12, W13) run last, after the final read is checked.
     static let runOrder: [Workload] = [.w1, .w2, .w3, .w4, .w5, .w8, .w6, .w7, .w9, .w10, .w11]
+
+    /// The concurrency workloads, after the final read is checked and before the migrations.
+    static let concurrency: [Workload] = [.w14alone, .w14]
 
     /// The migration workloads, in the order they run on a subject's final store.
     static let migrations: [Workload] = [.w12, .w13]
@@ -24,6 +28,8 @@ enum Workload: String, CaseIterable, Sendable, Codable {
         case .w9: "W9 \(size.batch.formatted()) single-object txns"
         case .w10: "W10 insert \(size.batch.formatted()) new (1 txn)"
         case .w11: "W11 import \(size.batch.formatted()) unique, half existing"
+        case .w14alone: "W14 1 reader: \(size.concurrentFetches) fetches of ~\(size.concurrentRows.formatted()) indexed rows"
+        case .w14: "W14 2 readers × \(size.concurrentFetches) fetches, 1 writer committing single updates (~1/ms)"
         case .w12: "W12 migrate ~\(size.rows.formatted()): add 1 attribute (lightweight)"
         case .w13: "W13 migrate ~\(size.rows.formatted()): custom transform of every row"
         }

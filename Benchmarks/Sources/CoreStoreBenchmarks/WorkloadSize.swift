@@ -12,6 +12,13 @@ struct WorkloadSize: Sendable {
     static let full = WorkloadSize(rows: 100_000, batch: 10_000, monitoredUpdates: 50)
     static let quick = WorkloadSize(rows: 10_000, batch: 1_000, monitoredUpdates: 10)
 
+    /// The ages below which W14 reads (the `age` index; about a tenth of the rows).
+    var concurrentMaxAge: Int { 10 }
+    /// About how many rows each W14 fetch returns.
+    var concurrentRows: Int { rows / 10 }
+    /// The fetches each W14 reader makes.
+    var concurrentFetches: Int { rows >= 100_000 ? 100 : 10 }
+
     /// The identifiers W6 updates: a contiguous block a quarter of the way in.
     var updatedIDs: Range<Int64> { Int64(rows / 4)..<Int64(rows / 4 + batch) }
     /// The identifiers W7 deletes: a contiguous block half way in (disjoint from W6's).

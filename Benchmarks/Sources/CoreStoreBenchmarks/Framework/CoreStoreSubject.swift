@@ -133,6 +133,59 @@ final class CoreStoreSubject: BenchmarkSubject {
         })
     }
 
+    func concurrentReads(readers: Int, fetches: Int, maxAge: Int, withWriter: Bool) throws -> ConcurrentReads? {
+        let stack = dataStack
+        let failure = LockedError()
+        let rowsRead = LockedCount()
+        let stop = LockedCount()
+        let readersDone = DispatchGroup()
+        for _ in 0..<readers {
+            readersDone.enter()
+            Thread.detachNewThread {
+                defer { readersDone.leave() }
+                do {
+                    for _ in 0..<fetches {
+                        var checksum = Checksum()
+                        let items = try stack.fetchAll(From<BenchItem>().where(\.$age < maxAge))
+                        for item in items { item.addFields(to: &checksum) }
+                        rowsRead.add(items.count)
+                    }
+                } catch {
+                    failure.set(error)
+                }
+            }
+        }
+        let writerDone = DispatchSemaphore(value: 0)
+        let commits = LockedCount()
+        if withWriter {
+            Thread.detachNewThread {
+                defer { writerDone.signal() }
+                var k: Int64 = 0
+                while stop.value == 0 {
+                    do {
+                        let id = (k &* 7919) % 10_000
+                        try stack.perform(synchronous: { transaction in
+                            if let item = try transaction.fetchOne(From<BenchItem>().where(\.$itemID == id)) { item.score += 1 }
+                        }, waitForAllObservers: false)
+                        commits.add(1)
+                    } catch {
+                        failure.set(error)
+                        return
+                    }
+                    k += 1
+                    // A steady writer (about a thousand commits a second at most), not a third
+                    // thread spinning on a 2-core machine: readers must not wait for it.
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+            }
+        }
+        readersDone.wait()
+        stop.add(1)
+        if withWriter { writerDone.wait() }
+        if let error = failure.error { throw error }
+        return ConcurrentReads(rowsRead: rowsRead.value, commits: commits.value)
+    }
+
     func monitoredUpdates(_ updates: [(id: Int64, score: Double)]) throws -> [Duration] {
         let deliveryQueue = DispatchQueue(label: "corestore-bench.monitor")
         let monitor = try dataStack.monitorList(From<BenchItem>().orderBy(.ascending(\.$score), .ascending(\.$itemID)), deliveryQueue: deliveryQueue)
@@ -195,4 +248,20 @@ private final class CallbackClock: ListObserver, @unchecked Sendable {
             return lastCallback
         }
     }
+}
+
+/// A count shared by W14's threads.
+private final class LockedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add(_ n: Int) { lock.withLock { count += n } }
+}
+
+/// The first error of W14's threads.
+private final class LockedError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: (any Error)?
+    var error: (any Error)? { lock.withLock { first } }
+    func set(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
 }
