@@ -15,13 +15,10 @@ struct ResolvedFetch {
 
 extension ObjectContext {
     /// Resolves a fetch once: the entity, the stores that hold it, a request the schema
-    /// accepts. `nil` when no store holds the entity's schema (an empty answer).
+    /// accepts.
     func resolve(_ spec: FetchSpecification) throws(CoreStoreError) -> ResolvedFetch? {
-        if let error = spec.error { throw error }
-        let entity = try gateway.entity(for: spec.entityType)
-        let stores = try gateway.stores(holding: entity, configurations: spec.configurations, forInsert: false)
-        guard let schema = stores.first?.schema else { return nil }
-        try RequestValidator(schema: schema).validate(entity: entity.name, predicate: spec.predicate, sorts: spec.sortDescriptors)
+        let target = try gateway.target(of: spec)
+        let entity = target.entity, stores = target.stores, schema = target.schema
         let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
         let combines = overlay || stores.count > 1
         let limit = spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil

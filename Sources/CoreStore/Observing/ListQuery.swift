@@ -18,7 +18,6 @@ struct ListQuery {
     /// Validates the request. With a section key, the sort keys must start with it (it is
     /// added, ascending, when there are no sort keys at all).
     init(_ specification: FetchSpecification, sectionKey: String?, stack: DataStack) throws(CoreStoreError) {
-        if let error = specification.error { throw error }
         var specification = specification
         if let sectionKey {
             if specification.sortDescriptors.isEmpty {
@@ -30,11 +29,8 @@ struct ListQuery {
         if specification.tweaks.fetchLimit != 0 || specification.tweaks.fetchOffset != 0 {
             throw .invalidPredicate(message: "list monitors and publishers follow every matching object; fetchLimit and fetchOffset are not supported (fetch a page with fetchAll instead)")
         }
-        let entity = try stack.entity(for: specification.entityType)
-        let stores = try stack.stores(holding: entity, configurations: specification.configurations, forInsert: false)
-        for store in stores {
-            try RequestValidator(schema: store.schema).validate(entity: entity.name, predicate: specification.predicate, sorts: specification.sortDescriptors)
-        }
+        let target = try stack.gateway.target(of: specification)
+        let entity = target.entity, stores = target.stores
         self.specification = specification
         self.entity = entity
         self.stores = stores

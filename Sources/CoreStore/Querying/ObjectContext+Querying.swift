@@ -15,12 +15,9 @@ extension ObjectContext {
     /// records are fetched through ``fetchRecords(_:)`` (pending changes and several stores
     /// included) and ``AggregateEvaluator`` computes the rows here.
     func queryRows(_ spec: QuerySpecification) throws(CoreStoreError) -> [[QueryCell]] {
-        if let error = spec.fetch.error { throw error }
-        let entity = try gateway.entity(for: spec.fetch.entityType)
-        let stores = try gateway.stores(holding: entity, configurations: spec.fetch.configurations, forInsert: false)
-        guard let schema = stores.first?.schema else { return [] }
+        let target = try gateway.target(of: spec.fetch)
+        let entity = target.entity, stores = target.stores, schema = target.schema
         let validator = RequestValidator(schema: schema)
-        try validator.validate(entity: entity.name, predicate: spec.fetch.predicate, sorts: spec.fetch.sortDescriptors)
         let isGrouped = try validator.validateQuery(entity: entity.name, terms: spec.terms, groupBy: spec.groupBy, sorts: spec.fetch.sortDescriptors)
 
         let tweaks = spec.fetch.tweaks

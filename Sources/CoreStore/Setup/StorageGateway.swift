@@ -66,6 +66,19 @@ final class StorageGateway: @unchecked Sendable {
         return candidates
     }
 
+    /// Where a request goes: the deferred error of a clause (the one place it surfaces), then
+    /// the entity, the stores that hold it, and a check of the predicate and sort keys against
+    /// every store's schema.
+    func target(of spec: FetchSpecification) throws(CoreStoreError) -> FetchTarget {
+        if let error = spec.error { throw error }
+        let entity = try entity(for: spec.entityType)
+        let stores = try stores(holding: entity, configurations: spec.configurations, forInsert: false)
+        for store in stores {
+            try RequestValidator(schema: store.schema).validate(entity: entity.name, predicate: spec.predicate, sorts: spec.sortDescriptors)
+        }
+        return FetchTarget(entity: entity, stores: stores)
+    }
+
     // MARK: Reading and writing
 
     /// Runs `body` on a consistent snapshot of `store`. A failure of the store, or of `body`,
@@ -89,4 +102,12 @@ final class StorageGateway: @unchecked Sendable {
             throw Log.error(CoreStoreError.wrap(error), "Commit to \(store.storage.storeDescription) failed; nothing was written to it.")
         }
     }
+}
+
+/// The entity a request is about and the stores that answer it (at least one).
+struct FetchTarget {
+    let entity: EntityMetadata
+    let stores: [AttachedStore]
+    /// The schema of the first store: the one requests are checked and sorted with.
+    var schema: StoreSchema { stores[0].schema }
 }
