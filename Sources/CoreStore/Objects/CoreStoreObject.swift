@@ -43,10 +43,11 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         self.context = rawObject.context
         self.entity = rawObject.entity
         self.store = rawObject.store
-        self.recordID = rawObject.record.id
-        self.attributes = rawObject.record.attributes
-        self.relationships = rawObject.record.relationships
-        self.committed = rawObject.committed
+        let record = rawObject.record
+        self.recordID = record.id
+        self.attributes = record.attributes
+        self.relationships = record.relationships
+        self.committed = rawObject.isCommitted ? record : nil
         self.isDeleted = rawObject.isDeleted
     }
 
@@ -112,7 +113,8 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         let entity: EntityMetadata
         let store: AttachedStore
         let record: Record
-        let committed: Record?
+        /// Whether ``record`` is what is stored (`false` for an object inserted by a transaction).
+        let isCommitted: Bool
         var isDeleted = false
     }
 }

@@ -8,7 +8,7 @@ extension ObjectContext {
         guard let lastKnown, let store = gateway.store(withID: id.storeID) else { return nil }
         guard let entity = runtime.entitiesByName[lastKnown.id.entity] else { return nil }
         return entity.type.init(rawObject: CoreStoreObject.RawObject(
-            context: self, entity: entity, store: store, record: lastKnown, committed: lastKnown, isDeleted: true
+            context: self, entity: entity, store: store, record: lastKnown, isCommitted: true, isDeleted: true
         ))
     }
 }

@@ -122,7 +122,7 @@ final class ObjectContext: @unchecked Sendable {
 
     private func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
         guard let entity = entity(named: record.id.entity) else { return nil }
-        let object = entity.type.init(rawObject: CoreStoreObject.RawObject(context: self, entity: entity, store: store, record: record, committed: record))
+        let object = entity.type.init(rawObject: CoreStoreObject.RawObject(context: self, entity: entity, store: store, record: record, isCommitted: true))
         register(object, as: id)
         return object
     }
@@ -189,7 +189,7 @@ final class ObjectContext: @unchecked Sendable {
             let recordID = RecordID(entity: entity.name, key: nextTemporaryKey)
             nextTemporaryKey -= 1
             let object = entity.type.init(rawObject: CoreStoreObject.RawObject(
-                context: self, entity: entity, store: store, record: entity.initialRecord(id: recordID), committed: nil
+                context: self, entity: entity, store: store, record: entity.initialRecord(id: recordID), isCommitted: false
             ))
             let id = ObjectID(storeID: store.id, recordID: recordID)
             register(object, as: id)
