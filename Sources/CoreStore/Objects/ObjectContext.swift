@@ -177,6 +177,24 @@ final class ObjectContext: @unchecked Sendable {
         }
     }
 
+    /// The objects for records a commit has just merged (call from the commit, after the merge,
+    /// while no other commit can merge): the records are current, so nothing is read.
+    func objects(forMerged records: [ObjectID: Record]) -> [ObjectID: CoreStoreObject] {
+        guard !records.isEmpty else { return [:] }
+        return lock.withLock {
+            var objects: [ObjectID: CoreStoreObject] = [:]
+            for (id, record) in records {
+                if let existing = registered(id) {
+                    objects[id] = existing
+                } else if let store = gateway.store(withID: id.storeID), let made = makeObject(for: record, in: store, as: id) {
+                    objects[id] = made
+                }
+            }
+            finishRegistrations()
+            return objects
+        }
+    }
+
     /// The context's object for an identifier, or `nil` if it does not exist (any more) here.
     func object(for id: ObjectID) -> CoreStoreObject? {
         guard let store = gateway.store(withID: id.storeID) else { return nil }

@@ -16,7 +16,16 @@ struct ListDelta: Sendable {
     var records: [ObjectID: Record] = [:]
     /// Whether ``matches`` lists every member after the commit (objects not in it leave).
     var isComplete = false
+    /// The read-only context's objects for the members whose records the delta carries, made
+    /// from those records when the commit was merged: delivery needs no read of storage.
+    var liveObjects = LiveObjects()
 
     /// Whether applying the delta cannot change anything.
     var isEmpty: Bool { !isComplete && examined.isEmpty }
+}
+
+/// Objects of the read-only context handed to the delivery queue. Such objects may be read on
+/// any thread (their values are guarded by their own lock), which the compiler cannot know.
+struct LiveObjects: @unchecked Sendable {
+    var byID: [ObjectID: CoreStoreObject] = [:]
 }

@@ -152,7 +152,11 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
         // One read for every live object the callbacks need; deleted ones from their last values.
         let reported = changes.insertedObjects.map(\.objectID) + changes.movedObjects.map(\.objectID) + changes.updatedObjects.map(\.objectID)
         var live: [ObjectID: O] = [:]
-        for object in objects(for: reported) { if let id = object.cs_id() { live[id] = object } }
+        var missing: [ObjectID] = []
+        for id in reported {
+            if let object = delta.liveObjects.byID[id] as? O, !object.cs_isDeleted() { live[id] = object } else { missing.append(id) }
+        }
+        for object in objects(for: missing) { if let id = object.cs_id() { live[id] = object } }
         func object(_ id: ObjectID) -> O? {
             live[id] ?? context.observedObject(for: id, lastKnown: delta.records[id]) as? O
         }
@@ -230,7 +234,7 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
 
 extension ListMonitor: CommitObserver {
     func stackDidCommit(_ commits: [StoreCommit]) -> ObservationDelivery? {
-        let delta: ListDelta
+        var delta: ListDelta
         do {
             delta = try query.delta(for: commits, context: dataStack.mainContext)
         } catch {
@@ -238,6 +242,11 @@ extension ListMonitor: CommitObserver {
             return nil
         }
         if delta.isEmpty { return nil }
+        // The members the delta carries records for: the only ones it can report as inserted,
+        // moved or updated (after a refetch, others are read at delivery).
+        var members: [ObjectID: Record] = [:]
+        for id in delta.matches.keys { if let record = delta.records[id] { members[id] = record } }
+        delta.liveObjects.byID = dataStack.mainContext.objects(forMerged: members)
         delivery.schedule { [weak self] in self?.deliverChanges(delta) }
         return delivery
     }

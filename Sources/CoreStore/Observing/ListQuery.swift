@@ -10,9 +10,15 @@ struct ListQuery {
     let stores: [AttachedStore]
     let sortDescriptors: [RecordSortDescriptor]
     let ordering: ListOrdering
-    /// Entities other than the listed ones whose values the filter reads through key paths; a
-    /// commit that changes one of them is answered by evaluating every candidate again.
+    /// The entities whose values the filter reads through key paths (the listed entity too,
+    /// for a path like `friends.name`); see ``inverseLinks`` for what a change to one re-examines.
     let relatedEntities: Set<String>
+    /// For each related entity, the ordinals of its relationships that lead back to listed
+    /// objects: a change to a related record re-examines only the listed objects it points
+    /// back at. `nil` when a key path crosses more than one relationship or one without an
+    /// inverse; a related change then re-reads the whole list.
+    let inverseLinks: [String: [Int]]?
+    private let gateway: StorageGateway
     private let runtime: RuntimeSchema
 
     /// Validates the request. With a section key, the sort keys must start with it (it is
@@ -42,6 +48,10 @@ struct ListQuery {
             Self.collectRelatedEntities(predicate, from: entity.name, schema: schema, into: &related)
         }
         self.relatedEntities = related
+        self.inverseLinks = related.isEmpty ? [:] : stores.first.flatMap { store in
+            specification.predicate.flatMap { Self.inverseLinks(of: $0, from: entity.name, schema: store.schema) }
+        }
+        self.gateway = stack.gateway
     }
 
     /// Every member now, from the stores.
@@ -53,22 +63,21 @@ struct ListQuery {
     func delta(for commits: [StoreCommit], context: ObjectContext) throws(CoreStoreError) -> ListDelta {
         var delta = ListDelta()
         var touchesRelated = false
+        // Listed objects a changed related record points back at, by store.
+        var pointedAt: [ObjectIdentifier: (AttachedStore, Set<RecordID>)] = [:]
+        func relatedChanged(_ record: Record, in store: AttachedStore) {
+            touchesRelated = true
+            guard let ordinals = inverseLinks?[record.id.entity] else { return }
+            for ordinal in ordinals where ordinal < record.relationships.count {
+                pointedAt[ObjectIdentifier(store), default: (store, [])].1.formUnion(record.relationships[ordinal])
+            }
+        }
         for commit in commits where stores.contains(where: { $0 === commit.store }) {
-            let evaluator = PredicateEvaluator(schema: commit.store.schema, resolver: Self.resolver(for: commit.store))
+            let evaluator = PredicateEvaluator(schema: commit.store.schema, resolver: resolver(for: commit.store))
             for record in commit.inserted + commit.updated {
-                guard isListed(record.id.entity) else {
-                    if relatedEntities.contains(record.id.entity) { touchesRelated = true }
-                    continue
-                }
-                let id = ObjectID(storeID: commit.store.id, recordID: record.id)
-                delta.examined.insert(id)
-                delta.records[id] = record
-                do {
-                    if let predicate = specification.predicate, try !evaluator.evaluate(predicate, on: record) { continue }
-                } catch {
-                    throw CoreStoreError.wrap(error)
-                }
-                delta.matches[id] = try entry(for: record, in: commit.store)
+                // A listed entity can be a related one too (a filter through `friends.name`).
+                if relatedEntities.contains(record.id.entity) { relatedChanged(record, in: commit.store) }
+                if isListed(record.id.entity) { try examine(record, in: commit.store, evaluator: evaluator, into: &delta) }
             }
             for record in commit.updated where isListed(record.id.entity) {
                 delta.updated.insert(ObjectID(storeID: commit.store.id, recordID: record.id))
@@ -78,18 +87,46 @@ struct ListQuery {
                     let id = ObjectID(storeID: commit.store.id, recordID: recordID)
                     delta.examined.insert(id)
                     delta.records[id] = record
-                } else if relatedEntities.contains(recordID.entity) {
-                    touchesRelated = true
                 }
+                if relatedEntities.contains(recordID.entity) { relatedChanged(record, in: commit.store) }
             }
         }
-        if touchesRelated {
+        if touchesRelated, inverseLinks != nil {
+            // Only the listed objects the changed related records point back at can change.
+            for (store, ids) in pointedAt.values {
+                let unexamined = ids.filter { isListed($0.entity) && !delta.examined.contains(ObjectID(storeID: store.id, recordID: $0)) }
+                if unexamined.isEmpty { continue }
+                let evaluator = PredicateEvaluator(schema: store.schema, resolver: resolver(for: store))
+                let ordered = unexamined.sorted { $0.key < $1.key }
+                let records = try gateway.read(store) { try $0.records(ordered) }
+                for (id, record) in zip(ordered, records) {
+                    guard let record else {
+                        delta.examined.insert(ObjectID(storeID: store.id, recordID: id))
+                        continue
+                    }
+                    try examine(record, in: store, evaluator: evaluator, into: &delta)
+                }
+            }
+        } else if touchesRelated {
             let updated = delta.updated, records = delta.records
             delta = ListDelta(records: records, isComplete: true)
             delta.updated = updated
             for entry in try currentEntries(in: context) { delta.matches[entry.id] = entry }
         }
         return delta
+    }
+
+    /// Decides whether a listed record is a member after the commit, and where.
+    private func examine(_ record: Record, in store: AttachedStore, evaluator: PredicateEvaluator, into delta: inout ListDelta) throws(CoreStoreError) {
+        let id = ObjectID(storeID: store.id, recordID: record.id)
+        delta.examined.insert(id)
+        delta.records[id] = record
+        do {
+            if let predicate = specification.predicate, try !evaluator.evaluate(predicate, on: record) { return }
+        } catch {
+            throw CoreStoreError.wrap(error)
+        }
+        delta.matches[id] = try entry(for: record, in: store)
     }
 
     private func isListed(_ entityName: String) -> Bool {
@@ -108,8 +145,47 @@ struct ListQuery {
         return ListEntry(id: ObjectID(storeID: store.id, recordID: record.id), sortValues: values)
     }
 
-    private static func resolver(for store: AttachedStore) -> PredicateEvaluator.Resolver {
-        { id in try store.storage.read { try $0.records([id]) }.first ?? nil }
+    private func resolver(for store: AttachedStore) -> PredicateEvaluator.Resolver {
+        let gateway = gateway
+        return { id in try gateway.read(store) { try $0.records([id]) }.first ?? nil }
+    }
+
+    /// The inverse relationships that lead from related records back to listed ones, or `nil`
+    /// when some key path of `predicate` crosses more than one relationship, or one without an
+    /// inverse.
+    private static func inverseLinks(of predicate: RecordPredicate, from entity: String, schema: StoreSchema) -> [String: [Int]]? {
+        var links: [String: [Int]] = [:]
+        func visit(_ predicate: RecordPredicate) -> Bool {
+            switch predicate {
+            case .constant:
+                return true
+            case .not(let inner):
+                return visit(inner)
+            case .and(let parts), .or(let parts):
+                return parts.allSatisfy(visit)
+            case .comparison(let comparison):
+                let path = comparison.keyPath
+                guard path.count >= 2 else { return true }
+                var crossed: [RelationshipDescription] = []
+                for candidate in schema.entityAndDescendants(entity) {
+                    if let relationship = schema.entity(named: candidate)?.relationships.first(where: { $0.name == path[0] }) {
+                        crossed.append(relationship)
+                    }
+                }
+                if crossed.isEmpty { return true }
+                for relationship in crossed {
+                    guard let inverse = relationship.inverseName else { return false }
+                    for destination in schema.entityAndDescendants(relationship.destinationEntity) {
+                        // A second relationship before the last key: more than one hop.
+                        if path.count > 2, schema.relationshipOrdinal(path[1], in: destination) != nil { return false }
+                        guard let ordinal = schema.relationshipOrdinal(inverse, in: destination) else { return false }
+                        if !(links[destination]?.contains(ordinal) ?? false) { links[destination, default: []].append(ordinal) }
+                    }
+                }
+                return true
+            }
+        }
+        return visit(predicate) ? links : nil
     }
 
     /// The destination entities (and their sub-entities) of every relationship a key path of
