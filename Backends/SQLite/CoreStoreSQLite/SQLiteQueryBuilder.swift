@@ -42,17 +42,24 @@ struct SQLiteQueryBuilder {
             conditions.append(filter)
         }
         if let predicate = request.predicate {
-            conditions.append(try condition(predicate, entity: entity.name, alias: "t0"))
+            conditions.append(try condition(predicate, entity: entity.name, alias: "t0", inWhere: true))
         }
         var sql = "SELECT \(columns) FROM \(entity.table.sqlIdentifier) t0"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if sorted {
             var terms: [String] = []
+            let numeric = Self.keysKeptNumeric(by: request.predicate)
             for descriptor in request.sortDescriptors {
                 guard let ordinal = mapping.schema.attributeOrdinal(descriptor.key, in: entity.name) else {
                     throw StorageError.unknownKey(key: descriptor.key, entity: entity.name)
                 }
-                terms += Self.orderTerms("t0.\(entity.attributeColumns[ordinal].sqlIdentifier)", type: entity.attributeTypes[ordinal], ascending: descriptor.ascending)
+                let column = "t0.\(entity.attributeColumns[ordinal].sqlIdentifier)"
+                if numeric.contains(descriptor.key) {
+                    // The filter lets only numbers through: no `nil` or NaN to rank first.
+                    terms.append("\(column) \(descriptor.ascending ? "ASC" : "DESC")")
+                } else {
+                    terms += Self.orderTerms(column, type: entity.attributeTypes[ordinal], ascending: descriptor.ascending)
+                }
             }
             terms.append("t0.\"_key\"")
             sql += " ORDER BY " + terms.joined(separator: ", ")
@@ -67,8 +74,28 @@ struct SQLiteQueryBuilder {
     mutating func whereClause(entity: SQLiteSchemaMapping.EntityMapping, predicate: RecordPredicate?, includesSubentities: Bool) throws -> String {
         var conditions: [String] = []
         if let filter = mapping.kindFilter(entity, alias: "t0", includesSubentities: includesSubentities) { conditions.append(filter) }
-        if let predicate { conditions.append(try condition(predicate, entity: entity.name, alias: "t0")) }
+        if let predicate { conditions.append(try condition(predicate, entity: entity.name, alias: "t0", inWhere: true)) }
         return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    /// The attributes that every matching row holds as a number: those a top-level conjunct of
+    /// `predicate` compares (`==`, `<`, `<=`, `>`, `>=`, without string options) with a number
+    /// that is not NaN. Such a comparison is false for `nil`, and for NaN (stored as text) by
+    /// its own guard, so a sort on that attribute needs no term to rank them.
+    static func keysKeptNumeric(by predicate: RecordPredicate?) -> Set<String> {
+        guard let predicate else { return [] }
+        let conjuncts: [RecordPredicate]
+        if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
+        var keys = Set<String>()
+        for case .comparison(let c) in conjuncts where c.keyPath.count == 1 && c.function == nil && c.options.isEmpty {
+            guard [.equal, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(c.op), case .value(let value) = c.operand else { continue }
+            switch value {
+            case .int: keys.insert(c.keyPath[0])
+            case .double(let d) where !d.isNaN: keys.insert(c.keyPath[0])
+            default: continue
+            }
+        }
+        return keys
     }
 
     /// The ORDER BY terms of one sort key, in `RecordOrder` (``Value/storageOrder(_:_:)`` per
@@ -89,7 +116,11 @@ struct SQLiteQueryBuilder {
     // MARK: Predicates
 
     /// A 0/1 SQL condition for `predicate` on the rows of `entity` under `alias`.
-    mutating func condition(_ predicate: RecordPredicate, entity: String, alias: String) throws -> String {
+    ///
+    /// `inWhere`: the condition is (an `AND`/`OR` operand of) a `WHERE` clause, where NULL
+    /// counts as false, so a comparison needs no guard that turns NULL into 0. Under `NOT` it
+    /// does.
+    mutating func condition(_ predicate: RecordPredicate, entity: String, alias: String, inWhere: Bool = false) throws -> String {
         switch predicate {
         case .constant(let value):
             return value ? "1" : "0"
@@ -97,16 +128,16 @@ struct SQLiteQueryBuilder {
             return "(NOT \(try condition(inner, entity: entity, alias: alias)))"
         case .and(let parts):
             if parts.isEmpty { return "1" }
-            return "(" + (try parts.map { try condition($0, entity: entity, alias: alias) }).joined(separator: " AND ") + ")"
+            return "(" + (try parts.map { try condition($0, entity: entity, alias: alias, inWhere: inWhere) }).joined(separator: " AND ") + ")"
         case .or(let parts):
             if parts.isEmpty { return "0" }
-            return "(" + (try parts.map { try condition($0, entity: entity, alias: alias) }).joined(separator: " OR ") + ")"
+            return "(" + (try parts.map { try condition($0, entity: entity, alias: alias, inWhere: inWhere) }).joined(separator: " OR ") + ")"
         case .comparison(let comparison):
-            return try self.comparison(comparison, entity: entity, alias: alias)
+            return try self.comparison(comparison, entity: entity, alias: alias, inWhere: inWhere)
         }
     }
 
-    private mutating func comparison(_ c: Comparison, entity: String, alias: String) throws -> String {
+    private mutating func comparison(_ c: Comparison, entity: String, alias: String, inWhere: Bool) throws -> String {
         guard let last = c.keyPath.last else { throw StorageError.invalidRequest("a comparison has an empty key path") }
         let schema = mapping.schema
         var current = try mapping.entity(entity)
@@ -143,7 +174,9 @@ struct SQLiteQueryBuilder {
             if let function = c.function {
                 throw StorageError.invalidRequest("'\(function.rawValue)' needs a relationship, but '\(last)' is an attribute of '\(current.name)'")
             }
-            test = try valueTest("\(owner).\(current.attributeColumns[ordinal].sqlIdentifier)", type: current.attributeTypes[ordinal], c)
+            // Only a comparison of the row's own column stands directly in the WHERE clause.
+            let direct = inWhere && joins.isEmpty && c.quantifier != .none
+            test = try valueTest("\(owner).\(current.attributeColumns[ordinal].sqlIdentifier)", type: current.attributeTypes[ordinal], c, inWhere: direct)
         } else if let ordinal = schema.relationshipOrdinal(last, in: current.name) {
             let relationship = current.relationships[ordinal]
             if c.function == .count {
@@ -173,8 +206,8 @@ struct SQLiteQueryBuilder {
     // MARK: Leaves
 
     /// A 0/1 test of one value expression of `type`.
-    private mutating func valueTest(_ value: String, type: AttributeType, _ c: Comparison) throws -> String {
-        if c.options.isEmpty, let native = nativeTest(value, type: type, c) { return native }
+    private mutating func valueTest(_ value: String, type: AttributeType, _ c: Comparison, inWhere: Bool = false) throws -> String {
+        if c.options.isEmpty, let native = nativeTest(value, type: type, c, inWhere: inWhere) { return native }
         leaves.append(SQLiteFunctions.Leaf(comparison: c, type: type))
         return "corestore_test(\(value), \(leaves.count - 1))"
     }
@@ -239,10 +272,16 @@ struct SQLiteQueryBuilder {
     /// `(… AND value IS NOT NULL)` makes it exactly 0 or 1. Unlike `coalesce(…, 0)`, that form
     /// leaves the comparison a term of the WHERE clause's AND chain, where SQLite can answer it
     /// with an index.
-    private mutating func nativeTest(_ value: String, type: AttributeType, _ c: Comparison) -> String? {
+    ///
+    /// Directly in a `WHERE` clause (`inWhere`) NULL already counts as false, so the
+    /// `IS NOT NULL` guard is left out; and since SQLite orders every number before every text
+    /// value, `<` and `<=` need no guard against NaN (stored as text) either.
+    private mutating func nativeTest(_ value: String, type: AttributeType, _ c: Comparison, inWhere: Bool = false) -> String? {
         let lhs = type == .decimal ? "(\(value) COLLATE CORESTORE_DECIMAL)" : value
-        let guardNaN = type == .double ? " AND typeof(\(value)) <> 'text'" : ""
-        let notNull = " AND \(value) IS NOT NULL"
+        let isBelow = c.op == .less || c.op == .lessOrEqual
+        let guardNaN = type == .double && !(inWhere && isBelow) ? " AND typeof(\(value)) <> 'text'" : ""
+        // `!=` is the negation of a guarded `==`: NULL must become 0 before `NOT`.
+        let notNull = inWhere && c.op != .notEqual ? "" : " AND \(value) IS NOT NULL"
         switch c.op {
         case .equal, .notEqual:
             guard case .value(let operand) = c.operand else { return nil }

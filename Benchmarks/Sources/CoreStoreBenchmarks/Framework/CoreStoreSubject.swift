@@ -134,7 +134,10 @@ final class CoreStoreSubject: BenchmarkSubject {
     }
 
     func concurrentReads(readers: Int, fetches: Int, maxAge: Int, withWriter: Bool) throws -> ConcurrentReads? {
-        let stack = dataStack
+        // The threads reach the stack through a box emptied when they are done, so that none of
+        // them still holds it when the next workload replaces the stack.
+        let box = StackBox(dataStack)
+        defer { box.stack = nil }
         let failure = LockedError()
         let rowsRead = LockedCount()
         let stop = LockedCount()
@@ -144,6 +147,7 @@ final class CoreStoreSubject: BenchmarkSubject {
             Thread.detachNewThread {
                 defer { readersDone.leave() }
                 do {
+                    guard let stack = box.stack else { return }
                     for _ in 0..<fetches {
                         var checksum = Checksum()
                         let items = try stack.fetchAll(From<BenchItem>().where(\.$age < maxAge))
@@ -160,6 +164,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         if withWriter {
             Thread.detachNewThread {
                 defer { writerDone.signal() }
+                guard let stack = box.stack else { return }
                 var k: Int64 = 0
                 while stop.value == 0 {
                     do {
@@ -264,4 +269,10 @@ private final class LockedError: @unchecked Sendable {
     private var first: (any Error)?
     var error: (any Error)? { lock.withLock { first } }
     func set(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
+}
+
+/// The stack, for W14's threads.
+private final class StackBox: @unchecked Sendable {
+    var stack: DataStack?
+    init(_ stack: DataStack) { self.stack = stack }
 }
