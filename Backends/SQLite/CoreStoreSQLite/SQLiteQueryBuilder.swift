@@ -279,7 +279,10 @@ struct SQLiteQueryBuilder {
     private mutating func nativeTest(_ value: String, type: AttributeType, _ c: Comparison, inWhere: Bool = false) -> String? {
         let lhs = type == .decimal ? "(\(value) COLLATE CORESTORE_DECIMAL)" : value
         let isBelow = c.op == .less || c.op == .lessOrEqual
-        let guardNaN = type == .double && !(inWhere && isBelow) ? " AND typeof(\(value)) <> 'text'" : ""
+        // Every number sorts before every text value in SQLite, the empty one included: for a
+        // double column (a real, NaN as text, or NULL) `< ''` is `typeof(…) <> 'text'` without a
+        // function call per row.
+        let guardNaN = type == .double && !(inWhere && isBelow) ? " AND \(value) < ''" : ""
         // `!=` is the negation of a guarded `==`: NULL must become 0 before `NOT`.
         let notNull = inWhere && c.op != .notEqual ? "" : " AND \(value) IS NOT NULL"
         switch c.op {
