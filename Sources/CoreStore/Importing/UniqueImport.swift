@@ -102,8 +102,8 @@ struct UniqueImport<O: CoreStoreObject & ImportableUniqueObject> {
         try context.lock.locked { () throws(CoreStoreError) in
             for object in objects { if let state = object.cs_state { consider(state) } }
             // Objects inserted, or changed into one of the IDs, earlier in this transaction.
-            for id in context.insertionOrder {
-                if let state = context.inserted[id], state.store === store { consider(state) }
+            for state in context.inserted where state.store === store {
+                consider(state)
             }
             for state in context.changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.store === store {
                 consider(state)

@@ -26,11 +26,11 @@ extension ObjectContext {
         return true
     }
 
+    /// Notes that a stored object has pending changes (call with the lock held; every caller
+    /// is a change made under it).
     func markChanged(_ state: ObjectState) {
-        lock.withLock {
-            guard state.committed != nil else { return }
-            changed[ObjectID(storeID: state.store.id, recordID: state.recordID)] = state
-        }
+        guard state.committed != nil else { return }
+        changed[ObjectID(storeID: state.store.id, recordID: state.recordID)] = state
     }
 
     /// Replaces the destinations of one relationship and keeps every inverse in step.

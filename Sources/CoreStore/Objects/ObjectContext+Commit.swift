@@ -42,8 +42,8 @@ extension ObjectContext {
             if stores[k] == nil { stores[k] = store; order.append(k) }
             return k
         }
-        for id in insertionOrder {
-            guard let state = inserted[id], !state.isDeleted else { continue }
+        for state in inserted {
+            guard !state.isDeleted else { continue }
             try validateCounts(state)
             inserts[key(state.store), default: []].append(state)
         }
@@ -131,9 +131,8 @@ extension ObjectContext {
     /// Forgets pending changes after a commit (objects stay registered, deleted ones go).
     func clearPendingChanges() {
         for (id, _) in deleted { dropRegistration(id) }
-        for id in insertionOrder where inserted[id]?.isDeleted == true { dropRegistration(id) }
+        for state in inserted where state.isDeleted { dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID)) }
         inserted.removeAll()
-        insertionOrder.removeAll()
         changed.removeAll()
         deleted.removeAll()
         pendingErrors.removeAll()

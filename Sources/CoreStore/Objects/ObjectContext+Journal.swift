@@ -37,7 +37,7 @@ extension ObjectContext {
     /// inserted are dropped and count as deleted) and the error is rethrown.
     func allOrNothing<T>(_ step: () throws -> T) throws -> T {
         let journal = lock.withLock {
-            let journal = ChangeJournal(insertionCount: insertionOrder.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: nextTemporaryKey)
+            let journal = ChangeJournal(insertionCount: inserted.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: nextTemporaryKey)
             journals.append(journal)
             return journal
         }
@@ -86,13 +86,12 @@ extension ObjectContext {
             changed[id] = saved.wasChanged ? state : nil
             deleted[id] = saved.wasDeleted ? state : nil
         }
-        if insertionOrder.count > journal.insertionCount {
-            for id in insertionOrder[journal.insertionCount...] {
-                if let state = inserted[id] { state.updateValues { state.isDeleted = true } }
-                inserted[id] = nil
-                dropRegistration(id)
+        if inserted.count > journal.insertionCount {
+            for state in inserted[journal.insertionCount...] {
+                state.updateValues { state.isDeleted = true }
+                dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID))
             }
-            insertionOrder.removeSubrange(journal.insertionCount...)
+            inserted.removeSubrange(journal.insertionCount...)
         }
         if pendingErrors.count > journal.pendingErrorCount {
             pendingErrors.removeSubrange(journal.pendingErrorCount...)

@@ -30,8 +30,9 @@ final class ObjectContext: @unchecked Sendable {
     private(set) var nextTemporaryKey: Int64 = -1
 
     // Pending changes (transactions only).
-    var inserted: [ObjectID: ObjectState] = [:]
-    var insertionOrder: [ObjectID] = []
+    /// The objects inserted by this transaction, in insertion order (deleted ones included,
+    /// marked `isDeleted`).
+    var inserted: [ObjectState] = []
     var changed: [ObjectID: ObjectState] = [:]
     var deleted: [ObjectID: ObjectState] = [:]
     /// Misuse detected inside non-throwing API (setters, `create`); fails the next commit.
@@ -211,8 +212,7 @@ final class ObjectContext: @unchecked Sendable {
             ))
             let id = ObjectID(storeID: store.id, recordID: recordID)
             register(object, as: id)
-            inserted[id] = object
-            insertionOrder.append(id)
+            inserted.append(object)
             return object
         }
     }
@@ -254,7 +254,6 @@ final class ObjectContext: @unchecked Sendable {
             registeredObjects.removeAll()
             sweepThreshold = 1024
             inserted.removeAll()
-            insertionOrder.removeAll()
             changed.removeAll()
             deleted.removeAll()
             pendingErrors.removeAll()

@@ -10,6 +10,8 @@ public class BaseDataTransaction: FetchableSource {
     /// The stack this transaction changes.
     public let dataStack: DataStack
     let context: ObjectContext
+    /// Where `create` puts each class (per configuration asked for), found once per transaction.
+    private var insertionTargets: [InsertionKey: (EntityMetadata, AttachedStore)] = [:]
 
     init(dataStack: DataStack) {
         self.dataStack = dataStack
@@ -45,6 +47,14 @@ public class BaseDataTransaction: FetchableSource {
     /// The store a new object of `O` goes into: the only one holding the entity, or the one of
     /// `into`'s configuration.
     func insertionStore<O>(_ into: Into<O>) throws(CoreStoreError) -> (EntityMetadata, AttachedStore) {
+        let key = InsertionKey(type: ObjectIdentifier(O.self), inAnyStore: into.inAnyStore, configuration: into.configuration)
+        if let target = context.lock.withLock({ insertionTargets[key] }) { return target }
+        let target = try findInsertionStore(into)
+        context.lock.withLock { insertionTargets[key] = target }
+        return target
+    }
+
+    private func findInsertionStore<O>(_ into: Into<O>) throws(CoreStoreError) -> (EntityMetadata, AttachedStore) {
         let entity = try dataStack.entity(for: O.self)
         if entity.description.isAbstract {
             throw CoreStoreError.invalidObject(message: "'\(entity.name)' is abstract; create one of its sub-entities instead")
@@ -127,7 +137,7 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects inserted and not yet committed.
     public func insertedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock { Set(context.inserted.values.filter { !$0.isDeleted }) }
+        context.lock.withLock { Set(context.inserted.filter { !$0.isDeleted }) }
     }
 
     /// Objects of `O` (and sub-entities) inserted and not yet committed.
@@ -184,4 +194,11 @@ public class BaseDataTransaction: FetchableSource {
     public func deletedObjectIDs<O: CoreStoreObject>(_ entity: O.Type) -> Set<ObjectID> {
         Set(deletedObjects(entity).compactMap { $0.cs_id() })
     }
+}
+
+/// A class and the configuration `create(_:)` was asked to insert it into.
+private struct InsertionKey: Hashable {
+    let type: ObjectIdentifier
+    let inAnyStore: Bool
+    let configuration: String?
 }

@@ -55,12 +55,11 @@ extension ObjectContext {
         lock.withLock {
             for state in changed.values { state.restoreCommitted() }
             for state in deleted.values where state.committed != nil { state.restoreCommitted() }
-            for (id, state) in inserted {
+            for state in inserted {
                 state.updateValues { state.isDeleted = true }
-                dropRegistration(id)
+                dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID))
             }
             inserted.removeAll()
-            insertionOrder.removeAll()
             changed.removeAll()
             deleted.removeAll()
             pendingErrors.removeAll()
