@@ -29,18 +29,19 @@ final class ObjectContext: @unchecked Sendable {
     /// The key of the next inserted object's temporary identifier; counts down from -1.
     private(set) var nextTemporaryKey: Int64 = -1
 
-    // Pending changes (transactions only).
+    // Pending changes (transactions only), read and written under the lock (hence no dynamic
+    // exclusivity checks).
     /// The objects inserted by this transaction, in insertion order (deleted ones included,
     /// marked `isDeleted`).
-    var inserted: [ObjectState] = []
-    var changed: [ObjectID: ObjectState] = [:]
-    var deleted: [ObjectID: ObjectState] = [:]
+    @exclusivity(unchecked) var inserted: [ObjectState] = []
+    @exclusivity(unchecked) var changed: [ObjectID: ObjectState] = [:]
+    @exclusivity(unchecked) var deleted: [ObjectID: ObjectState] = [:]
     /// Misuse detected inside non-throwing API (setters, `create`); fails the next commit.
-    var pendingErrors: [CoreStoreError] = []
+    @exclusivity(unchecked) var pendingErrors: [CoreStoreError] = []
     /// False once a closure transaction has ended; its objects can no longer change.
     var isActive = true
     /// The journals of the all-or-nothing steps in progress, innermost last.
-    var journals: [ChangeJournal] = []
+    @exclusivity(unchecked) var journals: [ChangeJournal] = []
     /// For each store (by `AttachedStore.id`), its commit sequence while every committed value
     /// this transaction read is still what the store holds (see `ChangeSet.baseSequence`).
     var baseSequences: [UInt64: UInt64] = [:]

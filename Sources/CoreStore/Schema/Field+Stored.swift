@@ -8,7 +8,9 @@ extension Field {
     /// @Field.Stored("created", dynamicInitialValue: { Date() }) var created: Date
     /// @Field.Stored("nickname") var nickname: String?
     /// ```
-    /// The initial value is computed for each inserted object. Reading the property of an object
+    /// A fixed initial value (`= "Mr."`) is read once, when the schema is built, and is the
+    /// attribute's default, as in CoreStore; `dynamicInitialValue` runs for every inserted
+    /// object. Reading the property of an object
     /// fetched from a `DataStack` or a transaction returns its current value; setting it is only
     /// allowed inside a transaction.
     @propertyWrapper

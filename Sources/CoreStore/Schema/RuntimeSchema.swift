@@ -14,7 +14,13 @@ final class EntityMetadata: @unchecked Sendable {
     private let attributeKeyBits: [StringBits]
     let relationshipOrdinals: [String: Int]
     /// Initial value of each attribute, by ordinal; evaluated for each insert.
-    let initialValues: [() -> Value]
+    /// For each attribute, the closure that makes its initial value for every inserted object
+    /// (`dynamicInitialValue`), or `nil` for a fixed one (its `defaultValue`).
+    let initialValues: [(() -> Value)?]
+    /// The initial attribute values of an inserted object, before the dynamic ones are made.
+    private let fixedInitialAttributes: [Value]
+    /// The ordinals of the attributes with a dynamic initial value.
+    private let dynamicInitialOrdinals: [Int]
     /// The inverse relationship's ordinal in the destination entity, by relationship ordinal.
     let inverseOrdinals: [Int?]
     let virtualKeys: Set<String>
@@ -24,7 +30,7 @@ final class EntityMetadata: @unchecked Sendable {
 
     init(
         type: CoreStoreObject.Type, entity: DynamicEntity, description: EntityDescription,
-        initialValues: [() -> Value], inverseOrdinals: [Int?], virtualKeys: Set<String>,
+        initialValues: [(() -> Value)?], inverseOrdinals: [Int?], virtualKeys: Set<String>,
         canonicalDescription: String, configurations: Set<String>
     ) {
         self.name = description.name
@@ -33,6 +39,8 @@ final class EntityMetadata: @unchecked Sendable {
         self.entity = entity
         self.description = description
         self.initialValues = initialValues
+        self.fixedInitialAttributes = description.attributes.map(\.defaultValue)
+        self.dynamicInitialOrdinals = initialValues.indices.filter { initialValues[$0] != nil }
         self.inverseOrdinals = inverseOrdinals
         self.virtualKeys = virtualKeys
         self.canonicalDescription = canonicalDescription
@@ -60,7 +68,11 @@ final class EntityMetadata: @unchecked Sendable {
 
     /// A new record's values: every attribute at its initial value, no relationships.
     func initialRecord(id: RecordID) -> Record {
-        Record(id: id, attributes: initialValues.map { $0() }, relationships: Array(repeating: [], count: description.relationships.count))
+        var attributes = fixedInitialAttributes
+        for ordinal in dynamicInitialOrdinals {
+            if let make = initialValues[ordinal] { attributes[ordinal] = make() }
+        }
+        return Record(id: id, attributes: attributes, relationships: Array(repeating: [], count: description.relationships.count))
     }
 }
 

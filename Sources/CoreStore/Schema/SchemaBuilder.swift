@@ -112,7 +112,7 @@ struct SchemaBuilder {
         for entity in ordered {
             guard let r = reflected[entity.entityName] else { continue }
             var attributes: [AttributeDescription] = []
-            var initialValues: [() -> Value] = []
+            var initialValues: [(() -> Value)?] = []
             var relationships: [RelationshipDescription] = []
             var virtualKeys = Set<String>()
             var lines = ["entity:\(entity.entityName)", "parent:\(r.parent?.entityName ?? "")", "abstract:\(entity.isAbstract ? 1 : 0)"]
@@ -125,7 +125,8 @@ struct SchemaBuilder {
                         name: a.name, type: a.type, isOptional: a.isOptional,
                         defaultValue: a.isDynamic ? .null : a.initialValue(), renamingIdentifier: a.renamingIdentifier
                     ))
-                    initialValues.append(a.initialValue)
+                    // A fixed initial value is the attribute's default, read once just above.
+                    initialValues.append(a.isDynamic ? a.initialValue : nil)
                     if r.ownFieldNames.contains(a.name) {
                         ownAttributeLines.append("attribute:\(a.name):\(a.type.rawValue):\(a.isOptional ? "optional" : "required")")
                     }
