@@ -21,8 +21,10 @@ import CoreStoreStorage
 open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// The context the object belongs to; `nil` for meta instances used by reflection.
     let context: ObjectContext?
-    /// The object's entity (`nil` only for meta instances).
-    let entity: EntityMetadata!
+    /// The object's entity (`nil` only for meta instances). Not retained: the context the
+    /// object holds keeps its model, and with it every entity, alive; so reading a property on
+    /// many threads never touches the entity's reference count.
+    unowned(unsafe) let entity: EntityMetadata!
     /// The store the object lives in (`nil` only for meta instances).
     let store: AttachedStore!
     /// Guards the values below against a reader on another thread (see `ObjectState.swift`).

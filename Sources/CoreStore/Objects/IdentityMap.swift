@@ -1,8 +1,8 @@
 /// A context's objects by identifier: at most one object per stored record.
 ///
 /// An open-addressing table (linear probing, at most half full) keyed by the store and the
-/// record key, with a multiplicative hash: a lookup is a few instructions instead of a
-/// `Hasher` run, which mattered at one or two lookups per fetched row. It holds its objects
+/// record key: a lookup is a few instructions instead of a `Hasher` run, which mattered at one
+/// or two lookups per fetched row. It holds its objects
 /// strongly; ``removeUnreferenced(keepingRoomFor:)`` drops those nobody else holds.
 struct IdentityMap {
     private struct Slot {
@@ -13,7 +13,6 @@ struct IdentityMap {
 
     private var slots: [Slot]
     private var mask: Int
-    private var shift: UInt64
     /// The number of objects held.
     private(set) var count = 0
 
@@ -22,13 +21,16 @@ struct IdentityMap {
         while capacity < minimumCapacity * 2 { capacity *= 2 }
         slots = Array(repeating: Slot(), count: capacity)
         mask = capacity - 1
-        shift = UInt64(64 - capacity.trailingZeroBitCount)
     }
 
+    /// A record's home slot. Stores hand out keys counting up, and fetches return records
+    /// mostly in key order: keeping consecutive keys in consecutive slots makes a fetch walk
+    /// the table in order instead of missing the cache on every row. Each store's keys start
+    /// at their own offset.
     @inline(__always)
     private func home(_ storeID: UInt64, _ key: Int64) -> Int {
-        let mixed = (UInt64(bitPattern: key) &+ storeID &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> shift)
+        let offset = storeID &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: (UInt64(bitPattern: key) &+ offset) & UInt64(mask))
     }
 
     /// The slot holding `id`, or the empty slot where it would go.

@@ -110,32 +110,35 @@ extension ObjectContext {
             lock.withLock { endRead(ticket) }
             throw error
         }
-        return try lock.locked { () throws(CoreStoreError) -> [O] in
+        let objects = try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
             defer { endRead(ticket) }
-            var objects: [O] = []
-            func add(_ record: Record, of store: AttachedStore) {
-                guard let object = object(for: record, in: store, readSince: ticket) else { return }
-                // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass.
-                if Swift.type(of: object) == O.self {
-                    objects.append(unsafeDowncast(object, to: O.self))
-                } else if let object = object as? O {
-                    objects.append(object)
-                }
-            }
             if !fetch.combines, let (store, records) = answers.first {
                 // One store answered the whole request: its records, as they are.
-                reserveRegistrations(records.count)
-                objects.reserveCapacity(records.count)
-                for record in records { add(record, of: store) }
-            } else {
-                let results = try combine(answers, fetch, spec)
-                reserveRegistrations(results.count)
-                objects.reserveCapacity(results.count)
-                for (store, record) in results { add(record, of: store) }
+                return registerObjects(records.lazy.map { (store, $0) }, count: records.count, readSince: ticket)
             }
-            finishRegistrations()
-            return objects
+            let results = try combine(answers, fetch, spec)
+            return registerObjects(results, count: results.count, readSince: ticket)
         }
+        // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass; an
+        // array of class references has the same representation whatever the element class.
+        // (Made as `[CoreStoreObject]` by non-generic code: appending to an `[O]` here, in
+        // unspecialized generic code, would look up `Array<O>`'s metadata for every row.)
+        if objects.allSatisfy({ Swift.type(of: $0) == O.self || $0 is O }) {
+            return unsafeBitCast(objects, to: [O].self)
+        }
+        return objects.compactMap { $0 as? O }
+    }
+
+    /// The objects for what storage returned (call with the lock held), made on first sight.
+    private func registerObjects<S: Sequence>(_ results: S, count: Int, readSince ticket: ReadTicket) -> [CoreStoreObject] where S.Element == (AttachedStore, Record) {
+        reserveRegistrations(count)
+        var objects: [CoreStoreObject] = []
+        objects.reserveCapacity(count)
+        for (store, record) in results {
+            if let object = object(for: record, in: store, readSince: ticket) { objects.append(object) }
+        }
+        finishRegistrations()
+        return objects
     }
 
     /// Counts matches; asks the store directly when nothing needs combining.

@@ -61,16 +61,27 @@ extension Field {
             storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
         ) -> V {
             get {
-                let field = instance[keyPath: storageKeyPath]
-                guard let stored = Field.cs_storedValue(of: instance, forKey: field.keyPath) else { return field.initialValue() }
-                if let value = V.cs_fromStoredValue(stored) { return value }
-                Field.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
-                return field.initialValue()
+                // Only the key is read on the common path: copying the whole field would retain
+                // its strings and closure on every read.
+                let key = instance[keyPath: storageKeyPath].keyPath
+                if let stored = Field.cs_storedValue(of: instance, forKey: key), let value = V.cs_fromStoredValue(stored) {
+                    return value
+                }
+                return uncommonValue(of: instance, field: instance[keyPath: storageKeyPath])
             }
             set {
-                let field = instance[keyPath: storageKeyPath]
-                Field.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: field.keyPath)
+                Field.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: instance[keyPath: storageKeyPath].keyPath)
             }
+        }
+
+        /// The value of a meta instance (the initial value), or of a stored value the type
+        /// cannot represent (reported, then the initial value).
+        @usableFromInline
+        static func uncommonValue(of instance: CoreStoreObject, field: Self) -> V {
+            guard let stored = Field.cs_storedValue(of: instance, forKey: field.keyPath) else { return field.initialValue() }
+            if let value = V.cs_fromStoredValue(stored) { return value }
+            Field.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
+            return field.initialValue()
         }
 
         var cs_fieldKind: FieldKind {
