@@ -24,13 +24,15 @@ struct IdentityMap {
     }
 
     /// A record's home slot. Stores hand out keys counting up, and fetches return records
-    /// mostly in key order: keeping consecutive keys in consecutive slots makes a fetch walk
-    /// the table in order instead of missing the cache on every row. Each store's keys start
-    /// at their own offset.
+    /// mostly in key order: each block of 32 consecutive keys lives in 32 consecutive slots,
+    /// so a fetch walks the table in order instead of missing the cache on every row, while
+    /// the blocks themselves are spread by a multiplicative hash, which keeps runs short (a
+    /// removal and a miss scan one run).
     @inline(__always)
     private func home(_ storeID: UInt64, _ key: Int64) -> Int {
-        let offset = storeID &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: (UInt64(bitPattern: key) &+ offset) & UInt64(mask))
+        let k = UInt64(bitPattern: key)
+        let block = ((k >> 5) &+ storeID &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: (block >> 32) << 5 | (k & 31)) & mask
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
@@ -92,6 +94,16 @@ struct IdentityMap {
     /// Every object held.
     var objects: [CoreStoreObject] {
         slots.compactMap(\.object)
+    }
+
+    /// The longest stretch of occupied slots: what a miss or a removal may have to scan.
+    var longestRun: Int {
+        var longest = 0, current = 0
+        for slot in slots + slots {
+            current = slot.object == nil ? 0 : current + 1
+            longest = max(longest, current)
+        }
+        return min(longest, slots.count)
     }
 
     /// Drops every object.

@@ -38,6 +38,28 @@ struct IdentityMapTests {
         }
     }
 
+    /// Stores hand out consecutive keys: however many, and from several stores, they must not
+    /// pile up into one long run of slots (every miss and removal would scan it), and removing
+    /// a block of them leaves the rest found.
+    @Test func consecutiveKeysStayInShortRuns() {
+        var map = IdentityMap()
+        let object = CoreStoreObject(asMeta: ())
+        for storeID in 1...3 as ClosedRange<UInt64> {
+            for key in 1...100_000 as ClosedRange<Int64> {
+                map[ObjectID(storeID: storeID, recordID: RecordID(entity: "E", key: key))] = object
+            }
+        }
+        #expect(map.count == 300_000)
+        #expect(map.longestRun < 2_000, "longest run \(map.longestRun)")
+        for key in 40_000..<60_000 as Range<Int64> {
+            map[ObjectID(storeID: 2, recordID: RecordID(entity: "E", key: key))] = nil
+        }
+        #expect(map.count == 280_000)
+        #expect(map[ObjectID(storeID: 2, recordID: RecordID(entity: "E", key: 39_999))] === object)
+        #expect(map[ObjectID(storeID: 2, recordID: RecordID(entity: "E", key: 50_000))] == nil)
+        #expect(map[ObjectID(storeID: 3, recordID: RecordID(entity: "E", key: 50_000))] === object)
+    }
+
     @Test func dropsOnlyTheObjectsNobodyElseHolds() {
         var map = IdentityMap()
         var kept: [CoreStoreObject] = []
