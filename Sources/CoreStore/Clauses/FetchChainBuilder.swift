@@ -39,10 +39,10 @@ public struct FetchChainBuilder<O: CoreStoreObject> {
         return copy
     }
 
-    func specification() -> FetchSpecification {
-        var request = CoreStoreFetchRequest(specification: from.specification())
+    func specification() -> CoreStoreFetchRequest {
+        var request = from.specification()
         for clause in fetchClauses { clause.applyToFetchRequest(&request) }
-        return request.specification
+        return request
     }
 }
 
@@ -62,7 +62,7 @@ extension From {
         FetchChainBuilder(from: self, fetchClauses: [Tweak(closure)])
     }
 
-    func specification(_ clauses: [any FetchClause]) -> FetchSpecification {
+    func specification(_ clauses: [any FetchClause]) -> CoreStoreFetchRequest {
         FetchChainBuilder(from: self, fetchClauses: clauses).specification()
     }
 }

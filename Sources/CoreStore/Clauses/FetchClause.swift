@@ -6,9 +6,19 @@ public protocol FetchClause {
     func applyToFetchRequest(_ request: inout CoreStoreFetchRequest)
 }
 
-/// A fetch request under construction. Its contents are managed by the clauses.
+/// A fetch request: what `From`, `Where`, `OrderBy` and `Tweak` clauses ask for. Clauses fill
+/// it in; the object layer resolves it once against the model and the stores
+/// (`StorageGateway.target(of:)`), then asks each store with a `FetchRequest` of the storage
+/// contract. Its contents are managed by the clauses.
 public struct CoreStoreFetchRequest {
-    var specification: FetchSpecification
+    var entityType: CoreStoreObject.Type
+    /// `nil`: every store holding the entity; otherwise only stores of these configurations.
+    var configurations: [String?]?
+    var predicate: RecordPredicate?
+    var sortDescriptors: [RecordSortDescriptor] = []
+    var tweaks = FetchTweaks()
+    /// The first error a clause reported while the request was built; the request throws it.
+    var error: CoreStoreError?
 }
 
 /// Finds the stored key a field key path names, by reading the field from a cached meta

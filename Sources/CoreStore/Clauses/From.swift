@@ -25,7 +25,7 @@ public struct From<O: CoreStoreObject> {
         self.configurations = [configuration] + otherConfigurations
     }
 
-    func specification() -> FetchSpecification {
-        FetchSpecification(entityType: O.self, configurations: configurations)
+    func specification() -> CoreStoreFetchRequest {
+        CoreStoreFetchRequest(entityType: O.self, configurations: configurations)
     }
 }

@@ -50,7 +50,7 @@ public struct OrderBy<O: CoreStoreObject>: FetchClause {
 
     /// Appends the sort keys to the request's.
     public func applyToFetchRequest(_ request: inout CoreStoreFetchRequest) {
-        request.specification.sortDescriptors += sortKeys.map(\.descriptor)
+        request.sortDescriptors += sortKeys.map(\.descriptor)
     }
 
     /// The keys of `lhs`, then those of `rhs`.

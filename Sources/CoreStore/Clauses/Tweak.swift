@@ -18,6 +18,6 @@ public struct Tweak: FetchClause {
 
     /// Runs the closure on the request's settings.
     public func applyToFetchRequest(_ request: inout CoreStoreFetchRequest) {
-        closure(&request.specification.tweaks)
+        closure(&request.tweaks)
     }
 }

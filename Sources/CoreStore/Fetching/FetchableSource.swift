@@ -59,7 +59,7 @@ extension FetchableSource {
         try fetchFirst(clauseChain.specification())
     }
 
-    private func fetchFirst<O: CoreStoreObject>(_ specification: FetchSpecification) throws -> O? {
+    private func fetchFirst<O: CoreStoreObject>(_ specification: CoreStoreFetchRequest) throws -> O? {
         var spec = specification
         spec.tweaks.fetchLimit = 1
         return try context().fetchObjects(spec, as: O.self).first

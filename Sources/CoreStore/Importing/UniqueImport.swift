@@ -95,7 +95,7 @@ struct UniqueImport<O: CoreStoreObject & ImportableUniqueObject> {
         }
         // Stored objects: one fetch of the committed records, whatever the transaction did to
         // them since; their current (pending) values decide below.
-        var stored = FetchSpecification(entityType: O.self, configurations: [store.configuration])
+        var stored = CoreStoreFetchRequest(entityType: O.self, configurations: [store.configuration])
         stored.predicate = .comparison(Comparison([O.uniqueIDKeyPath], .in, .list(ids.map { $0.cs_toStoredValue() })))
         stored.tweaks.includesPendingChanges = false
         let objects = try context.fetchObjects(stored, as: O.self)

@@ -16,7 +16,7 @@ struct ResolvedFetch {
 extension ObjectContext {
     /// Resolves a fetch once: the entity, the stores that hold it, a request the schema
     /// accepts.
-    func resolve(_ spec: FetchSpecification) throws(CoreStoreError) -> ResolvedFetch? {
+    func resolve(_ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> ResolvedFetch? {
         let target = try gateway.target(of: spec)
         let entity = target.entity, stores = target.stores, schema = target.schema
         let overlay = spec.tweaks.includesPendingChanges && !isReadOnly && hasChanges
@@ -46,7 +46,7 @@ extension ObjectContext {
 
     /// Combines the stores' answers with the transaction's pending changes, in the requested
     /// order and window (call with the lock held).
-    private func combine(_ answers: [(AttachedStore, [Record])], _ fetch: ResolvedFetch, _ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
+    private func combine(_ answers: [(AttachedStore, [Record])], _ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [(AttachedStore, Record)] {
         var results: [(AttachedStore, Record)] = []
         for (store, records) in answers {
             for record in records {
@@ -90,7 +90,7 @@ extension ObjectContext {
     /// Runs a fetch: each store answers (natively or in part) outside the lock, then pending
     /// changes of a transaction are overlaid and the combined result is ordered and windowed
     /// with the reference semantics.
-    func fetchRecords(_ spec: FetchSpecification) throws(CoreStoreError) -> [(AttachedStore, Record)] {
+    func fetchRecords(_ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [(AttachedStore, Record)] {
         guard let fetch = try resolve(spec) else { return [] }
         let answers = try readStores(fetch)
         return try lock.locked { () throws(CoreStoreError) in try combine(answers, fetch, spec) }
@@ -100,7 +100,7 @@ extension ObjectContext {
     ///
     /// Storage is read outside the lock; registering takes it once. A commit merged in between
     /// reaches the new objects through the merge log, so none starts older than a merge.
-    func fetchObjects<O: CoreStoreObject>(_ spec: FetchSpecification, as resultType: O.Type) throws(CoreStoreError) -> [O] {
+    func fetchObjects<O: CoreStoreObject>(_ spec: CoreStoreFetchRequest, as resultType: O.Type) throws(CoreStoreError) -> [O] {
         guard let fetch = try resolve(spec) else { return [] }
         let ticket = lock.withLock { beginRead() }
         let answers: [(AttachedStore, [Record])]
@@ -142,7 +142,7 @@ extension ObjectContext {
     }
 
     /// Counts matches; asks the store directly when nothing needs combining.
-    func fetchCount(_ spec: FetchSpecification) throws(CoreStoreError) -> Int {
+    func fetchCount(_ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> Int {
         guard let fetch = try resolve(spec) else { return 0 }
         if !fetch.combines, let store = fetch.stores.first {
             let request = FetchRequest(

@@ -37,7 +37,7 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     private var sinks: [UUID: ListChangeSink] = [:]
     private var pendingRefetches = 0
 
-    init(dataStack: DataStack, from: From<O>, specification: FetchSpecification, sectionBy: SectionBy<O>?, deliveryQueue: DispatchQueue) throws(CoreStoreError) {
+    init(dataStack: DataStack, from: From<O>, specification: CoreStoreFetchRequest, sectionBy: SectionBy<O>?, deliveryQueue: DispatchQueue) throws(CoreStoreError) {
         let query = try ListQuery(specification, sectionKey: sectionBy?.sectionKeyPath, stack: dataStack)
         self.dataStack = dataStack
         self.sectionBy = sectionBy

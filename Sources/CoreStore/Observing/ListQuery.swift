@@ -5,7 +5,7 @@ import CoreStoreStorage
 /// Runs on the committing thread inside the stack's commit lock, where the stores show exactly
 /// the commit being examined.
 struct ListQuery {
-    let specification: FetchSpecification
+    let specification: CoreStoreFetchRequest
     let entity: EntityMetadata
     let stores: [AttachedStore]
     let sortDescriptors: [RecordSortDescriptor]
@@ -23,7 +23,7 @@ struct ListQuery {
 
     /// Validates the request. With a section key, the sort keys must start with it (it is
     /// added, ascending, when there are no sort keys at all).
-    init(_ specification: FetchSpecification, sectionKey: String?, stack: DataStack) throws(CoreStoreError) {
+    init(_ specification: CoreStoreFetchRequest, sectionKey: String?, stack: DataStack) throws(CoreStoreError) {
         var specification = specification
         if let sectionKey {
             if specification.sortDescriptors.isEmpty {

@@ -66,9 +66,9 @@ public struct QueryChainBuilder<O: CoreStoreObject, T: SelectResultType> {
     }
 
     func specification() -> QuerySpecification {
-        var request = CoreStoreQueryRequest(fetchRequest: CoreStoreFetchRequest(specification: from.specification()))
+        var request = CoreStoreQueryRequest(fetchRequest: from.specification())
         for clause in queryClauses { clause.applyToQueryRequest(&request) }
-        return QuerySpecification(fetch: request.fetchRequest.specification, terms: select.selectTerms.map(\.term), groupBy: request.groupBy)
+        return QuerySpecification(fetch: request.fetchRequest, terms: select.selectTerms.map(\.term), groupBy: request.groupBy)
     }
 }
 

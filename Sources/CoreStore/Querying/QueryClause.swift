@@ -37,7 +37,7 @@ struct FetchClauseInQuery: QueryClause {
 
 /// Everything a query asks for, assembled from `From`, `Select` and the query clauses.
 struct QuerySpecification {
-    var fetch: FetchSpecification
+    var fetch: CoreStoreFetchRequest
     var terms: [QueryTerm]
     var groupBy: [String]
 }

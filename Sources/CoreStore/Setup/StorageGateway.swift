@@ -69,7 +69,7 @@ final class StorageGateway: @unchecked Sendable {
     /// Where a request goes: the deferred error of a clause (the one place it surfaces), then
     /// the entity, the stores that hold it, and a check of the predicate and sort keys against
     /// every store's schema.
-    func target(of spec: FetchSpecification) throws(CoreStoreError) -> FetchTarget {
+    func target(of spec: CoreStoreFetchRequest) throws(CoreStoreError) -> FetchTarget {
         if let error = spec.error { throw error }
         let entity = try entity(for: spec.entityType)
         let stores = try stores(holding: entity, configurations: spec.configurations, forInsert: false)

@@ -45,10 +45,10 @@ struct WhereDisjunction<O: CoreStoreObject>: FetchClause {
     let clause: Where<O>
 
     func applyToFetchRequest(_ request: inout CoreStoreFetchRequest) {
-        if let error = clause.error, request.specification.error == nil {
-            request.specification.error = error
+        if let error = clause.error, request.error == nil {
+            request.error = error
         }
-        request.specification.predicate = request.specification.predicate.map { $0 || clause.predicate } ?? clause.predicate
+        request.predicate = request.predicate.map { $0 || clause.predicate } ?? clause.predicate
     }
 }
 

@@ -41,13 +41,13 @@ public struct Where<O: CoreStoreObject>: FetchClause {
 
     /// Adds this filter to the request, in conjunction with any earlier one.
     public func applyToFetchRequest(_ request: inout CoreStoreFetchRequest) {
-        if let error, request.specification.error == nil {
-            request.specification.error = error
+        if let error, request.error == nil {
+            request.error = error
         }
-        if let existing = request.specification.predicate {
-            request.specification.predicate = existing && predicate
+        if let existing = request.predicate {
+            request.predicate = existing && predicate
         } else {
-            request.specification.predicate = predicate
+            request.predicate = predicate
         }
     }
 

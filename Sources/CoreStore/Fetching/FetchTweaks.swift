@@ -1,17 +1,5 @@
 import CoreStoreStorage
 
-/// Everything a fetch asks for, assembled from `From`, `Where`, `OrderBy` and `Tweak` clauses.
-struct FetchSpecification {
-    var entityType: CoreStoreObject.Type
-    /// `nil`: every store holding the entity; otherwise only stores of these configurations.
-    var configurations: [String?]?
-    var predicate: RecordPredicate?
-    var sortDescriptors: [RecordSortDescriptor] = []
-    var tweaks = FetchTweaks()
-    /// The first error a clause reported while the request was built; the request throws it.
-    var error: CoreStoreError?
-}
-
 /// Fetch settings that a ``Tweak`` clause can change.
 public struct FetchTweaks: Sendable {
     /// At most this many results; `0` means no limit.
