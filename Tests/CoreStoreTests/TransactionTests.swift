@@ -129,6 +129,33 @@ struct TransactionTests {
         #expect(!transaction.hasChanges)
     }
 
+    /// After a commit, the objects of an unsafe transaction point at each other by their
+    /// permanent identifiers, on both sides, and keep working for the next commit.
+    @Test(arguments: StoreKind.allCases)
+    func unsafeTransactionRelationshipsUsePermanentIdentifiersAfterCommit(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let transaction = stack.beginUnsafe()
+        let ann = transaction.create(Into<Person>())
+        ann.name = "Ann"
+        let dog = transaction.create(Into<Dog>())
+        dog.name = "Fido"
+        dog.master = ann
+        ann.friends = [transaction.create(Into<Person>())]
+        try transaction.commitAndWait()
+        #expect(ann.relationships.joined().allSatisfy { !$0.isTemporary })
+        #expect(dog.relationships.joined().allSatisfy { !$0.isTemporary })
+        #expect(ann.committed?.relationships.joined().allSatisfy { !$0.isTemporary } == true)
+        #expect(dog.master === ann)
+        #expect(ann.pets == [dog])
+        let bob = transaction.create(Into<Person>())
+        bob.name = "Bob"
+        dog.master = bob
+        try transaction.commitAndWait()
+        let stored = try #require(try stack.fetchOne(From<Dog>()))
+        #expect(stored.master?.name == "Bob")
+        #expect(try stack.fetchOne(From<Person>().where(\.$name == "Ann"))?.pets.isEmpty == true)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func unsafeTransactionAsyncCommitReportsOnMain(_ kind: StoreKind) async throws {
         let stack = try makeStack(kind)

@@ -83,13 +83,9 @@ extension ObjectContext {
                     guard let permanent = info.permanentIDs[state.recordID] else { continue }
                     rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
                 }
-                // Only this commit's objects can point at its inserted objects.
-                for state in part.insertedStates + part.updatedStates {
-                    for i in state.relationships.indices where state.relationships[i].contains(where: \.isTemporary) {
-                        let permanent = state.relationships[i].map { info.permanentIDs[$0] ?? $0 }
-                        state.updateValues { state.relationships[i] = permanent }
-                    }
-                }
+                // Relationships that point at inserted objects get their permanent identifiers
+                // from the records the store returns (adopted below): the store rewrites them
+                // once, for every record it wrote, and only this commit's objects can hold them.
             }
             for state in part.updatedStates { state.updateValues { state.committed = state.record } }
             for state in part.deletedStates { state.updateValues { state.committed = nil } }
