@@ -50,13 +50,7 @@ struct ListMonitorRelatedChangeTests {
     @Test(arguments: StoreKind.allCases)
     func deletingTheMasterTakesItsDogsOut(_ kind: StoreKind) throws {
         let stack = try makeStack(kind)
-        try stack.perform(synchronous: { t in
-            let ann = t.create(Into<Person>())
-            ann.name = "Ann"
-            let dog = t.create(Into<Dog>())
-            dog.name = "Fido"
-            dog.master = ann
-        })
+        try insertAnnAndFido(stack)
         let monitor = try stack.monitorList(From<Dog>().where((\Dog.$master ~ \.$name) == "Ann").orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
         let recorder = ListRecorder<Dog> { $0.name }
         monitor.addObserver(recorder)

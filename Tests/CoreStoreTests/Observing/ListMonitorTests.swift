@@ -130,13 +130,7 @@ struct ListMonitorTests {
     @Test(arguments: StoreKind.allCases)
     func aFilterThroughARelationshipFollowsTheRelatedObjects(_ kind: StoreKind) throws {
         let stack = try makeStack(kind)
-        try stack.perform(synchronous: { t in
-            let ann = t.create(Into<Person>())
-            ann.name = "Ann"
-            let dog = t.create(Into<Dog>())
-            dog.name = "Fido"
-            dog.master = ann
-        })
+        try insertAnnAndFido(stack)
         let monitor = try stack.monitorList(From<Person>().where((\Person.$pets ~ \.$name).any() == "Rex").orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
         let recorder = ListRecorder<Person> { $0.name }
         monitor.addObserver(recorder)

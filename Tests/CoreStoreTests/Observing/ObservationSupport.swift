@@ -6,6 +6,17 @@ func makeDeliveryQueue() -> DispatchQueue {
     DispatchQueue(label: "test.delivery.\(UUID().uuidString)")
 }
 
+/// Commits a person named Ann and her dog Fido.
+func insertAnnAndFido(_ stack: DataStack) throws {
+    try stack.perform(synchronous: { t in
+        let ann = t.create(Into<Person>())
+        ann.name = "Ann"
+        let dog = t.create(Into<Dog>())
+        dog.name = "Fido"
+        dog.master = ann
+    })
+}
+
 /// Records every list callback as text: `insert Ann [0,1]`, `move Bob [0,0]->[1,0]`, ….
 final class ListRecorder<O: CoreStoreObject>: ListSectionObserver, @unchecked Sendable {
     typealias ListEntityType = O
