@@ -63,7 +63,8 @@ public struct ChangeMerger {
     /// Merges `changes` (permanent identifiers only) with the stored records `load` returns.
     /// `load` runs inside this call only, on the store's write view. With `basesAreStored` (the
     /// store committed nothing since the writer read them: see ``ChangeSet/baseSequence``) each
-    /// update's ``RecordUpdate/base`` is taken as its stored record instead of being read.
+    /// update's ``RecordUpdate/base``, and each of ``ChangeSet/deleteBases``, is taken as its
+    /// stored record instead of being read.
     public static func merge(_ changes: ChangeSet, schema: StoreSchema, basesAreStored: Bool = false, load: Loader) throws -> MergedChanges {
         try withoutActuallyEscaping(load) { load in
             var merger = ChangeMerger(schema: schema, inserts: changes.inserts, load: load)
@@ -72,6 +73,7 @@ public struct ChangeMerger {
                 for update in changes.updates {
                     if let base = update.base, base.id == update.record.id { merger.stored[base.id.key] = .some(base) }
                 }
+                for base in changes.deleteBases { merger.stored[base.id.key] = .some(base) }
             }
             return try merger.run(changes)
         }

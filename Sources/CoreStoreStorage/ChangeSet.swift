@@ -40,14 +40,22 @@ public struct ChangeSet: Sendable, Hashable {
     /// ``RecordUpdate/base`` is exactly what is stored, and the store need not read the updated
     /// records again to merge (see ``ChangeSet/prepareCommit(schema:counters:load:)``).
     public var baseSequence: UInt64?
+    /// The versions of deleted records the writer last read, when it knows them. Like an
+    /// update's ``RecordUpdate/base``, used only while ``baseSequence`` is the store's sequence:
+    /// then they are what is stored, and the store need not read the deleted records to merge.
+    public var deleteBases: [Record]
 
     /// Creates a change set.
-    public init(inserts: [Record] = [], updates: [RecordUpdate] = [], deletes: [RecordID] = [], metadata: StoredMetadata? = nil, baseSequence: UInt64? = nil) {
+    public init(
+        inserts: [Record] = [], updates: [RecordUpdate] = [], deletes: [RecordID] = [], metadata: StoredMetadata? = nil,
+        baseSequence: UInt64? = nil, deleteBases: [Record] = []
+    ) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
         self.metadata = metadata
         self.baseSequence = baseSequence
+        self.deleteBases = deleteBases
     }
 
     /// Whether the change set changes no record.

@@ -37,6 +37,25 @@ struct ChangeMergerTests {
         merged.updates.first { $0.new.id.key == key }?.new ?? merged.inserts.first { $0.id.key == key }
     }
 
+    /// While the writer's bases are what is stored, a deleted record's base stands in for it:
+    /// the merge reads only the records the delete touches through inverses, and reports the
+    /// base as the deleted record's last values. Otherwise every deleted record is read.
+    @Test(arguments: [true, false])
+    func deleteBasesSpareReadingTheDeletedRecords(basesAreStored: Bool) throws {
+        let stored = [Self.person(1, "Ann", pets: [10]), Self.pet(10, "Rex", owner: 1), Self.pet(11, "Tom")]
+        let byKey = Dictionary(uniqueKeysWithValues: stored.map { ($0.id.key, $0) })
+        var read: [Int64] = []
+        let changes = ChangeSet(deletes: [Self.id(10, "Pet"), Self.id(11, "Pet")], deleteBases: [stored[1], stored[2]])
+        let merged = try ChangeMerger.merge(changes, schema: Self.schema, basesAreStored: basesAreStored) { ids in
+            read += ids.map(\.key)
+            return ids.map { byKey[$0.key] }
+        }
+        #expect(merged.deletes.map(\.id.key) == [10, 11])
+        #expect(merged.deletes.map { $0.attributes[0] } == [.string("Rex"), .string("Tom")])
+        #expect(Self.result(merged, 1)?.relationships[2].isEmpty == true)
+        #expect(Set(read) == (basesAreStored ? [1] : [1, 10, 11]))
+    }
+
     @Test func anOrderedListNobodyElseChangedIsWrittenAsTheWriterOrderedIt() {
         let merged = ChangeMerger.mergeToMany(stored: [Self.id(1), Self.id(2)], base: [Self.id(1), Self.id(2)], mine: [Self.id(2), Self.id(3), Self.id(1)])
         #expect(merged.map(\.key) == [2, 3, 1])

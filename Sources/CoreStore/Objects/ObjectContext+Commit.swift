@@ -64,7 +64,8 @@ extension ObjectContext {
                 inserts: ins.map(\.record),
                 updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
                 deletes: dels.map(\.recordID),
-                baseSequence: baseSequences[store.id]
+                baseSequence: baseSequences[store.id],
+                deleteBases: dels.compactMap(\.committed)
             )
             return PreparedStoreChanges(store: store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
         }
