@@ -71,18 +71,24 @@ enum SQLiteMetadata {
 
     /// The next record key and the last commit sequence, read inside the write transaction.
     static func counters(_ connection: SQLiteConnection) throws -> CommitCounters {
-        guard case .integer(let nextKey) = try connection.scalar("SELECT value FROM \(table.sqlIdentifier) WHERE key = 'next_key'"),
-              case .integer(let sequence) = try connection.scalar("SELECT value FROM \(table.sqlIdentifier) WHERE key = 'sequence'") else {
+        // Both counters in one statement: this runs in every commit.
+        var nextKey: Int64?, sequence: Int64?
+        try connection.statement(countersSQL).query { row in
+            if case .integer(let value) = row.column(0) { nextKey = value }
+            if case .integer(let value) = row.column(1) { sequence = value }
+        }
+        guard let nextKey, let sequence else {
             throw StorageError.incompatibleStore(path: connection.path, reason: "its CoreStore counters are missing")
         }
         return CommitCounters(nextKey: nextKey, sequence: UInt64(max(sequence, 0)))
     }
 
+    private static let countersSQL = "SELECT (SELECT value FROM \(table.sqlIdentifier) WHERE key = 'next_key'), (SELECT value FROM \(table.sqlIdentifier) WHERE key = 'sequence')"
+    private static let updateCountersSQL = "UPDATE \(table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN ?1 ELSE ?2 END WHERE key IN ('next_key', 'sequence')"
+
     /// Stores the counters (and new metadata) of a commit.
     static func update(_ connection: SQLiteConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
-        let statement = try connection.statement("UPDATE \(table.sqlIdentifier) SET value = ?2 WHERE key = ?1")
-        try statement.execute([.text("next_key"), .integer(counters.nextKey)])
-        try statement.execute([.text("sequence"), .integer(Int64(counters.sequence))])
+        try connection.statement(updateCountersSQL).execute([.integer(counters.nextKey), .integer(Int64(counters.sequence))])
         if let metadata { try write(connection, metadata) }
     }
 
