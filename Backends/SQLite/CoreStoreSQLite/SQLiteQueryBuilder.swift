@@ -79,7 +79,7 @@ struct SQLiteQueryBuilder {
     }
 
     /// The attributes that every matching row holds as a number: those a top-level conjunct of
-    /// `predicate` compares (`==`, `<`, `<=`, `>`, `>=`, without string options) with a number
+    /// `predicate` compares (`==`, `<`, `<=`, `>`, `>=`, without string options or `NONE`) with a number
     /// that is not NaN. Such a comparison is false for `nil`, and for NaN (stored as text) by
     /// its own guard, so a sort on that attribute needs no term to rank them.
     static func keysKeptNumeric(by predicate: RecordPredicate?) -> Set<String> {
@@ -87,7 +87,7 @@ struct SQLiteQueryBuilder {
         let conjuncts: [RecordPredicate]
         if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
         var keys = Set<String>()
-        for case .comparison(let c) in conjuncts where c.keyPath.count == 1 && c.function == nil && c.options.isEmpty {
+        for case .comparison(let c) in conjuncts where c.keyPath.count == 1 && c.function == nil && c.options.isEmpty && c.quantifier != .none {
             guard [.equal, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(c.op), case .value(let value) = c.operand else { continue }
             switch value {
             case .int: keys.insert(c.keyPath[0])

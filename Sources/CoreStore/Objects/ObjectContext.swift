@@ -20,6 +20,8 @@ final class ObjectContext: @unchecked Sendable {
     /// nobody else holds when the map has doubled (``sweepUnreferencedObjects(making:)``), a
     /// transaction's context drops all of them when the transaction ends.
     @exclusivity(unchecked) private var registeredObjects = IdentityMap()
+    /// Whether ``dropAllObjects()`` ended the context: it registers nothing any more.
+    private var isFinished = false
     /// The size of the read-only context's map at which unreferenced objects are next dropped.
     private var sweepThreshold = 1024
     /// The commits merged while reads were under way.
@@ -63,6 +65,7 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     private func register(_ object: CoreStoreObject, as id: ObjectID) {
+        guard !isFinished else { return }
         registeredObjects[id] = object
     }
 
@@ -249,9 +252,13 @@ final class ObjectContext: @unchecked Sendable {
         state.updateValues { state.recordID = new.recordID }
     }
 
-    /// Forgets every object and pending change: the end of a transaction, or of the stack.
+    /// Forgets every object and pending change, for good: the end of a transaction, or of the
+    /// stack. Nothing is registered afterwards (an object kept past the end still reads, but
+    /// related objects are made anew each time), so objects hold their context without the
+    /// context holding them: no cycle outlives the transaction.
     func dropAllObjects() {
         lock.withLock {
+            isFinished = true
             registeredObjects.removeAll()
             sweepThreshold = 1024
             inserted.removeAll()

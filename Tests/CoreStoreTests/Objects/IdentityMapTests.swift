@@ -93,3 +93,28 @@ struct IdentityMapTests {
         #expect(try stack.fetchOne(From<Person>().where(\.$age == 7)) === held)
     }
 }
+
+@Suite("Objects kept past their transaction")
+struct ObjectsPastTheirTransactionTests {
+    /// An object returned from a finished transaction still reads its related objects, and
+    /// neither keeps the transaction's context alive once let go (no context ↔ object cycle).
+    @Test(arguments: StoreKind.allCases)
+    func keptObjectsReadAndDoNotLeakTheirContext(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        weak var context: ObjectContext?
+        do {
+            let dog = try stack.perform(synchronous: { t -> Dog in
+                let ann = t.create(Into<Person>())
+                ann.name = "Ann"
+                let dog = t.create(Into<Dog>())
+                dog.master = ann
+                return dog
+            })
+            context = dog.context
+            #expect(context != nil)
+            #expect(dog.master?.name == "Ann")
+            #expect(dog.master?.pets.count == 1)
+        }
+        #expect(context == nil)
+    }
+}
