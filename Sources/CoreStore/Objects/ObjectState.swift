@@ -11,9 +11,6 @@ import CoreStoreStorage
 typealias ObjectState = CoreStoreObject
 
 extension CoreStoreObject {
-    /// The object itself (the state's object).
-    var object: CoreStoreObject { self }
-
     var objectID: ObjectID {
         let recordID = valuesLock.withLock { self.recordID }
         return ObjectID(storeID: store.id, recordID: recordID)
