@@ -134,6 +134,18 @@ struct FieldTests {
         })
     }
 
+    @Test
+    func metaInstancesReadTheirInitialValues() {
+        // A meta instance has no entity: the getters' fast path finds no attribute and the
+        // declared initial value is read instead.
+        let meta = AllTypes(asMeta: ())
+        #expect(meta.int == 0)
+        #expect(meta.string == "")
+        #expect(meta.optionalInt == nil)
+        #expect(meta.priority == .low)
+        #expect(meta.date == Date(timeIntervalSince1970: 0))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func dynamicInitialValueIsEvaluatedForEachInsert(_ kind: StoreKind) throws {
         let stack = try Self.makeAllTypesStack(kind)

@@ -38,7 +38,7 @@ struct SQLiteReader: StorageReader {
         guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
         var builder = SQLiteQueryBuilder(mapping: mapping)
         let sql = try builder.select(SQLiteRecordLoader.columns(of: table, alias: "t0"), request)
-        var accumulator = SQLiteRecordLoader.Accumulator(loader: loader)
+        var accumulator = SQLiteRecordLoader.Accumulator(loader: loader, reading: entity)
         try run(sql, builder) { try accumulator.append($0) }
         return FetchResult(records: try accumulator.finish())
     }

@@ -24,15 +24,29 @@ struct SQLiteRecordLoader {
         /// The entity of the previous row: rows of one table are mostly of one entity, and
         /// comparing its name to the column's bytes saves making a string and hashing it.
         private var lastEntity: SQLiteSchemaMapping.EntityMapping?
+        /// The one entity whose rows the read can return, when the rows' `_entity` column need
+        /// not be read at all: the request's entity has no sub-entities and is alone in its
+        /// table (every row the store wrote there names it).
+        private let soleEntity: SQLiteSchemaMapping.EntityMapping?
 
+        /// An accumulator for rows of any entity of the mapping.
         init(loader: SQLiteRecordLoader) {
             self.loader = loader
+            self.soleEntity = nil
+        }
+
+        /// An accumulator for rows that a read of `entity` returns.
+        init(loader: SQLiteRecordLoader, reading entity: SQLiteSchemaMapping.EntityMapping) {
+            self.loader = loader
+            self.soleEntity = entity.coversTable && entity.kinds.count == 1 ? entity : nil
         }
 
         /// Adds the record of the statement's current row.
         mutating func append(_ statement: SQLiteStatement) throws {
             let entity: SQLiteSchemaMapping.EntityMapping
-            if let last = lastEntity, statement.textEquals(1, last.name) {
+            if let soleEntity {
+                entity = soleEntity
+            } else if let last = lastEntity, statement.textEquals(1, last.name) {
                 entity = last
             } else {
                 entity = try loader.mapping.entity(statement.text(1) ?? "")

@@ -10,6 +10,9 @@ struct BenchmarkRunner {
     let roles: [SubjectKind.Role]
     /// Where the stores are made (each run in a fresh subdirectory, removed afterwards).
     let scratchDirectory: URL
+    /// Stops after this workload of ``Workload/runOrder`` (skipping the final read, W14, W12 and
+    /// W13), for profiling the workloads up to it; `nil` runs everything.
+    let lastWorkload: Workload?
     /// Progress lines (to standard error).
     let progress: (String) -> Void
 
@@ -85,6 +88,7 @@ struct BenchmarkRunner {
                 if let checksum {
                     try reference.check(checksum, workload: workload, subject: name)
                 }
+                if workload == lastWorkload { return measured }
             }
             try reference.check(try subject.fetchAll(), workload: nil, subject: name)
             for workload in Workload.concurrency {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR]`
-let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR]"
+/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]`
+let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]"
 
 struct Options {
     var size = WorkloadSize.full
@@ -10,6 +10,8 @@ struct Options {
     var backends = Backend.allCases
     var roles = [SubjectKind.Role.coreStore, .raw, .grdb]
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-bench")
+    /// The last workload to run (for profiling one workload); `nil` runs them all.
+    var lastWorkload: Workload?
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -41,6 +43,12 @@ struct Options {
             case "--directory":
                 guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--directory needs a path\n\(usage)") }
                 directory = URL(fileURLWithPath: value, isDirectory: true)
+            case "--through":
+                guard let value = remaining.popFirst(), let workload = Workload(rawValue: value.lowercased()),
+                      Workload.runOrder.contains(workload) else {
+                    throw BenchmarkError.usage("--through needs one of \(Workload.runOrder.map { $0.rawValue.uppercased() }.joined(separator: ", "))\n\(usage)")
+                }
+                lastWorkload = workload
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -63,7 +71,7 @@ do {
     #endif
     let runner = BenchmarkRunner(
         size: options.size, repetitions: repetitions, backends: options.backends, roles: options.roles,
-        scratchDirectory: options.directory, progress: standardError
+        scratchDirectory: options.directory, lastWorkload: options.lastWorkload, progress: standardError
     )
     let results = try runner.run()
     let report = Report(results: results, size: options.size, repetitions: repetitions, backends: options.backends)

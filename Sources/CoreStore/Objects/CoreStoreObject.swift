@@ -24,15 +24,18 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// The object's entity (`nil` only for meta instances). Not retained: the context the
     /// object holds keeps its model, and with it every entity, alive; so reading a property on
     /// many threads never touches the entity's reference count.
-    unowned(unsafe) let entity: EntityMetadata!
+    var entity: EntityMetadata! { entityReference?.takeUnretainedValue() }
+    /// ``entity``, unretained (see there); property getters borrow it without touching its
+    /// reference count.
+    let entityReference: Unmanaged<EntityMetadata>?
     /// The store the object lives in (`nil` only for meta instances).
     let store: AttachedStore!
     /// Guards the values below against a reader on another thread (see `ObjectState.swift`).
-    let valuesLock = ValuesLock()
+    @usableFromInline let valuesLock = ValuesLock()
     /// The record's identity; temporary until the inserting transaction commits.
     @exclusivity(unchecked) var recordID: RecordID
     /// The current attribute values, in the entity's attribute order.
-    @exclusivity(unchecked) var attributes: [Value]
+    @usableFromInline @exclusivity(unchecked) final var attributes: [Value]
     /// The current destinations of each relationship, in the entity's relationship order.
     @exclusivity(unchecked) var relationships: [[RecordID]]
     /// The last committed version known to the context; `nil` while inserted and uncommitted.
@@ -43,7 +46,7 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// Creates the object for a context. Called by the framework only.
     public required init(rawObject: RawObject) {
         self.context = rawObject.context
-        self.entity = rawObject.entity
+        self.entityReference = Unmanaged.passUnretained(rawObject.entity)
         self.store = rawObject.store
         let record = rawObject.record
         self.recordID = record.id
@@ -57,7 +60,7 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// read as their initial values and cannot be set.
     public required init(asMeta: Void) {
         self.context = nil
-        self.entity = nil
+        self.entityReference = nil
         self.store = nil
         self.recordID = RecordID(entity: "", key: 0)
         self.attributes = []

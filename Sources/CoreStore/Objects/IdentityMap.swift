@@ -88,7 +88,7 @@ struct IdentityMap {
     /// Makes room for `total` objects without growing again.
     mutating func reserveCapacity(_ total: Int) {
         guard total * 2 > slots.count else { return }
-        rebuild(capacityFor: total, keeping: { _ in true })
+        rebuild(capacityFor: total)
     }
 
     /// Every object held.
@@ -113,21 +113,29 @@ struct IdentityMap {
 
     /// Drops the objects only this map holds, and makes room for `room` more.
     mutating func removeUnreferenced(keepingRoomFor room: Int) {
+        let before = count
         for i in slots.indices where slots[i].object != nil {
             if isKnownUniquelyReferenced(&slots[i].object) {
                 slots[i].object = nil
                 count -= 1
             }
         }
-        rebuild(capacityFor: count + room, keeping: { $0.object != nil })
+        // Emptied slots break the probe runs: the survivors are placed anew. When every object
+        // is still held (a fetch's own objects, swept while the caller holds them), the table
+        // stays as it is.
+        if count == before && (count + room) * 2 <= slots.count { return }
+        rebuild(capacityFor: count + room)
     }
 
-    private mutating func rebuild(capacityFor total: Int, keeping keep: (Slot) -> Bool) {
+    /// Moves every object into a table sized for `total` (no reference is copied).
+    private mutating func rebuild(capacityFor total: Int) {
         var rebuilt = IdentityMap(minimumCapacity: max(total, count))
-        for slot in slots where slot.object != nil && keep(slot) {
-            var i = rebuilt.home(slot.storeID, slot.key)
+        for index in slots.indices {
+            guard let object = slots[index].object.take() else { continue }
+            let storeID = slots[index].storeID, key = slots[index].key
+            var i = rebuilt.home(storeID, key)
             while rebuilt.slots[i].object != nil { i = (i + 1) & rebuilt.mask }
-            rebuilt.slots[i] = slot
+            rebuilt.slots[i] = Slot(storeID: storeID, key: key, object: object)
             rebuilt.count += 1
         }
         self = rebuilt

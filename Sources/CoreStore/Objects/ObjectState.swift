@@ -49,6 +49,14 @@ extension CoreStoreObject {
         return valuesLock.withLock { attributes[ordinal] }
     }
 
+    /// The ordinal of attribute `key` of this object's entity; `nil` for a meta instance or an
+    /// unknown key. Kept out of line: the property getters inline everything around it.
+    @usableFromInline
+    final func attributeOrdinal(forKey key: String) -> Int? {
+        guard let entityReference else { return nil }
+        return entityReference._withUnsafeGuaranteedRef { $0.attributeOrdinal(key) }
+    }
+
     func attributeValue(forKey key: String) -> Value {
         guard let ordinal = entity.attributeOrdinal(key) else { return .null }
         return valuesLock.withLock { attributes[ordinal] }

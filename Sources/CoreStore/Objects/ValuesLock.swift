@@ -8,13 +8,14 @@ import Darwin
 /// The lock inside every object that guards its values: one atomic byte, taken for the few
 /// instructions it takes to copy or assign a value. Readers on other threads only ever
 /// contend with a commit's merge of that very object, so a waiter yields instead of sleeping.
+@usableFromInline
 struct ValuesLock: ~Copyable {
-    private let isHeld = Atomic<Bool>(false)
+    @usableFromInline let isHeld = Atomic<Bool>(false)
 
-    init() {}
+    @usableFromInline init() {}
 
     /// Runs `body` with the lock held. `body` must not take this lock again.
-    @inline(__always)
+    @inlinable @inline(__always)
     borrowing func withLock<T>(_ body: () throws -> T) rethrows -> T {
         while !isHeld.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             sched_yield()

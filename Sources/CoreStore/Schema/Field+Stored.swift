@@ -64,7 +64,7 @@ extension Field {
                 // Only the key is read on the common path: copying the whole field would retain
                 // its strings and closure on every read.
                 let key = instance[keyPath: storageKeyPath].keyPath
-                if let stored = Field.cs_storedValue(of: instance, forKey: key), let value = V.cs_fromStoredValue(stored) {
+                if let value = Field.cs_currentValue(of: instance, forKey: key, as: V.self) {
                     return value
                 }
                 return uncommonValue(of: instance, field: instance[keyPath: storageKeyPath])
@@ -103,6 +103,17 @@ extension Field.Stored where V: ExpressibleByNilLiteral {
 }
 
 extension Field {
+    /// The value of attribute `key` of `instance` as a `V`, read in place under the object's
+    /// lock (the stored value is neither copied nor retained); `nil` for a meta instance, an
+    /// unknown key or a stored value `V` cannot represent, which the caller handles.
+    @inlinable @inline(__always)
+    static func cs_currentValue<V: FieldStorableType>(of instance: CoreStoreObject, forKey key: String, as type: V.Type) -> V? {
+        guard let ordinal = instance.attributeOrdinal(forKey: key) else { return nil }
+        return instance.valuesLock.withLock {
+            instance.attributes.withUnsafeBufferPointer { V.cs_fromStoredValue($0[ordinal]) }
+        }
+    }
+
     /// The stored value of attribute `key` of `instance`; `nil` for a meta instance.
     @usableFromInline
     static func cs_storedValue(of instance: CoreStoreObject, forKey key: String) -> Value? {

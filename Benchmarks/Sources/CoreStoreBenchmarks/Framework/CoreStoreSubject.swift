@@ -60,7 +60,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         if let error = failure.error { throw error }
     }
 
-    func insert(_ rows: [BenchRow]) throws {
+    @inline(never) func insert(_ rows: [BenchRow]) throws {
         try dataStack.perform(synchronous: { transaction in
             for row in rows {
                 transaction.create(Into<BenchItem>()).assign(row)
@@ -68,7 +68,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         })
     }
 
-    func fetchAll() throws -> Checksum {
+    @inline(never) func fetchAll() throws -> Checksum {
         var checksum = Checksum()
         for item in try dataStack.fetchAll(From<BenchItem>()) {
             item.addFields(to: &checksum)
@@ -76,7 +76,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         return checksum
     }
 
-    func fetch(age: Int) throws -> Checksum {
+    @inline(never) func fetch(age: Int) throws -> Checksum {
         var checksum = Checksum()
         for item in try dataStack.fetchAll(From<BenchItem>().where(\.$age == age)) {
             item.addFields(to: &checksum)
@@ -84,7 +84,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         return checksum
     }
 
-    func fetchTopScores(in range: ClosedRange<Double>, limit: Int) throws -> Checksum {
+    @inline(never) func fetchTopScores(in range: ClosedRange<Double>, limit: Int) throws -> Checksum {
         let items = try dataStack.fetchAll(
             From<BenchItem>()
                 .where(\.$score >= range.lowerBound && \.$score <= range.upperBound)
@@ -98,7 +98,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         return checksum
     }
 
-    func aggregate() throws -> Checksum {
+    @inline(never) func aggregate() throws -> Checksum {
         var checksum = Checksum()
         checksum.add(Int64(try dataStack.fetchCount(From<BenchItem>())))
         checksum.add(Int64(try dataStack.queryValue(From<BenchItem>().select(Double.self, .sum(\.$score))) ?? 0))
@@ -117,7 +117,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         return checksum
     }
 
-    func update(ids: Range<Int64>) throws {
+    @inline(never) func update(ids: Range<Int64>) throws {
         try dataStack.perform(synchronous: { transaction in
             let items = try transaction.fetchAll(From<BenchItem>().where(\.$itemID >= ids.lowerBound && \.$itemID < ids.upperBound))
             for item in items {
@@ -127,7 +127,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         })
     }
 
-    func delete(ids: Range<Int64>) throws {
+    @inline(never) func delete(ids: Range<Int64>) throws {
         _ = try dataStack.perform(synchronous: { transaction in
             try transaction.deleteAll(From<BenchItem>().where(\.$itemID >= ids.lowerBound && \.$itemID < ids.upperBound))
         })
@@ -191,7 +191,7 @@ final class CoreStoreSubject: BenchmarkSubject {
         return ConcurrentReads(rowsRead: rowsRead.value, commits: commits.value)
     }
 
-    func monitoredUpdates(_ updates: [(id: Int64, score: Double)]) throws -> [Duration] {
+    @inline(never) func monitoredUpdates(_ updates: [(id: Int64, score: Double)]) throws -> [Duration] {
         let deliveryQueue = DispatchQueue(label: "corestore-bench.monitor")
         let monitor = try dataStack.monitorList(From<BenchItem>().orderBy(.ascending(\.$score), .ascending(\.$itemID)), deliveryQueue: deliveryQueue)
         let observer = CallbackClock()
@@ -215,13 +215,13 @@ final class CoreStoreSubject: BenchmarkSubject {
         return durations
     }
 
-    func importUnique(_ rows: [BenchRow]) throws {
+    @inline(never) func importUnique(_ rows: [BenchRow]) throws {
         try dataStack.perform(synchronous: { transaction in
             _ = try transaction.importUniqueObjects(Into<BenchItem>(), sourceArray: rows)
         })
     }
 
-    func insertEach(_ rows: [BenchRow]) throws {
+    @inline(never) func insertEach(_ rows: [BenchRow]) throws {
         for row in rows {
             try dataStack.perform(synchronous: { transaction in
                 transaction.create(Into<BenchItem>()).assign(row)
