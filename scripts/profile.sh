@@ -28,10 +28,13 @@ source scripts/ensure-deps.sh
 cd Benchmarks
 swift build -c release --product corestore-bench >&2
 bench="$(swift build -c release --show-bin-path)/corestore-bench"
+symbol="\$s15corestore_bench16CoreStoreSubjectC${method}"
+# Where the compiler merged the method with a look-alike, the body is the merged copy.
+if nm "$bench" | grep -F "${symbol}Tm" >/dev/null; then symbol="${symbol}Tm"; fi
 out=$(mktemp /tmp/corestore-profile.XXXXXX.out)
 # The subject's method (kept out of line for this), entered once per call.
 valgrind --tool=callgrind --callgrind-out-file="$out" \
-    "--toggle-collect=\$s15corestore_bench16CoreStoreSubjectC${method}" \
+    "--toggle-collect=${symbol}" \
     "$bench" $size --repetitions 1 --backend "$backend" --subject CoreStore --through "${workload^^}" >/dev/null 2>"$out.log"
 grep -E 'Collected' "$out.log" | sed 's/^==[0-9]*== //'
 callgrind_annotate "$out" 2>/dev/null | sed -n '/^Ir/,$p' | sed -n 1,40p | { command -v swift >/dev/null && swift demangle --simplified || cat; } | cut -c1-200

@@ -42,6 +42,23 @@ struct RecordCodecTests {
         }
     }
 
+    @Test("Stored text that is not UTF-8 throws a StorageError, also when its repair keeps its length",
+          arguments: [[0xC3], [0xFF, 0x61], [0xF0, 0x9F, 0x98], [0x61, 0xED, 0xA0, 0x80], [0xE2, 0x82]] as [[UInt8]])
+    func invalidTextThrows(_ text: [UInt8]) {
+        var writer = ByteWriter()
+        writer.blob(text)
+        var reader = ByteReader(writer.bytes, what: "test")
+        #expect(throws: StorageError.self) { try reader.string() }
+    }
+
+    @Test("Stored UTF-8 text decodes as it was written", arguments: ["", "a", "é", "日本語", "😀x", "a\0b"])
+    func validTextDecodes(_ text: String) throws {
+        var writer = ByteWriter()
+        writer.string(text)
+        var reader = ByteReader(writer.bytes, what: "test")
+        #expect(try reader.string() == text)
+    }
+
     @Test("Every truncation throws a StorageError")
     func truncatedInputThrows() {
         let bytes = RecordCodec.encode(Self.sample())

@@ -12,6 +12,9 @@ public class BaseDataTransaction: FetchableSource {
     let context: ObjectContext
     /// Where `create` puts each class (per configuration asked for), found once per transaction.
     private var insertionTargets: [InsertionKey: (EntityMetadata, AttachedStore)] = [:]
+    /// The last entry of ``insertionTargets`` used: a loop that creates objects of one class
+    /// finds it by comparing keys, without hashing one per object.
+    private var lastInsertionTarget: (key: InsertionKey, target: (EntityMetadata, AttachedStore))?
 
     init(dataStack: DataStack) {
         self.dataStack = dataStack
@@ -48,9 +51,18 @@ public class BaseDataTransaction: FetchableSource {
     /// `into`'s configuration.
     func insertionStore<O>(_ into: Into<O>) throws(CoreStoreError) -> (EntityMetadata, AttachedStore) {
         let key = InsertionKey(type: ObjectIdentifier(O.self), inAnyStore: into.inAnyStore, configuration: into.configuration)
-        if let target = context.lock.withLock({ insertionTargets[key] }) { return target }
+        let known: (EntityMetadata, AttachedStore)? = context.lock.withLock {
+            if let last = lastInsertionTarget, last.key == key { return last.target }
+            guard let target = insertionTargets[key] else { return nil }
+            lastInsertionTarget = (key, target)
+            return target
+        }
+        if let known { return known }
         let target = try findInsertionStore(into)
-        context.lock.withLock { insertionTargets[key] = target }
+        context.lock.withLock {
+            insertionTargets[key] = target
+            lastInsertionTarget = (key, target)
+        }
         return target
     }
 
@@ -74,7 +86,10 @@ public class BaseDataTransaction: FetchableSource {
     /// ``insertionStore(_:)`` (importers resolve once per call, not once per object).
     func insertObject<O>(_ type: O.Type, entity: EntityMetadata, into store: AttachedStore) throws(CoreStoreError) -> O {
         guard context.isActive else { throw CoreStoreError.transactionMisuse(message: "create(_:) was called after the transaction ended") }
-        if let object = context.insert(entity, into: store) as? O { return object }
+        let object = context.insert(entity, into: store)
+        // The entity's own class is the usual case, recognized without a dynamic cast.
+        if Swift.type(of: object) == O.self { return unsafeBitCast(object, to: O.self) }
+        if let object = object as? O { return object }
         throw CoreStoreError.unknownEntity(typeName: "\(O.self)")
     }
 
