@@ -28,6 +28,8 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// ``entity``, unretained (see there); property getters borrow it without touching its
     /// reference count.
     let entityReference: Unmanaged<EntityMetadata>?
+    /// The entity's ``AttributeKeys`` (`nil` only for meta instances), read by property getters.
+    @usableFromInline let attributeKeys: AttributeKeys?
     /// The store the object lives in (`nil` only for meta instances).
     let store: AttachedStore!
     /// Guards the values below against a reader on another thread (see `ObjectState.swift`).
@@ -45,14 +47,15 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
 
     /// Creates the object for a context. Called by the framework only.
     public required init(rawObject: RawObject) {
-        self.context = rawObject.context
-        self.entityReference = Unmanaged.passUnretained(rawObject.entity)
-        self.store = rawObject.store
+        self.context = rawObject.context.takeUnretainedValue()
+        self.entityReference = rawObject.entity
+        self.attributeKeys = rawObject.entity._withUnsafeGuaranteedRef { $0.attributeKeys }
+        self.store = rawObject.store.takeUnretainedValue()
         let record = rawObject.record
-        self.recordID = record.id
-        self.attributes = record.attributes
-        self.relationships = record.relationships
-        self.committed = rawObject.isCommitted ? record : nil
+        self.recordID = record.pointee.id
+        self.attributes = record.pointee.attributes
+        self.relationships = record.pointee.relationships
+        self.committed = rawObject.isCommitted ? record.pointee : nil
         self.isDeleted = rawObject.isDeleted
     }
 
@@ -61,6 +64,7 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     public required init(asMeta: Void) {
         self.context = nil
         self.entityReference = nil
+        self.attributeKeys = nil
         self.store = nil
         self.recordID = RecordID(entity: "", key: 0)
         self.attributes = []
@@ -112,14 +116,18 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         return state
     }
 
-    /// An opaque handle the framework passes to ``init(rawObject:)``.
+    /// An opaque handle the framework passes to ``init(rawObject:)``, valid only during that
+    /// call.
+    ///
+    /// It borrows what it carries (the framework holds all of it for the call), so making an
+    /// object costs no reference counting beyond what the object itself keeps.
     public struct RawObject {
-        let context: ObjectContext
-        let entity: EntityMetadata
-        let store: AttachedStore
-        let record: Record
+        let context: Unmanaged<ObjectContext>
+        let entity: Unmanaged<EntityMetadata>
+        let store: Unmanaged<AttachedStore>
+        let record: UnsafePointer<Record>
         /// Whether ``record`` is what is stored (`false` for an object inserted by a transaction).
         let isCommitted: Bool
-        var isDeleted = false
+        let isDeleted: Bool
     }
 }

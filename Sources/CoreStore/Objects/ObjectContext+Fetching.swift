@@ -114,10 +114,10 @@ extension ObjectContext {
             defer { endRead(ticket) }
             if !fetch.combines, let (store, records) = answers.first {
                 // One store answered the whole request: its records, as they are.
-                return registerObjects(records.lazy.map { (store, $0) }, count: records.count, readSince: ticket)
+                return registerObjects(records, in: store, readSince: ticket)
             }
             let results = try combine(answers, fetch, spec)
-            return registerObjects(results, count: results.count, readSince: ticket)
+            return registerObjects(results, readSince: ticket)
         }
         // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass; an
         // array of class references has the same representation whatever the element class.
@@ -129,11 +129,24 @@ extension ObjectContext {
         return objects.compactMap { $0 as? O }
     }
 
-    /// The objects for what storage returned (call with the lock held), made on first sight.
-    private func registerObjects<S: Sequence>(_ results: S, count: Int, readSince ticket: ReadTicket) -> [CoreStoreObject] where S.Element == (AttachedStore, Record) {
-        reserveRegistrations(count)
+    /// The objects for the records one store returned (call with the lock held), made on
+    /// first sight.
+    private func registerObjects(_ records: [Record], in store: AttachedStore, readSince ticket: ReadTicket) -> [CoreStoreObject] {
+        reserveRegistrations(records.count)
         var objects: [CoreStoreObject] = []
-        objects.reserveCapacity(count)
+        objects.reserveCapacity(records.count)
+        for record in records {
+            if let object = object(for: record, in: store, readSince: ticket) { objects.append(object) }
+        }
+        finishRegistrations()
+        return objects
+    }
+
+    /// The objects for the combined answers of several stores (call with the lock held).
+    private func registerObjects(_ results: [(AttachedStore, Record)], readSince ticket: ReadTicket) -> [CoreStoreObject] {
+        reserveRegistrations(results.count)
+        var objects: [CoreStoreObject] = []
+        objects.reserveCapacity(results.count)
         for (store, record) in results {
             if let object = object(for: record, in: store, readSince: ticket) { objects.append(object) }
         }

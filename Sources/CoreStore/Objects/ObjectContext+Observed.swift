@@ -7,8 +7,6 @@ extension ObjectContext {
         if let live = object(for: id) { return live }
         guard let lastKnown, let store = gateway.store(withID: id.storeID) else { return nil }
         guard let entity = runtime.entitiesByName[lastKnown.id.entity] else { return nil }
-        return entity.type.init(rawObject: CoreStoreObject.RawObject(
-            context: self, entity: entity, store: store, record: lastKnown, isCommitted: true, isDeleted: true
-        ))
+        return makeInstance(of: entity, in: store, record: lastKnown, isCommitted: true, isDeleted: true)
     }
 }

@@ -127,9 +127,20 @@ final class ObjectContext: @unchecked Sendable {
 
     private func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
         guard let entity = entity(named: record.id.entity) else { return nil }
-        let object = entity.type.init(rawObject: CoreStoreObject.RawObject(context: self, entity: entity, store: store, record: record, isCommitted: true))
+        let object = makeInstance(of: entity, in: store, record: record, isCommitted: true)
         register(object, as: id)
         return object
+    }
+
+    /// A new instance of `entity`'s class in `store` holding `record`: the one place objects are
+    /// made (the handle it passes borrows everything for the initializer's call).
+    func makeInstance(of entity: EntityMetadata, in store: AttachedStore, record: Record, isCommitted: Bool, isDeleted: Bool = false) -> CoreStoreObject {
+        withUnsafePointer(to: record) { pointer in
+            entity.type.init(rawObject: CoreStoreObject.RawObject(
+                context: .passUnretained(self), entity: .passUnretained(entity), store: .passUnretained(store),
+                record: pointer, isCommitted: isCommitted, isDeleted: isDeleted
+            ))
+        }
     }
 
     /// The entity of a record; the last one found answers again without hashing its name.
@@ -211,9 +222,7 @@ final class ObjectContext: @unchecked Sendable {
         lock.withLock {
             let recordID = RecordID(entity: entity.name, key: nextTemporaryKey)
             nextTemporaryKey -= 1
-            let object = entity.type.init(rawObject: CoreStoreObject.RawObject(
-                context: self, entity: entity, store: store, record: entity.initialRecord(id: recordID), isCommitted: false
-            ))
+            let object = makeInstance(of: entity, in: store, record: entity.initialRecord(id: recordID), isCommitted: false)
             let id = ObjectID(storeID: store.id, recordID: recordID)
             register(object, as: id)
             inserted.append(object)

@@ -50,11 +50,19 @@ extension CoreStoreObject {
     }
 
     /// The ordinal of attribute `key` of this object's entity; `nil` for a meta instance or an
-    /// unknown key. Kept out of line: the property getters inline everything around it.
-    @usableFromInline
+    /// unknown key. Inlined into the property getters: a few compares, no call.
+    @inlinable @inline(__always)
     final func attributeOrdinal(forKey key: String) -> Int? {
+        guard let attributeKeys else { return nil }
+        return attributeKeys.ordinal(of: key) ?? attributeOrdinal(spelledAs: key)
+    }
+
+    /// The ordinal of attribute `key` spelled by another string than the schema's (a dictionary
+    /// lookup), out of line.
+    @usableFromInline
+    final func attributeOrdinal(spelledAs key: String) -> Int? {
         guard let entityReference else { return nil }
-        return entityReference._withUnsafeGuaranteedRef { $0.attributeOrdinal(key) }
+        return entityReference._withUnsafeGuaranteedRef { $0.attributeOrdinals[key] }
     }
 
     func attributeValue(forKey key: String) -> Value {

@@ -28,8 +28,8 @@ extension FieldStorableType {
 
 extension Bool: FieldStorableType {
     public static var cs_attributeType: AttributeType { .bool }
-    public func cs_toStoredValue() -> Value { .bool(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> Bool? {
+    @inlinable public func cs_toStoredValue() -> Value { .bool(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Bool? {
         switch value {
         case .bool(let b): return b
         case .int(let i): return i != 0
@@ -43,11 +43,11 @@ public protocol FieldStorableInteger: FieldStorableType, FixedWidthInteger {}
 
 extension FieldStorableInteger {
     public static var cs_attributeType: AttributeType { .integer }
-    public func cs_toStoredValue() -> Value {
+    @inlinable public func cs_toStoredValue() -> Value {
         if let i = Int64(exactly: self) { return .int(i) }
         return .decimal(Decimal(string: String(self)) ?? 0)
     }
-    public static func cs_fromStoredValue(_ value: Value) -> Self? {
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Self? {
         switch value {
         case .int(let i): return Self(exactly: i)
         case .bool(let b): return b ? 1 : 0
@@ -71,8 +71,8 @@ extension UInt64: FieldStorableInteger {}
 
 extension Double: FieldStorableType {
     public static var cs_attributeType: AttributeType { .double }
-    public func cs_toStoredValue() -> Value { .double(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> Double? {
+    @inlinable public func cs_toStoredValue() -> Value { .double(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Double? {
         switch value {
         case .double(let d): return d
         case .int(let i): return Double(i)
@@ -84,16 +84,16 @@ extension Double: FieldStorableType {
 
 extension Float: FieldStorableType {
     public static var cs_attributeType: AttributeType { .double }
-    public func cs_toStoredValue() -> Value { .double(Double(self)) }
-    public static func cs_fromStoredValue(_ value: Value) -> Float? {
+    @inlinable public func cs_toStoredValue() -> Value { .double(Double(self)) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Float? {
         Double.cs_fromStoredValue(value).map(Float.init)
     }
 }
 
 extension Decimal: FieldStorableType {
     public static var cs_attributeType: AttributeType { .decimal }
-    public func cs_toStoredValue() -> Value { .decimal(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> Decimal? {
+    @inlinable public func cs_toStoredValue() -> Value { .decimal(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Decimal? {
         switch value {
         case .decimal(let d): return d
         case .int(let i): return Decimal(i)
@@ -106,8 +106,8 @@ extension Decimal: FieldStorableType {
 
 extension String: FieldStorableType {
     public static var cs_attributeType: AttributeType { .string }
-    public func cs_toStoredValue() -> Value { .string(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> String? {
+    @inlinable public func cs_toStoredValue() -> Value { .string(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> String? {
         if case .string(let s) = value { return s }
         return nil
     }
@@ -115,8 +115,8 @@ extension String: FieldStorableType {
 
 extension Data: FieldStorableType {
     public static var cs_attributeType: AttributeType { .bytes }
-    public func cs_toStoredValue() -> Value { .bytes(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> Data? {
+    @inlinable public func cs_toStoredValue() -> Value { .bytes(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Data? {
         if case .bytes(let d) = value { return d }
         return nil
     }
@@ -124,8 +124,8 @@ extension Data: FieldStorableType {
 
 extension Date: FieldStorableType {
     public static var cs_attributeType: AttributeType { .date }
-    public func cs_toStoredValue() -> Value { .date(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> Date? {
+    @inlinable public func cs_toStoredValue() -> Value { .date(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Date? {
         if case .date(let d) = value { return d }
         return nil
     }
@@ -133,8 +133,8 @@ extension Date: FieldStorableType {
 
 extension UUID: FieldStorableType {
     public static var cs_attributeType: AttributeType { .uuid }
-    public func cs_toStoredValue() -> Value { .uuid(self) }
-    public static func cs_fromStoredValue(_ value: Value) -> UUID? {
+    @inlinable public func cs_toStoredValue() -> Value { .uuid(self) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> UUID? {
         switch value {
         case .uuid(let u): return u
         case .string(let s): return UUID(uuidString: s)
@@ -145,8 +145,8 @@ extension UUID: FieldStorableType {
 
 extension URL: FieldStorableType {
     public static var cs_attributeType: AttributeType { .url }
-    public func cs_toStoredValue() -> Value { .string(absoluteString) }
-    public static func cs_fromStoredValue(_ value: Value) -> URL? {
+    @inlinable public func cs_toStoredValue() -> Value { .string(absoluteString) }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> URL? {
         if case .string(let s) = value { return URL(string: s) }
         return nil
     }
@@ -155,13 +155,13 @@ extension URL: FieldStorableType {
 extension Optional: FieldStorableType where Wrapped: FieldStorableType {
     public static var cs_attributeType: AttributeType { Wrapped.cs_attributeType }
     public static var cs_isOptional: Bool { true }
-    public func cs_toStoredValue() -> Value {
+    @inlinable public func cs_toStoredValue() -> Value {
         switch self {
         case .some(let wrapped): return wrapped.cs_toStoredValue()
         case .none: return .null
         }
     }
-    public static func cs_fromStoredValue(_ value: Value) -> Optional<Wrapped>? {
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Optional<Wrapped>? {
         if value.isNull { return .some(.none) }
         return Wrapped.cs_fromStoredValue(value).map { .some($0) }
     }
@@ -169,8 +169,8 @@ extension Optional: FieldStorableType where Wrapped: FieldStorableType {
 
 extension FieldStorableType where Self: RawRepresentable, RawValue: FieldStorableType {
     public static var cs_attributeType: AttributeType { RawValue.cs_attributeType }
-    public func cs_toStoredValue() -> Value { rawValue.cs_toStoredValue() }
-    public static func cs_fromStoredValue(_ value: Value) -> Self? {
+    @inlinable public func cs_toStoredValue() -> Value { rawValue.cs_toStoredValue() }
+    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Self? {
         RawValue.cs_fromStoredValue(value).flatMap(Self.init(rawValue:))
     }
 }

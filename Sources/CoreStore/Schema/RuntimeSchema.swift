@@ -10,8 +10,9 @@ final class EntityMetadata: @unchecked Sendable {
     let entity: DynamicEntity
     let description: EntityDescription
     let attributeOrdinals: [String: Int]
-    /// Attribute names by ordinal, for ``attributeOrdinal(_:)``.
-    private let attributeKeyBits: [StringBits]
+    /// The bits of the attribute names by ordinal, for ``attributeOrdinal(_:)`` and the
+    /// property getters (each object carries a copy of this reference).
+    let attributeKeys: AttributeKeys
     let relationshipOrdinals: [String: Int]
     /// Initial value of each attribute, by ordinal; evaluated for each insert.
     /// For each attribute, the closure that makes its initial value for every inserted object
@@ -50,20 +51,20 @@ final class EntityMetadata: @unchecked Sendable {
         var r: [String: Int] = [:]
         for (i, relationship) in description.relationships.enumerated() { r[relationship.name] = i }
         self.attributeOrdinals = a
-        self.attributeKeyBits = description.attributes.count <= 32 ? description.attributes.map { StringBits($0.name) } : []
+        self.attributeKeys = AttributeKeys(names: description.attributes.count <= 32 ? description.attributes.map(\.name) : [])
         self.relationshipOrdinals = r
     }
 
-    /// The ordinal of attribute `key`. Field reads call this for every value, so small entities
-    /// compare names in order (short names compare as two machine words) instead of hashing.
+    deinit {
+        attributeKeys.deallocate()
+    }
+
     /// The ordinal of attribute `key`. A property getter passes the very string literal the
     /// schema was read from, so comparing the strings' bits finds it in a few instructions;
     /// any other spelling of the same text takes the dictionary.
     @inline(__always)
     func attributeOrdinal(_ key: String) -> Int? {
-        let bits = StringBits(key)
-        for i in attributeKeyBits.indices where attributeKeyBits[i] == bits { return i }
-        return attributeOrdinals[key]
+        attributeKeys.ordinal(of: key) ?? attributeOrdinals[key]
     }
 
     /// A new record's values: every attribute at its initial value, no relationships.
@@ -122,12 +123,59 @@ final class RuntimeSchema: @unchecked Sendable {
 
 /// The two machine words of a `String`. Equal bits mean equal strings (the same small string,
 /// or the same storage); different bits say nothing, so a miss falls back to comparing text.
+@usableFromInline
 struct StringBits: Equatable {
-    private let first: UInt64
-    private let second: UInt64
+    @usableFromInline let first: UInt64
+    @usableFromInline let second: UInt64
 
-    @inline(__always)
+    @inlinable @inline(__always)
     init(_ string: String) {
         (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
+    }
+
+    @inlinable @inline(__always)
+    static func == (lhs: StringBits, rhs: StringBits) -> Bool {
+        lhs.first == rhs.first && lhs.second == rhs.second
+    }
+}
+
+/// An entity's attribute names as ``StringBits``, in one block of memory the entity owns:
+/// their count, then the bits of each name by ordinal. Objects carry this one pointer, so a
+/// property getter (inlined into the model's module) finds its ordinal without a call or a
+/// reference count; the entity outlives its objects (they hold their context, which holds
+/// the model).
+@usableFromInline
+struct AttributeKeys {
+    @usableFromInline let storage: UnsafeRawPointer
+
+    init(names: [String]) {
+        let block = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<Int>.stride + names.count * MemoryLayout<StringBits>.stride,
+            alignment: max(MemoryLayout<Int>.alignment, MemoryLayout<StringBits>.alignment)
+        )
+        block.storeBytes(of: names.count, as: Int.self)
+        let bits = (block + MemoryLayout<Int>.stride).bindMemory(to: StringBits.self, capacity: names.count)
+        for (i, name) in names.enumerated() { (bits + i).initialize(to: StringBits(name)) }
+        storage = UnsafeRawPointer(block)
+    }
+
+    /// The ordinal of the name whose bits `key` has, or `nil` (another spelling, or no such
+    /// attribute).
+    @inlinable @inline(__always)
+    func ordinal(of key: String) -> Int? {
+        let count = storage.load(as: Int.self)
+        let names = (storage + MemoryLayout<Int>.stride).assumingMemoryBound(to: StringBits.self)
+        let bits = StringBits(key)
+        var i = 0
+        while i < count {
+            if names[i] == bits { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Frees the block (the entity's `deinit`).
+    func deallocate() {
+        UnsafeMutableRawPointer(mutating: storage).deallocate()
     }
 }
