@@ -44,8 +44,8 @@ extension CoreStoreObject {
     /// meta instance. The path of every property getter: the object's lock only.
     @inline(__always)
     func storedValue(forKey key: String) -> Value? {
-        guard let entity else { return nil }
-        guard let ordinal = entity.attributeOrdinal(key) else { return .null }
+        guard attributeKeys != nil else { return nil }
+        guard let ordinal = attributeOrdinal(forKey: key) else { return .null }
         return valuesLock.withLock { attributes[ordinal] }
     }
 
@@ -66,7 +66,7 @@ extension CoreStoreObject {
     }
 
     func attributeValue(forKey key: String) -> Value {
-        guard let ordinal = entity.attributeOrdinal(key) else { return .null }
+        guard let ordinal = attributeOrdinal(forKey: key) else { return .null }
         return valuesLock.withLock { attributes[ordinal] }
     }
 
@@ -74,7 +74,7 @@ extension CoreStoreObject {
         guard let context else { return }
         context.lock.withLock {
             guard context.checkWritable(self, key: key) else { return }
-            guard let ordinal = entity.attributeOrdinal(key) else { return }
+            guard let ordinal = attributeOrdinal(forKey: key) else { return }
             // Assigning the value already held is no change: nothing to commit or observe.
             if attributes[ordinal] == value { return }
             context.journalWillChange(self)
