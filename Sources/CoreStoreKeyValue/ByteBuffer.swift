@@ -37,17 +37,29 @@ struct ByteWriter {
     mutating func string(_ s: String) { blob(s.utf8) }
 }
 
-/// Reads what ``ByteWriter`` wrote; every read checks its bounds and throws
-/// ``KeyValueFormatError`` instead of trapping.
+/// Reads what ``ByteWriter`` wrote, in place: from a value an engine hands out inside a read
+/// (LMDB's map, LevelDB's iterator) or from an array the caller keeps alive. Every read checks
+/// its bounds and throws ``KeyValueFormatError`` instead of trapping.
+///
+/// The reader borrows its bytes: use it only inside the closure that lends them
+/// (``reading(_:what:position:_:)`` for an array).
 struct ByteReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     private(set) var position: Int
     let what: String
 
-    init(_ bytes: [UInt8], what: String, position: Int = 0) {
+    init(_ bytes: UnsafeRawBufferPointer, what: String, position: Int = 0) {
         self.bytes = bytes
         self.what = what
         self.position = position
+    }
+
+    /// Runs `body` with a reader over `bytes`.
+    static func reading<T>(_ bytes: [UInt8], what: String, position: Int = 0, _ body: (inout ByteReader) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBytes { buffer in
+            var reader = ByteReader(buffer, what: what, position: position)
+            return try body(&reader)
+        }
     }
 
     var isAtEnd: Bool { position >= bytes.count }
@@ -56,13 +68,24 @@ struct ByteReader {
         KeyValueFormatError.damaged(what, "\(reason) at byte \(position) of \(bytes.count)")
     }
 
+    @inline(__always)
     mutating func byte() throws -> UInt8 {
         guard position < bytes.count else { throw damaged("unexpected end") }
         defer { position += 1 }
         return bytes[position]
     }
 
+    /// The next byte without moving past it; `nil` at the end.
+    func peek() -> UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
     mutating func varint() throws -> UInt64 {
+        // One byte holds every value below 128: most counts, lengths and small keys.
+        if position < bytes.count, bytes[position] < 0x80 {
+            defer { position += 1 }
+            return UInt64(bytes[position])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -89,37 +112,63 @@ struct ByteReader {
 
     mutating func fixed64() throws -> UInt64 {
         guard bytes.count - position >= 8 else { throw damaged("unexpected end") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v = v << 8 | UInt64(bytes[position + i]) }
+        let v = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
         position += 8
-        return v
+        return UInt64(bigEndian: v)
     }
 
-    mutating func take(_ n: Int) throws -> ArraySlice<UInt8> {
+    /// The next `n` bytes, in place.
+    mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard n >= 0, bytes.count - position >= n else { throw damaged("unexpected end") }
         defer { position += n }
-        return bytes[position..<(position + n)]
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + n)])
     }
 
-    mutating func blob() throws -> ArraySlice<UInt8> {
+    /// Moves past the next `n` bytes.
+    mutating func skip(_ n: Int) throws {
+        guard n >= 0, bytes.count - position >= n else { throw damaged("unexpected end") }
+        position += n
+    }
+
+    mutating func blob() throws -> UnsafeRawBufferPointer {
         try take(try count())
     }
 
     mutating func string() throws -> String {
         let raw = try blob()
+        guard let text = Self.text(raw) else { throw damaged("invalid UTF-8") }
+        return text
+    }
+
+    /// The text `raw` holds, `nil` when it is not valid UTF-8.
+    static func text(_ raw: UnsafeRawBufferPointer) -> String? {
+        let stored = raw.assumingMemoryBound(to: UInt8.self)
+        // ASCII, the common case, is valid as it is.
+        if isASCII(raw) { return String(decoding: stored, as: UTF8.self) }
         // `String(decoding:as:)` is the standard library's specialized fast path, but it
         // repairs invalid UTF-8 instead of failing; the repaired bytes differ from the stored
         // ones, so comparing them proves the text valid. (`String(validating:as:)` does the
         // same check through unspecialized generic code: about four times the instructions.)
-        let decoded: String? = raw.withUnsafeBufferPointer { stored in
-            var s = String(decoding: stored, as: UTF8.self)
-            let intact = s.withUTF8 { utf8 in
-                utf8.count == stored.count && (stored.isEmpty || memcmp(utf8.baseAddress!, stored.baseAddress!, stored.count) == 0)
-            }
-            return intact ? s : nil
+        var s = String(decoding: stored, as: UTF8.self)
+        let intact = s.withUTF8 { utf8 in
+            utf8.count == stored.count && memcmp(utf8.baseAddress!, stored.baseAddress!, stored.count) == 0
         }
-        guard let decoded else { throw damaged("invalid UTF-8") }
-        return decoded
+        return intact ? s : nil
+    }
+
+    /// Whether every byte is below 0x80, eight at a time.
+    private static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < raw.count {
+            high |= UInt64(raw[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }
 

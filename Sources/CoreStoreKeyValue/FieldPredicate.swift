@@ -72,8 +72,6 @@ indirect enum FieldPredicate {
 final class ScanCandidate {
     /// The current record's bytes, header parsed.
     private var fields = RecordFields()
-    /// Whether the attribute offsets of the current record are known.
-    private var fieldsLoaded = false
     /// The current record, once decoded.
     private var decoded: Record?
     /// The schema's entity names, for decoding without new strings.
@@ -84,27 +82,23 @@ final class ScanCandidate {
         self.names = names
     }
 
-    /// The record's bytes.
-    var bytes: [UInt8] { fields.bytes }
+    /// The record's bytes, borrowed from the engine until the scan moves on.
+    var bytes: UnsafeRawBufferPointer { fields.bytes }
 
     /// The record key.
     var key: Int64 { fields.key }
 
     /// Moves to the record `bytes` hold, parsing only its header; returns the index of its
-    /// entity in ``EntityNames`` (`nil` when the schema lacks it).
-    func reset(_ bytes: [UInt8]) throws -> Int? {
+    /// entity in ``EntityNames`` (`nil` when the schema lacks it). The bytes must stay valid
+    /// until the next `reset`.
+    func reset(_ bytes: UnsafeRawBufferPointer) throws -> Int? {
         decoded = nil
-        fieldsLoaded = false
         return try fields.loadHeader(bytes, names: names)
     }
 
     /// The value of the attribute at `ordinal`, decoded from the bytes alone.
     func attribute(_ ordinal: Int) throws -> Value {
-        if !fieldsLoaded {
-            try fields.loadFields()
-            fieldsLoaded = true
-        }
-        return try fields.attribute(ordinal)
+        try fields.attribute(ordinal)
     }
 
     /// The whole record.

@@ -204,13 +204,17 @@ public struct KeyValueLayout: Sendable {
     /// The record key an index entry ends with (its last 9 bytes, whatever the generation prefix
     /// before them).
     public static func recordKey(ofEntry entry: [UInt8]) throws -> Int64 {
+        try entry.withUnsafeBytes { try recordKey(ofEntry: $0) }
+    }
+
+    /// The record key an index entry ends with, read in place (this runs once per entry of
+    /// every index scan).
+    static func recordKey(ofEntry entry: UnsafeRawBufferPointer) throws -> Int64 {
         let start = entry.count - 9
         guard start >= 0, entry[start] == TupleEncoder.TypeCode.int else {
             throw KeyValueFormatError.damaged("index entry", entry.count < 9 ? "too short" : "expected an integer")
         }
-        // Read in place: this runs once per entry of every index scan.
-        var bits: UInt64 = 0
-        for i in (start + 1)..<entry.count { bits = bits << 8 | UInt64(entry[i]) }
+        let bits = UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: start + 1, as: UInt64.self))
         return Int64(bitPattern: bits ^ (1 << 63))
     }
 }

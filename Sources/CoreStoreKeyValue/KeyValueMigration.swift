@@ -64,8 +64,12 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
                 var batch: [Record] = []
                 var last: [UInt8]?
                 try reader.scan(from: lower, to: upper, reverse: false) { key, value in
-                    guard try candidate.reset(value) == wanted else { return true }
-                    batch.append(try candidate.record())
+                    let record = try value.withUnsafeBytes { bytes -> Record? in
+                        guard try candidate.reset(bytes) == wanted else { return nil }
+                        return try candidate.record()
+                    }
+                    guard let record else { return true }
+                    batch.append(record)
                     if batch.count < limit { return true }
                     last = key
                     return false

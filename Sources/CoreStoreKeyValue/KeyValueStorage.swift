@@ -193,7 +193,10 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     }
 
     static func decode(_ bytes: [UInt8]) throws -> StoredMetadata {
-        var r = ByteReader(bytes, what: "metadata")
+        try ByteReader.reading(bytes, what: "metadata") { try decode(&$0) }
+    }
+
+    private static func decode(_ r: inout ByteReader) throws -> StoredMetadata {
         guard try r.byte() == 1 else { throw r.damaged("unknown metadata version") }
         var metadata = StoredMetadata(modelVersion: try r.string(), schemaHash: try r.string())
         let count = try r.count()

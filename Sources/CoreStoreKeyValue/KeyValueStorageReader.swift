@@ -12,10 +12,13 @@ struct KeyValueStorageReader: StorageReader {
 
     /// The record with `id`, also when `id.entity` is an ancestor of the record's entity.
     func record(_ id: RecordID) throws -> Record? {
-        guard schema.entity(named: id.entity) != nil,
-              let bytes = try snapshot.get(layout.recordKey(entity: id.entity, key: id.key)) else { return nil }
-        let record = try RecordCodec.decode(bytes, names: layout.entityNames)
-        return schema.entity(record.id.entity, isKindOf: id.entity) ? record : nil
+        guard schema.entity(named: id.entity) != nil else { return nil }
+        var record: Record?
+        _ = try snapshot.withValue(layout.recordKey(entity: id.entity, key: id.key)) { bytes in
+            record = try RecordCodec.decode(bytes, names: layout.entityNames)
+        }
+        guard let record, schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
+        return record
     }
 
     func records(_ ids: [RecordID]) throws -> [Record?] {
@@ -54,14 +57,32 @@ struct KeyValueStorageReader: StorageReader {
         let stopAfter = request.limit.map { max(request.offset, 0) + max($0, 0) }
         var n = 0
         if stopAfter != 0 {
-            // Nothing is decoded beyond what the predicate reads.
-            try forEachMatch(unsorted.predicate, plan, entity: unsorted.entity) { _, _ in
-                n += 1
-                return stopAfter.map { n < $0 } ?? true
+            if unsorted.predicate == nil, case .entityScan = plan.access, selectsWholeHierarchy(plan, of: unsorted.entity) {
+                // Every record in the hierarchy's key range counts: read the keys alone.
+                let prefix = layout.recordPrefix(ofHierarchyOf: unsorted.entity)
+                try snapshot.scanKeys(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { _ in
+                    n += 1
+                    return stopAfter.map { n < $0 } ?? true
+                }
+            } else {
+                // Nothing is decoded beyond what the predicate reads.
+                try forEachMatch(unsorted.predicate, plan, entity: unsorted.entity) { _, _ in
+                    n += 1
+                    return stopAfter.map { n < $0 } ?? true
+                }
             }
         }
         let afterOffset = max(0, n - max(request.offset, 0))
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// Whether the plan selects every concrete entity whose records share `entity`'s key range
+    /// (its root's hierarchy), so that every record in that range matches the entity.
+    private func selectsWholeHierarchy(_ plan: FetchPlan, of entity: String) -> Bool {
+        let root = schema.rootEntity(of: entity)
+        return schema.entities.allSatisfy { description in
+            description.isAbstract || !schema.entity(description.name, isKindOf: root) || plan.entities.contains(description.name)
+        }
     }
 
     /// Visits the records the plan reads that are of the plan's entities and satisfy
@@ -82,7 +103,7 @@ struct KeyValueStorageReader: StorageReader {
         let evaluator = PredicateEvaluator(schema: schema) { id in try box.reader.record(id) }
         let candidate = ScanCandidate(names: names)
         // Returns whether to go on.
-        func consider(_ bytes: [UInt8]) throws -> Bool {
+        func consider(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
             guard let index = try candidate.reset(bytes), selected[index] else { return true }
             if let predicate {
                 let fieldPredicate: FieldPredicate
@@ -105,7 +126,7 @@ struct KeyValueStorageReader: StorageReader {
         case .indexRange(_, let lower, let upper):
             if plan.isOrdered {
                 // Entries come in the sort order: read records as they come and stop early.
-                try snapshot.scan(from: lower, to: upper, reverse: false) { entry, _ in
+                try snapshot.scanKeys(from: lower, to: upper) { entry in
                     try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
                 }
             } else {
@@ -118,10 +139,10 @@ struct KeyValueStorageReader: StorageReader {
 
     /// Visits the records behind the entries of `ranges` in record-key order, each once, until
     /// `consider` returns `false`.
-    private func loadInKeyOrder(_ ranges: [FetchPlan.KeyRange], entity: String, _ consider: ([UInt8]) throws -> Bool) throws {
+    private func loadInKeyOrder(_ ranges: [FetchPlan.KeyRange], entity: String, _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws {
         var keys: [Int64] = []
         for range in ranges {
-            try snapshot.scan(from: range.lowerBound, to: range.upperBound, reverse: false) { entry, _ in
+            try snapshot.scanKeys(from: range.lowerBound, to: range.upperBound) { entry in
                 keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
                 return true
             }
@@ -136,9 +157,10 @@ struct KeyValueStorageReader: StorageReader {
 
     /// Hands the record behind one index entry to `consider`; a missing one is skipped.
     /// Returns whether to go on.
-    private func load(_ key: Int64, entity: String, _ consider: ([UInt8]) throws -> Bool) throws -> Bool {
-        guard let bytes = try snapshot.get(layout.recordKey(entity: entity, key: key)) else { return true }
-        return try consider(bytes)
+    private func load(_ key: Int64, entity: String, _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        var goOn = true
+        _ = try snapshot.withValue(layout.recordKey(entity: entity, key: key)) { goOn = try consider($0) }
+        return goOn
     }
 }
 
@@ -156,7 +178,7 @@ struct RecordRanking {
         var keys: [Value]
         /// The record key, the tie-breaker.
         var key: Int64
-        /// The record's bytes, decoded only if it stays in the result.
+        /// A copy of the record's bytes, decoded only if it stays in the result.
         var bytes: [UInt8]
     }
 
@@ -199,7 +221,7 @@ struct RecordRanking {
         for ordinal in entityOrdinals { scratch.append(try candidate.attribute(ordinal)) }
         let key = candidate.key
         guard let capacity else {
-            entries.append(Entry(keys: scratch, key: key, bytes: candidate.bytes))
+            entries.append(Entry(keys: scratch, key: key, bytes: Array(candidate.bytes)))
             return
         }
         if entries.count >= capacity {
@@ -210,7 +232,7 @@ struct RecordRanking {
             let middle = (low + high) / 2
             if order.precedes(entries[middle].keys, key: entries[middle].key, scratch, key: key) { low = middle + 1 } else { high = middle }
         }
-        entries.insert(Entry(keys: scratch, key: key, bytes: candidate.bytes), at: low)
+        entries.insert(Entry(keys: scratch, key: key, bytes: Array(candidate.bytes)), at: low)
         if entries.count > capacity { entries.removeLast() }
     }
 
@@ -221,7 +243,8 @@ struct RecordRanking {
             let order = self.order
             entries.sort { order.precedes($0.keys, key: $0.key, $1.keys, key: $1.key) }
         }
-        return try entries.map { try RecordCodec.decode($0.bytes, names: layout.entityNames) }
+        let names = layout.entityNames
+        return try entries.map { entry in try entry.bytes.withUnsafeBytes { try RecordCodec.decode($0, names: names) } }
     }
 }
 

@@ -91,16 +91,39 @@ public protocol KeyValueReader {
     /// bound.
     func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws
 
-    /// Like an ascending ``scan(from:to:reverse:_:)``, but visits only the values. Optional: the
-    /// default forwards to `scan`; an engine that copies keys out of its own buffers can skip
-    /// that copy (record scans never read the keys).
-    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ value: [UInt8]) throws -> Bool) throws
+    /// Like an ascending ``scan(from:to:reverse:_:)``, but visits only the values, in place:
+    /// each buffer is valid only until `visit` returns. Optional: the default forwards to
+    /// `scan`; an engine that can lend its own buffers (LMDB's map, a LevelDB iterator) saves a
+    /// copy of every record a fetch reads.
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ value: UnsafeRawBufferPointer) throws -> Bool) throws
+
+    /// Like an ascending ``scan(from:to:reverse:_:)``, but visits only the keys, in place: each
+    /// buffer is valid only until `visit` returns. Optional, like ``scanValues(from:to:_:)``;
+    /// index scans and counts read only keys.
+    func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ key: UnsafeRawBufferPointer) throws -> Bool) throws
+
+    /// Calls `body` with the value stored under `key`, in place (valid only until `body`
+    /// returns), and returns `true`; returns `false` without calling it when there is none.
+    /// Optional: the default forwards to ``get(_:)``.
+    func withValue(_ key: [UInt8], _ body: (_ value: UnsafeRawBufferPointer) throws -> Void) throws -> Bool
 }
 
 extension KeyValueReader {
-    /// Forwards to ``scan(from:to:reverse:_:)`` and drops the keys.
-    public func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ value: [UInt8]) throws -> Bool) throws {
-        try scan(from: lowerBound, to: upperBound, reverse: false) { _, value in try visit(value) }
+    /// Forwards to ``scan(from:to:reverse:_:)`` and lends each value.
+    public func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ value: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try scan(from: lowerBound, to: upperBound, reverse: false) { _, value in try value.withUnsafeBytes { try visit($0) } }
+    }
+
+    /// Forwards to ``scan(from:to:reverse:_:)`` and lends each key.
+    public func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ key: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try scan(from: lowerBound, to: upperBound, reverse: false) { key, _ in try key.withUnsafeBytes { try visit($0) } }
+    }
+
+    /// Forwards to ``get(_:)`` and lends the value.
+    public func withValue(_ key: [UInt8], _ body: (_ value: UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard let value = try get(key) else { return false }
+        try value.withUnsafeBytes { try body($0) }
+        return true
     }
 }
 

@@ -44,30 +44,43 @@ public enum RecordCodec {
 
     /// The record `bytes` hold; throws when they are damaged or of an unknown version.
     public static func decode(_ bytes: [UInt8]) throws -> Record {
-        try decode(bytes, names: nil)
+        try bytes.withUnsafeBytes { try decode($0, names: nil) }
     }
 
     /// The record `bytes` hold, with entity names that `names` knows taken from it (no new
     /// string per record).
-    static func decode(_ bytes: [UInt8], names: EntityNames?) throws -> Record {
+    static func decode(_ bytes: UnsafeRawBufferPointer, names: EntityNames?) throws -> Record {
         var r = ByteReader(bytes, what: "record")
         let id = try header(&r, names: names)
+        return try body(&r, id: id, names: names)
+    }
+
+    /// The rest of a record whose header `r` has read: its attributes and relationships, and
+    /// the check that nothing follows them.
+    static func body(_ r: inout ByteReader, id: RecordID, names: EntityNames?) throws -> Record {
         let attributeCount = try r.count()
-        var attributes: [Value] = []
-        attributes.reserveCapacity(attributeCount)
-        for _ in 0..<attributeCount { attributes.append(try decodeValue(&r)) }
+        let attributes = try [Value](unsafeUninitializedCapacity: attributeCount) { buffer, initialized in
+            while initialized < attributeCount {
+                (buffer.baseAddress! + initialized).initialize(to: try decodeValue(&r))
+                initialized += 1
+            }
+        }
         let relationshipCount = try r.count()
         var relationships: [[RecordID]] = []
-        relationships.reserveCapacity(relationshipCount)
-        for _ in 0..<relationshipCount {
-            let n = try r.count()
-            var destinations: [RecordID] = []
-            destinations.reserveCapacity(n)
-            for _ in 0..<n {
-                let entity = try entityName(&r, names: names)
-                destinations.append(RecordID(entity: entity, key: try r.signed()))
+        if relationshipCount > 0 {
+            relationships.reserveCapacity(relationshipCount)
+            for _ in 0..<relationshipCount {
+                let n = try r.count()
+                var destinations: [RecordID] = []
+                if n > 0 {
+                    destinations.reserveCapacity(n)
+                    for _ in 0..<n {
+                        let entity = try entityName(&r, names: names)
+                        destinations.append(RecordID(entity: entity, key: try r.signed()))
+                    }
+                }
+                relationships.append(destinations)
             }
-            relationships.append(destinations)
         }
         guard r.isAtEnd else { throw r.damaged("trailing bytes") }
         return Record(id: id, attributes: attributes, relationships: relationships)
@@ -75,15 +88,19 @@ public enum RecordCodec {
 
     /// The identifier of the record `bytes` hold, without decoding the rest.
     public static func recordID(_ bytes: [UInt8]) throws -> RecordID {
-        var r = ByteReader(bytes, what: "record")
-        return try header(&r)
+        try ByteReader.reading(bytes, what: "record") { try header(&$0) }
     }
 
     private static func header(_ r: inout ByteReader, names: EntityNames? = nil) throws -> RecordID {
-        let version = try r.byte()
-        guard version == formatVersion else { throw r.damaged("unknown record format version \(version)") }
+        try checkVersion(&r)
         let entity = try entityName(&r, names: names)
         return RecordID(entity: entity, key: try r.signed())
+    }
+
+    /// Reads the format version byte; throws for any other version.
+    static func checkVersion(_ r: inout ByteReader) throws {
+        let version = try r.byte()
+        guard version == formatVersion else { throw r.damaged("unknown record format version \(version)") }
     }
 
     /// A length-prefixed entity name, reusing `names`' string when it has that entity.
@@ -99,9 +116,9 @@ public enum RecordCodec {
         switch tag {
         case 0, 1, 2: return
         case 3: _ = try r.varint()
-        case 4, 8: _ = try r.take(8)
-        case 5, 6, 7: _ = try r.blob()
-        case 9: _ = try r.take(16)
+        case 4, 8: try r.skip(8)
+        case 5, 6, 7: try r.skip(try r.count())
+        case 9: try r.skip(16)
         default: throw r.damaged("unknown value tag \(tag)")
         }
     }
@@ -138,9 +155,7 @@ public enum RecordCodec {
         case 7: return .bytes(Data(try r.blob()))
         case 8: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.fixed64())))
         case 9:
-            let raw = Array(try r.take(16))
-            return .uuid(UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                                     raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15])))
+            return .uuid(UUID(uuid: try r.take(16).loadUnaligned(as: uuid_t.self)))
         default:
             throw r.damaged("unknown value tag \(tag)")
         }

@@ -30,16 +30,17 @@ extension KeyValueStorageReader {
 /// so a group's first record has its lowest key — the one whose `groupBy` values the evaluator
 /// reports — and every aggregate is an ``AggregateAccumulator`` fed its group's values in
 /// record-key order, as the evaluator feeds its own. Groups are equal `groupBy` tuples in
-/// ``Value/storageOrder(_:_:)``, kept sorted in the output ``RecordOrder`` (the sort
-/// descriptors, then the other `groupBy` keys ascending) and found by binary search.
+/// ``Value/storageOrder(_:_:)``, found by hashing (``GroupKey``) and sorted once at the end in
+/// the output ``RecordOrder`` (the sort descriptors, then the other `groupBy` keys ascending).
 ///
 /// Streamed: `count`, `minimum` and `maximum` of any attribute, `sum` and `average` of any
 /// numeric one. A record without one of the attributes (a sub-entity that lacks it), a NaN date
 /// as a group value, or more than ``maximumGroups`` groups makes ``add(_:entity:)`` return
 /// `false`, and the caller falls back to the evaluator.
 struct StreamingAggregate {
-    /// Beyond this many groups, inserting into the sorted group list would cost too much.
-    static let maximumGroups = 4_096
+    /// Beyond this many groups the accumulators would hold about as much as the records, so
+    /// the evaluator's fetch-and-sort is as good.
+    static let maximumGroups = 65_536
 
     /// What one output column holds.
     private enum Column {
@@ -70,8 +71,10 @@ struct StreamingAggregate {
     private let emptyAccumulators: [AggregateAccumulator]
     /// Per entity index: the ordinal of each of ``keys``, resolved on the entity's first record.
     private var ordinals: [[Int]?]
-    /// The groups, in ``order`` of their keys.
+    /// The groups, in the order of their first records (sorted by ``rows()``).
     private var groups: [Group] = []
+    /// The index in ``groups`` of each group's values.
+    private var groupIndexes: [GroupKey: Int] = [:]
     /// The group values of the record being added; reused, copied only for a new group.
     private var scratch: [Value] = []
 
@@ -131,26 +134,20 @@ struct StreamingAggregate {
         scratch.removeAll(keepingCapacity: true)
         for ordinal in entityOrdinals.prefix(orderKeyCount) {
             let value = try candidate.attribute(ordinal)
-            // NaN dates are not totally ordered by storageOrder; binary search needs that.
+            // A NaN date is not equal to itself in storageOrder, so it cannot key a group.
             if case .date(let date) = value, date.timeIntervalSinceReferenceDate.isNaN { return false }
             scratch.append(value)
         }
         let groupIndex: Int
         if orderKeyCount == 0 {
             groupIndex = 0
+        } else if let known = groupIndexes[GroupKey(values: scratch)] {
+            groupIndex = known
         } else {
-            var low = 0, high = groups.count
-            while low < high {
-                let middle = (low + high) / 2
-                if order.compareSortValues(groups[middle].keys, scratch) < 0 { low = middle + 1 } else { high = middle }
-            }
-            if low < groups.count, order.compareSortValues(groups[low].keys, scratch) == 0 {
-                groupIndex = low
-            } else {
-                guard groups.count < Self.maximumGroups else { return false }
-                groups.insert(Group(keys: scratch, accumulators: emptyAccumulators), at: low)
-                groupIndex = low
-            }
+            guard groups.count < Self.maximumGroups else { return false }
+            groupIndex = groups.count
+            groups.append(Group(keys: scratch, accumulators: emptyAccumulators))
+            groupIndexes[GroupKey(values: scratch)] = groupIndex
         }
         for (c, column) in columns.enumerated() {
             guard case .aggregate(let keyIndex) = column else { continue }
@@ -163,7 +160,10 @@ struct StreamingAggregate {
     /// evaluator throws for the same groups (an integer sum that overflows).
     func rows() throws -> [[Value]] {
         let keys = self.keys
-        return try groups.map { group in
+        let order = self.order
+        // Distinct groups never compare equal, so this order is total.
+        let sorted = groups.sorted { order.compareSortValues($0.keys, $1.keys) < 0 }
+        return try sorted.map { group in
             try columns.enumerated().map { c, column in
                 switch column {
                 case .groupKey(let index):

@@ -6,18 +6,22 @@ import CoreStoreStorage
 /// Decoding is exact except where the encoding is canonical: `-0.0` comes back as `0.0` and
 /// every NaN as `Double.nan`. Damaged input throws ``StorageError`` (never traps).
 public struct TupleDecoder {
-    private var reader: ByteReader
+    /// The key being decoded.
+    private let bytes: [UInt8]
+    /// The position of the next element.
+    private var position: Int
 
     /// A decoder positioned at `offset` of `bytes`.
     public init(_ bytes: [UInt8], offset: Int = 0) {
-        reader = ByteReader(bytes, what: "key", position: offset)
+        self.bytes = bytes
+        position = offset
     }
 
     /// Whether every element was read.
-    public var isAtEnd: Bool { reader.isAtEnd }
+    public var isAtEnd: Bool { position >= bytes.count }
 
     /// The position of the next element.
-    public var offset: Int { reader.position }
+    public var offset: Int { position }
 
     /// Decodes every element of `bytes`.
     public static func decode(_ bytes: [UInt8]) throws -> [Value] {
@@ -29,6 +33,15 @@ public struct TupleDecoder {
 
     /// Decodes the next element.
     public mutating func next() throws -> Value {
+        let start = position
+        return try ByteReader.reading(bytes, what: "key", position: start) { reader in
+            defer { position = reader.position }
+            return try Self.element(&reader)
+        }
+    }
+
+    /// Decodes the element at `reader`'s position.
+    private static func element(_ reader: inout ByteReader) throws -> Value {
         let code = try reader.byte()
         switch code {
         case TupleEncoder.TypeCode.null:
@@ -44,23 +57,20 @@ public struct TupleDecoder {
         case TupleEncoder.TypeCode.doubleNaN:
             return .double(.nan)
         case TupleEncoder.TypeCode.double:
-            return .double(try orderedDouble())
+            return .double(try orderedDouble(&reader))
         case TupleEncoder.TypeCode.decimalNaN:
             return .decimal(.nan)
         case TupleEncoder.TypeCode.decimal:
-            return .decimal(try decimal())
+            return .decimal(try decimal(&reader))
         case TupleEncoder.TypeCode.string:
-            guard let s = String(validating: try escaped(), as: UTF8.self) else { throw reader.damaged("invalid UTF-8") }
+            guard let s = String(validating: try escaped(&reader), as: UTF8.self) else { throw reader.damaged("invalid UTF-8") }
             return .string(s)
         case TupleEncoder.TypeCode.bytes:
-            return .bytes(Data(try escaped()))
+            return .bytes(Data(try escaped(&reader)))
         case TupleEncoder.TypeCode.date:
-            return .date(Date(timeIntervalSinceReferenceDate: try orderedDouble()))
+            return .date(Date(timeIntervalSinceReferenceDate: try orderedDouble(&reader)))
         case TupleEncoder.TypeCode.uuid:
-            let raw = Array(try reader.take(16))
-            let uuid = UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                                   raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
-            return .uuid(uuid)
+            return .uuid(UUID(uuid: try reader.take(16).loadUnaligned(as: uuid_t.self)))
         default:
             throw reader.damaged("unknown type code \(code)")
         }
@@ -68,22 +78,29 @@ public struct TupleDecoder {
 
     /// Decodes the next element, which must be an `int`.
     public mutating func nextInt() throws -> Int64 {
-        guard case .int(let i) = try next() else { throw reader.damaged("expected an integer") }
+        let start = position
+        guard case .int(let i) = try next() else { throw damaged("expected an integer", at: start) }
         return i
     }
 
     /// Decodes the next element, which must be a `string`.
     public mutating func nextString() throws -> String {
-        guard case .string(let s) = try next() else { throw reader.damaged("expected a string") }
+        let start = position
+        guard case .string(let s) = try next() else { throw damaged("expected a string", at: start) }
         return s
     }
 
-    private mutating func orderedDouble() throws -> Double {
+    /// The error for a damaged key, at `position`.
+    private func damaged(_ reason: String, at position: Int) -> StorageError {
+        ByteReader.reading(bytes, what: "key", position: position) { $0.damaged(reason) }
+    }
+
+    private static func orderedDouble(_ reader: inout ByteReader) throws -> Double {
         let bits = try reader.fixed64()
         return Double(bitPattern: bits & (1 << 63) != 0 ? bits ^ (1 << 63) : ~bits)
     }
 
-    private mutating func escaped() throws -> [UInt8] {
+    private static func escaped(_ reader: inout ByteReader) throws -> [UInt8] {
         var out: [UInt8] = []
         while true {
             let b = try reader.byte()
@@ -91,7 +108,7 @@ public struct TupleDecoder {
                 out.append(b)
                 continue
             }
-            if reader.position < reader.bytes.count, reader.bytes[reader.position] == 0xFF {
+            if reader.peek() == 0xFF {
                 _ = try reader.byte()
                 out.append(0)
                 continue
@@ -100,7 +117,7 @@ public struct TupleDecoder {
         }
     }
 
-    private mutating func decimal() throws -> Decimal {
+    private static func decimal(_ reader: inout ByteReader) throws -> Decimal {
         let sign = try reader.byte()
         if sign == 0x02 { return 0 }
         guard sign == 0x01 || sign == 0x03 else { throw reader.damaged("invalid decimal sign") }

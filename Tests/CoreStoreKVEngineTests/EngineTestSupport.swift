@@ -76,9 +76,29 @@ func expectScansMatch(_ reader: any KeyValueReader, _ model: [[UInt8]: [UInt8]],
                     let actual = try collect(reader, from: lower, to: upper, reverse: reverse, limit: limit)
                     let expected = expectedScan(model, from: lower, to: upper, reverse: reverse, limit: limit)
                     #expect(actual == expected, "scan \(lower)..<\(upper) reverse: \(reverse) limit: \(limit)", sourceLocation: sourceLocation)
+                    guard !reverse else { continue }
+                    // The in-place scans visit the same keys and values.
+                    var keys: [[UInt8]] = []
+                    try reader.scanKeys(from: lower, to: upper) { key in
+                        keys.append(Array(key))
+                        return keys.count < limit
+                    }
+                    #expect(keys == expected.map(\.key), "scanKeys \(lower)..<\(upper) limit: \(limit)", sourceLocation: sourceLocation)
+                    var values: [[UInt8]] = []
+                    try reader.scanValues(from: lower, to: upper) { value in
+                        values.append(Array(value))
+                        return values.count < limit
+                    }
+                    #expect(values == expected.map(\.value), "scanValues \(lower)..<\(upper) limit: \(limit)", sourceLocation: sourceLocation)
                 }
             }
         }
+    }
+    // The in-place lookup lends what `get` returns, and says when there is nothing.
+    for key in model.keys + [[0x03], [0x01, 0x00, 0x00, 0x00]] {
+        var lent: [UInt8]?
+        let found = try reader.withValue(key) { lent = Array($0) }
+        #expect(found == (model[key] != nil) && lent == model[key], "withValue \(key)", sourceLocation: sourceLocation)
     }
 }
 

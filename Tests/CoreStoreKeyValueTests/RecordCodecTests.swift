@@ -47,16 +47,14 @@ struct RecordCodecTests {
     func invalidTextThrows(_ text: [UInt8]) {
         var writer = ByteWriter()
         writer.blob(text)
-        var reader = ByteReader(writer.bytes, what: "test")
-        #expect(throws: StorageError.self) { try reader.string() }
+        #expect(throws: StorageError.self) { try ByteReader.reading(writer.bytes, what: "test") { try $0.string() } }
     }
 
     @Test("Stored UTF-8 text decodes as it was written", arguments: ["", "a", "é", "日本語", "😀x", "a\0b"])
     func validTextDecodes(_ text: String) throws {
         var writer = ByteWriter()
         writer.string(text)
-        var reader = ByteReader(writer.bytes, what: "test")
-        #expect(try reader.string() == text)
+        #expect(try ByteReader.reading(writer.bytes, what: "test") { try $0.string() } == text)
     }
 
     @Test("Every truncation throws a StorageError")

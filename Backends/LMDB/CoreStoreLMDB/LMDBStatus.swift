@@ -43,6 +43,12 @@ enum LMDBBytes {
         return Array(UnsafeRawBufferPointer(start: data, count: value.mv_size))
     }
 
+    /// The bytes `value` points at, in place (memory owned by LMDB, valid until the next
+    /// operation on the transaction).
+    static func buffer(_ value: MDB_val) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: value.mv_size > 0 ? value.mv_data : nil, count: value.mv_size)
+    }
+
     /// `memcmp` order, shorter first on a tie: the order LMDB's default comparator uses.
     static func compare(_ value: MDB_val, _ bytes: [UInt8]) -> Int {
         let lhs = UnsafeRawBufferPointer(start: value.mv_size > 0 ? value.mv_data : nil, count: value.mv_size)

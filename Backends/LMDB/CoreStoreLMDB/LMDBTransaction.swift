@@ -52,12 +52,33 @@ struct LMDBReader: KeyValueReader {
         if code != MDB_NOTFOUND { try LMDBStatus.check(code, "mdb_cursor_get") }
     }
 
-    /// Visits the values in ascending key order without copying the keys.
-    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+    /// Visits the values in ascending key order in place, in LMDB's map: nothing is copied.
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try walk(from: lowerBound, to: upperBound) { _, value in try visit(LMDBBytes.buffer(value)) }
+    }
+
+    /// Visits the keys in ascending order in place, in LMDB's map: nothing is copied.
+    func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try walk(from: lowerBound, to: upperBound) { key, _ in try visit(LMDBBytes.buffer(key)) }
+    }
+
+    /// Lends the value under `key` in place, in LMDB's map.
+    func withValue(_ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard !key.isEmpty, key.count <= maximumKeySize else { return false }
+        var value = MDB_val()
+        let code = LMDBBytes.withValue(key) { mdbKey in mdb_get(transaction, database, &mdbKey, &value) }
+        if code == MDB_NOTFOUND { return false }
+        try LMDBStatus.check(code, "mdb_get")
+        try body(LMDBBytes.buffer(value))
+        return true
+    }
+
+    /// An ascending walk of the pairs in place with a cursor of its own.
+    private func walk(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (MDB_val, MDB_val) throws -> Bool) throws {
         var cursor: OpaquePointer?
         try LMDBStatus.check(mdb_cursor_open(transaction, database, &cursor), "mdb_cursor_open")
         defer { mdb_cursor_close(cursor) }
-        let code = try forward(cursor, from: lowerBound, to: upperBound) { _, value in try visit(LMDBBytes.copy(value)) }
+        let code = try forward(cursor, from: lowerBound, to: upperBound, visit)
         if code != MDB_NOTFOUND { try LMDBStatus.check(code, "mdb_cursor_get") }
     }
 
@@ -118,9 +139,19 @@ final class LMDBWriter: KeyValueWriter {
         try reader.scan(from: lowerBound, to: upperBound, reverse: reverse, visit)
     }
 
-    /// The transaction's values-only scan (no key copies).
-    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+    /// The transaction's in-place values-only scan.
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
         try reader.scanValues(from: lowerBound, to: upperBound, visit)
+    }
+
+    /// The transaction's in-place keys-only scan.
+    func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try reader.scanKeys(from: lowerBound, to: upperBound, visit)
+    }
+
+    /// The transaction's in-place lookup.
+    func withValue(_ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        try reader.withValue(key, body)
     }
 
     /// Throws `.engine(code: MDB_BAD_VALSIZE)` for an empty key or one longer than the

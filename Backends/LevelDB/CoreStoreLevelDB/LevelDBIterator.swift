@@ -18,17 +18,23 @@ final class LevelDBIterator {
     var isValid: Bool { leveldb_iter_valid(handle) != 0 }
 
     /// A copy of the current key. REQUIRES: ``isValid``.
-    var key: [UInt8] {
-        var length = 0
-        guard let bytes = leveldb_iter_key(handle, &length), length > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
-    }
+    var key: [UInt8] { Array(keyInPlace) }
 
     /// A copy of the current value. REQUIRES: ``isValid``.
-    var value: [UInt8] {
+    var value: [UInt8] { Array(valueInPlace) }
+
+    /// The current key in LevelDB's memory, valid until the iterator moves. REQUIRES: ``isValid``.
+    var keyInPlace: UnsafeRawBufferPointer {
         var length = 0
-        guard let bytes = leveldb_iter_value(handle, &length), length > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+        guard let bytes = leveldb_iter_key(handle, &length), length > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: length)
+    }
+
+    /// The current value in LevelDB's memory, valid until the iterator moves. REQUIRES: ``isValid``.
+    var valueInPlace: UnsafeRawBufferPointer {
+        var length = 0
+        guard let bytes = leveldb_iter_value(handle, &length), length > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: length)
     }
 
     /// The current key compared with `bytes` in key order (negative, zero, positive), read in

@@ -52,16 +52,25 @@ struct LevelDBSnapshotReader: KeyValueReader {
         try iterator.checkError()
     }
 
-    /// The ascending scan without copying the keys.
-    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: ([UInt8]) throws -> Bool) throws {
+    /// The ascending scan of the values in place, in the iterator's memory: nothing is copied.
+    func scanValues(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try walk(from: lowerBound, to: upperBound) { try visit($0.valueInPlace) }
+    }
+
+    /// The ascending scan of the keys in place, in the iterator's memory: nothing is copied.
+    func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try walk(from: lowerBound, to: upperBound) { try visit($0.keyInPlace) }
+    }
+
+    /// An ascending walk that hands `visit` the iterator at each pair in range.
+    private func walk(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (LevelDBIterator) throws -> Bool) throws {
         let iterator = LevelDBIterator(database: database, options: options)
         let hasUpper = !upperBound.isEmpty
         if lowerBound.isEmpty { iterator.seekToFirst() } else { iterator.seek(lowerBound) }
         while iterator.isValid {
             if hasUpper, iterator.compareKey(with: upperBound) >= 0 { break }
-            let value = iterator.value
+            if !(try visit(iterator)) { return }
             iterator.next()
-            if !(try visit(value)) { return }
         }
         try iterator.checkError()
     }
