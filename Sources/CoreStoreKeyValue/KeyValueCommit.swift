@@ -4,9 +4,11 @@ import CoreStoreStorage
 /// the schema) inside one engine write: records and every index entry.
 ///
 /// Order: (1) removed and replaced records are deleted or overwritten, inserts are written
-/// (a key already taken → `invalidRequest`); (2) the index entries of every replaced record are
-/// removed; (3) the entries of the new versions are written, each unique entry checked against
-/// the entries already there — so swapping unique values inside one change set succeeds. The
+/// (a key already taken → `invalidRequest`); (2) the index entries of deleted records, and the
+/// entries of updated records whose indexed values changed, are removed; (3) the entries of
+/// inserted records and the changed entries of updated ones are written, each unique entry
+/// checked against the entries already there — so swapping unique values inside one change set
+/// succeeds. An update that leaves an index's values alone does not touch that index. The
 /// engine discards everything when this throws.
 struct KeyValueCommit {
     let writer: any KeyValueWriter
@@ -21,16 +23,26 @@ struct KeyValueCommit {
 
     /// Writes merged changes.
     func write(_ changes: MergedChanges) throws {
-        var removed: [Record] = changes.deletes
+        // Entries to remove, and entries to add with the record they index (for unique checks).
+        var staleEntries: [[UInt8]] = []
+        var freshEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
         for old in changes.deletes {
             try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))
+            for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.append(plan.entry(of: old)) }
         }
-        var written: [Record] = []
         for update in changes.updates {
             let record = update.new
             try writer.put(layout.recordKey(entity: record.id.entity, key: record.id.key), RecordCodec.encode(record))
-            removed.append(update.old)
-            written.append(record)
+            // An entry whose indexed values did not change stays as it is. (A unique entry is
+            // kept only when its values are exactly equal: `0.0` → `-0.0` keeps the encoding
+            // but must still be checked against the other records.)
+            for plan in layout.entryPlans(maintainedBy: record.id.entity) {
+                let before = plan.entry(of: update.old), after = plan.entry(of: record)
+                if before == after, plan.index.kind != .unique
+                    || layout.values(of: update.old, in: plan.index) == layout.values(of: record, in: plan.index) { continue }
+                staleEntries.append(before)
+                freshEntries.append((after, record, plan))
+            }
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
         for (i, record) in changes.inserts.enumerated() {
@@ -39,18 +51,12 @@ struct KeyValueCommit {
                 throw RecordValidator.insertedTwice(record.id)
             }
             try writer.put(key, RecordCodec.encode(record))
-            written.append(record)
+            for plan in layout.entryPlans(maintainedBy: record.id.entity) { freshEntries.append((plan.entry(of: record), record, plan)) }
         }
-        for old in removed {
-            for plan in layout.entryPlans(maintainedBy: old.id.entity) {
-                try writer.delete(plan.entry(of: old))
-            }
-        }
-        for record in written {
-            for plan in layout.entryPlans(maintainedBy: record.id.entity) {
-                if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-                try writer.put(plan.entry(of: record), [])
-            }
+        for entry in staleEntries { try writer.delete(entry) }
+        for (entry, record, plan) in freshEntries {
+            if plan.index.kind == .unique { try checkUnique(record, plan.index) }
+            try writer.put(entry, [])
         }
     }
 

@@ -55,6 +55,41 @@ struct KeyValueStorageTests {
         #expect(try fetch(storage, range).map(\.id.key) == [2])
     }
 
+    @Test("After an update the changed entry is replaced, the unchanged ones stay, and both find the record")
+    func updatesTouchOnlyChangedEntries() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", age: 30, email: "a@x", score: 1), KV.person(-2, "Bob", age: 40)]))
+        let indexEntries = {
+            try KV.dump(engine).filter { $0[0].first == KeyValueLayout.indexSpace }
+        }
+        let before = try indexEntries()
+        // email has a unique index but its value is the same; score is indexed and changes.
+        _ = try storage.write(ChangeSet(updates: [RecordUpdate(record: KV.person(1, "Ann", age: 30, email: "a@x", score: 2), changedKeys: ["score"])]))
+        let after = try indexEntries()
+        #expect(after.count == before.count)
+        #expect(Set(before.map { $0[0] }).subtracting(after.map { $0[0] }).count == 1, "only the score entry is replaced")
+        let byScore = { (score: Double) in FetchRequest(entity: "Person", predicate: .comparison(Comparison("score", .equal, .double(score)))) }
+        #expect(try fetch(storage, byScore(1)).isEmpty)
+        #expect(try fetch(storage, byScore(2)).map(\.id.key) == [1])
+        let byEmail = FetchRequest(entity: "Person", predicate: .comparison(Comparison("email", .equal, .string("a@x"))))
+        #expect(try fetch(storage, byEmail).map(\.id.key) == [1])
+    }
+
+    @Test("Changing a unique double from 0.0 to -0.0 keeps its encoding but is still checked")
+    func uniqueSignedZeroIsCheckedOnUpdate() throws {
+        let schema = StoreSchema(modelVersion: "V1", schemaHash: "zero", entities: [
+            EntityDescription(name: "Point", attributes: [AttributeDescription(name: "x", type: .double, isOptional: true)], uniqueConstraints: [["x"]]),
+        ])
+        let storage = KeyValueStorage(engine: MemoryKeyValueStore())
+        _ = try storage.open(schema: schema)
+        let point = { (key: Int64, x: Double) in Record(id: RecordID(entity: "Point", key: key), attributes: [.double(x)], relationships: []) }
+        _ = try storage.write(ChangeSet(inserts: [point(-1, 0.0), point(-2, -0.0)]))
+        #expect(throws: StorageError.uniqueConstraintViolation(entity: "Point", attributes: ["x"], values: [.double(-0.0)])) {
+            try storage.write(ChangeSet(updates: [RecordUpdate(record: point(1, -0.0), changedKeys: ["x"])]))
+        }
+    }
+
     @Test("A unique violation throws and writes nothing; swaps inside one change set succeed")
     func uniqueConstraints() throws {
         let engine = MemoryKeyValueStore()
