@@ -80,12 +80,19 @@ struct ByteReader {
         position < bytes.count ? bytes[position] : nil
     }
 
+    @inline(__always)
     mutating func varint() throws -> UInt64 {
-        // One byte holds every value below 128: most counts, lengths and small keys.
+        // One byte holds every value below 128: most counts, lengths and small keys. That
+        // case is inlined; longer varints take the loop below.
         if position < bytes.count, bytes[position] < 0x80 {
             defer { position += 1 }
             return UInt64(bytes[position])
         }
+        return try multiByteVarint()
+    }
+
+    @inline(never)
+    private mutating func multiByteVarint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -97,12 +104,14 @@ struct ByteReader {
         }
     }
 
+    @inline(__always)
     mutating func signed() throws -> Int64 {
         let raw = try varint()
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
     /// A varint that must fit a count of at most `limit` items (guards huge allocations).
+    @inline(__always)
     mutating func count(limit: Int? = nil) throws -> Int {
         let raw = try varint()
         let remaining = bytes.count - position
@@ -125,6 +134,7 @@ struct ByteReader {
     }
 
     /// Moves past the next `n` bytes.
+    @inline(__always)
     mutating func skip(_ n: Int) throws {
         guard n >= 0, bytes.count - position >= n else { throw damaged("unexpected end") }
         position += n

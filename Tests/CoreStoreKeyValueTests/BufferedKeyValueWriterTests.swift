@@ -24,8 +24,10 @@ struct BufferedKeyValueWriterTests {
             }
             try engine.read { snapshot in
                 let buffer = BufferedKeyValueWriter(base: snapshot)
+                var firstWrites: [[UInt8]] = []
                 for _ in 0..<Int.random(in: 0...15, using: &g) {
                     let key = randomKey(&g)
+                    if !firstWrites.contains(key) { firstWrites.append(key) }
                     if Bool.random(using: &g) {
                         let value = [UInt8.random(in: 0...255, using: &g)]
                         try buffer.put(key, value)
@@ -55,8 +57,15 @@ struct BufferedKeyValueWriterTests {
                     case .put(let key, _), .delete(let key): return key
                     }
                 }
-                #expect(keys == keys.sorted { $0.lexicographicallyPrecedes($1) })
-                #expect(Set(keys).count == keys.count)
+                // One operation per written key, in the order the keys were first written, each
+                // the key's last write.
+                #expect(keys == firstWrites)
+                for operation in operations {
+                    switch operation {
+                    case .put(let key, let value): #expect(model[key] == value)
+                    case .delete(let key): #expect(model[key] == nil)
+                    }
+                }
             }
         }
     }
