@@ -13,9 +13,9 @@
 /// }
 /// ```
 ///
-/// The overlay is a hash table (a put or `get` costs one hash of the key) plus a sorted view of
-/// its keys that is brought up to date only when a scan needs it: a commit that writes without
-/// scanning between its writes, such as a large insert, never sorts.
+/// The overlay is an append-only log of the writes, moved into a sorted map only when a read
+/// needs it: a commit that writes without reading between its writes, such as a large insert,
+/// sorts its keys once at the end instead of keeping a sorted map up to date on every put.
 public final class BufferedKeyValueWriter: KeyValueWriter {
     /// One pending change.
     public enum Operation: Sendable, Hashable {
@@ -26,23 +26,18 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     }
 
     private let base: any KeyValueReader
-    /// The last operation per key: the value put, or `nil` for a delete (a tombstone that hides
-    /// the snapshot's value).
-    private var pending: [OverlayKey: [UInt8]?] = [:]
-    /// Every key of ``pending``, in the order each was first written.
-    private var written: [[UInt8]] = []
-    /// The keys of ``written`` up to ``sortedCount``, sorted, for scans.
-    private var sorted = SortedKeyMap<Bool>()
-    /// How many keys of ``written`` are in ``sorted``.
-    private var sortedCount = 0
+    /// The writes since the last read, in order: the value put, or `nil` for a delete.
+    private var log: [(key: [UInt8], value: [UInt8]?)] = []
+    /// The last operation per key of the writes before the last read: the value put, or `nil`
+    /// for a delete (a tombstone that hides the snapshot's value).
+    private var merged = SortedKeyMap<[UInt8]?>()
 
     /// A writer over `base`, the snapshot of the committed data.
     public init(base: any KeyValueReader) {
         self.base = base
     }
 
-    /// The pending changes, one per key, in the order the keys were first written, for the
-    /// engine to apply at once.
+    /// The pending changes, one per key in ascending key order, for the engine to apply at once.
     public var operations: [Operation] {
         var result: [Operation] = []
         forEachOperation { key, value in result.append(value.map { .put(key: key, value: $0) } ?? .delete(key: key)) }
@@ -50,45 +45,60 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     }
 
     /// Whether any put or delete is pending.
-    public var hasPendingOperations: Bool { !written.isEmpty }
+    public var hasPendingOperations: Bool { !log.isEmpty || !merged.isEmpty }
 
-    /// Visits the pending changes, one per key, in the order the keys were first written: the
-    /// value put, or `nil` for a delete. Like ``operations`` without building an array of every
-    /// change first.
+    /// Visits the pending changes, one per key in ascending key order: the value put, or `nil`
+    /// for a delete. Like ``operations`` without building an array of every change first, which
+    /// cost a large commit an extra copy and release of every key.
     public func forEachOperation(_ body: (_ key: [UInt8], _ value: [UInt8]?) throws -> Void) rethrows {
-        for key in written {
-            guard let value = pending[OverlayKey(key)] else { continue }
-            try body(key, value)
+        guard merged.isEmpty else {
+            mergeLog()
+            try merged.scan(from: [], to: [], reverse: false) { key, value in
+                try body(key, value)
+                return true
+            }
+            return
+        }
+        // Nothing was read since the first write: sort the log once, by key and then by write
+        // order, and apply the last write of each key.
+        let log = self.log
+        let order = log.indices.sorted { a, b in
+            let c = KeyOrder.compare(log[a].key, log[b].key)
+            return c != 0 ? c < 0 : a < b
+        }
+        for (position, index) in order.enumerated() {
+            if position + 1 < order.count, KeyOrder.compare(log[order[position + 1]].key, log[index].key) == 0 { continue }
+            try body(log[index].key, log[index].value)
         }
     }
 
-    private func record(_ key: [UInt8], _ value: [UInt8]?) {
-        if pending.updateValue(value, forKey: OverlayKey(key)) == nil { written.append(key) }
+    /// Moves the log into the sorted map, later writes replacing earlier ones.
+    private func mergeLog() {
+        for (key, value) in log { merged[key] = .some(value) }
+        log.removeAll(keepingCapacity: true)
     }
 
     /// Stores `value` under `key` in the overlay.
-    public func put(_ key: [UInt8], _ value: [UInt8]) throws { record(key, value) }
+    public func put(_ key: [UInt8], _ value: [UInt8]) throws { log.append((key, value)) }
 
     /// Records the removal of `key` in the overlay.
-    public func delete(_ key: [UInt8]) throws { record(key, nil) }
+    public func delete(_ key: [UInt8]) throws { log.append((key, nil)) }
 
     /// The pending value of `key`, else the snapshot's.
     public func get(_ key: [UInt8]) throws -> [UInt8]? {
-        switch pending[OverlayKey(key)] {
+        mergeLog()
+        switch merged[key] {
         case .some(let value): return value
         case .none: return try base.get(key)
         }
     }
 
-    /// The pending keys in range with their values, ascending; brings the sorted view up to date.
+    /// The pending keys in range with their values, ascending.
     private func pendingPairs(from lowerBound: [UInt8], to upperBound: [UInt8]) -> [(key: [UInt8], value: [UInt8]?)] {
-        while sortedCount < written.count {
-            sorted[written[sortedCount]] = true
-            sortedCount += 1
-        }
+        mergeLog()
         var pairs: [(key: [UInt8], value: [UInt8]?)] = []
-        sorted.scan(from: lowerBound, to: upperBound, reverse: false) { key, _ in
-            if let value = pending[OverlayKey(key)] { pairs.append((key, value)) }
+        merged.scan(from: lowerBound, to: upperBound, reverse: false) { key, value in
+            pairs.append((key, value))
             return true
         }
         return pairs
@@ -142,17 +152,3 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     }
 }
 
-/// A key of the overlay, hashed as one block of bytes (an array of bytes hashes byte by byte).
-private struct OverlayKey: Hashable {
-    let bytes: [UInt8]
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    static func == (lhs: OverlayKey, rhs: OverlayKey) -> Bool {
-        KeyOrder.compare(lhs.bytes, rhs.bytes) == 0
-    }
-
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-    }
-}
