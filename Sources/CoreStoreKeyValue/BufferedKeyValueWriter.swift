@@ -15,7 +15,8 @@
 ///
 /// The overlay is an append-only log of the writes, moved into a sorted map only when a read
 /// needs it: a commit that writes without reading between its writes, such as a large insert,
-/// sorts its keys once at the end instead of keeping a sorted map up to date on every put.
+/// hands its writes to the engine as they were made instead of keeping a sorted map up to date
+/// on every put.
 public final class BufferedKeyValueWriter: KeyValueWriter {
     /// One pending change.
     public enum Operation: Sendable, Hashable {
@@ -37,7 +38,9 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         self.base = base
     }
 
-    /// The pending changes, one per key in ascending key order, for the engine to apply at once.
+    /// The pending changes, for the engine to apply at once and in this order: a key may come
+    /// more than once, and then its last operation is the one that counts (as in every native
+    /// write batch: LevelDB's, RocksDB's, an append log replayed in order).
     public var operations: [Operation] {
         var result: [Operation] = []
         forEachOperation { key, value in result.append(value.map { .put(key: key, value: $0) } ?? .delete(key: key)) }
@@ -47,29 +50,16 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     /// Whether any put or delete is pending.
     public var hasPendingOperations: Bool { !log.isEmpty || !merged.isEmpty }
 
-    /// Visits the pending changes, one per key in ascending key order: the value put, or `nil`
-    /// for a delete. Like ``operations`` without building an array of every change first, which
-    /// cost a large commit an extra copy and release of every key.
+    /// Visits the pending changes in the order to apply them (see ``operations``): the value
+    /// put, or `nil` for a delete. First the writes before the last read, one per key in
+    /// ascending key order; then the writes since, in the order they were made. Like
+    /// ``operations`` without building an array of every change first.
     public func forEachOperation(_ body: (_ key: [UInt8], _ value: [UInt8]?) throws -> Void) rethrows {
-        guard merged.isEmpty else {
-            mergeLog()
-            try merged.scan(from: [], to: [], reverse: false) { key, value in
-                try body(key, value)
-                return true
-            }
-            return
+        try merged.scan(from: [], to: [], reverse: false) { key, value in
+            try body(key, value)
+            return true
         }
-        // Nothing was read since the first write: sort the log once, by key and then by write
-        // order, and apply the last write of each key.
-        let log = self.log
-        let order = log.indices.sorted { a, b in
-            let c = KeyOrder.compare(log[a].key, log[b].key)
-            return c != 0 ? c < 0 : a < b
-        }
-        for (position, index) in order.enumerated() {
-            if position + 1 < order.count, KeyOrder.compare(log[order[position + 1]].key, log[index].key) == 0 { continue }
-            try body(log[index].key, log[index].value)
-        }
+        for (key, value) in log { try body(key, value) }
     }
 
     /// Moves the log into the sorted map, later writes replacing earlier ones.

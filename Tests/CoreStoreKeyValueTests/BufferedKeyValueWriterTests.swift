@@ -55,31 +55,63 @@ struct BufferedKeyValueWriterTests {
                     case .put(let key, _), .delete(let key): return key
                     }
                 }
+                // Every write was followed by reads, so all of them are merged: sorted, once per key.
                 #expect(keys == keys.sorted { $0.lexicographicallyPrecedes($1) })
                 #expect(Set(keys).count == keys.count)
             }
         }
     }
 
-    @Test("Writes with no read between them come out sorted, one per key, each its last write")
-    func unreadWritesComeOutSortedAndDeduplicated() throws {
+    @Test("Operations replay the writes: merged ones sorted and once per key, later ones in order")
+    func operationsReplayTheWritesInOrder() throws {
         let engine = MemoryKeyValueStore()
         try engine.open()
         try engine.read { snapshot in
             let buffer = BufferedKeyValueWriter(base: snapshot)
+            #expect(!buffer.hasPendingOperations)
             try buffer.put([5], [1])
             try buffer.put([0], [2])
             try buffer.delete([5])
+            #expect(buffer.hasPendingOperations)
+            #expect(buffer.operations == [.put(key: [5], value: [1]), .put(key: [0], value: [2]), .delete(key: [5])])
+            // A read merges what came before it: one operation per key, sorted; later writes follow.
+            #expect(try buffer.get([5]) == nil)
             try buffer.put([5], [3])
-            try buffer.put([9, 9], [4])
-            try buffer.delete([9, 9])
-            try buffer.put([0], [5])
-            #expect(buffer.operations == [.put(key: [0], value: [5]), .put(key: [5], value: [3]), .delete(key: [9, 9])])
-            // A read merges the log; later writes still win.
-            #expect(try buffer.get([5]) == [3])
-            try buffer.put([5], [6])
             try buffer.delete([0])
-            #expect(buffer.operations == [.delete(key: [0]), .put(key: [5], value: [6]), .delete(key: [9, 9])])
+            #expect(buffer.operations == [.put(key: [0], value: [2]), .delete(key: [5]), .put(key: [5], value: [3]), .delete(key: [0])])
+            #expect(try buffer.get([0]) == nil && buffer.get([5]) == [3])
+            #expect(buffer.operations == [.delete(key: [0]), .put(key: [5], value: [3])])
+        }
+    }
+
+    /// Applying `operations` in order to `model` gives what the buffer reads.
+    @Test("Applying the operations in order gives what the buffer reads")
+    func applyingTheOperationsInOrderGivesWhatTheBufferReads() throws {
+        var g = SeededGenerator(seed: 77)
+        for _ in 0..<200 {
+            let engine = MemoryKeyValueStore()
+            try engine.open()
+            try engine.read { snapshot in
+                let buffer = BufferedKeyValueWriter(base: snapshot)
+                var keys: Set<[UInt8]> = []
+                for _ in 0..<Int.random(in: 0...20, using: &g) {
+                    let key = randomKey(&g)
+                    keys.insert(key)
+                    switch Int.random(in: 0..<3, using: &g) {
+                    case 0: try buffer.put(key, [UInt8.random(in: 0...255, using: &g)])
+                    case 1: try buffer.delete(key)
+                    default: _ = try buffer.get(key)
+                    }
+                }
+                var applied: [[UInt8]: [UInt8]] = [:]
+                for operation in buffer.operations {
+                    switch operation {
+                    case .put(let key, let value): applied[key] = value
+                    case .delete(let key): applied[key] = nil
+                    }
+                }
+                for key in keys { #expect(try buffer.get(key) == applied[key]) }
+            }
         }
     }
 }
