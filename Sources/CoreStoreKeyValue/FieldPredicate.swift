@@ -21,6 +21,10 @@ indirect enum FieldPredicate {
     case or([FieldPredicate])
     /// The comparison of the attribute at `ordinal`; `negated` for the `NONE` quantifier.
     case leaf(ordinal: Int, comparison: Comparison, negated: Bool)
+    /// A leaf that orders the attribute against a number (`<`, `<=`, `>`, `>=`, `==`, `!=`
+    /// with a non-NaN `double` or an `int`): a value of the same case is compared directly,
+    /// anything else (`nil`, NaN, another case) by the evaluator as a ``leaf``.
+    case numericLeaf(ordinal: Int, order: NumericOrder, comparison: Comparison, negated: Bool)
     /// A predicate the evaluator checks on the whole record.
     case record(RecordPredicate)
 
@@ -37,6 +41,10 @@ indirect enum FieldPredicate {
             self = .or(ps.map { FieldPredicate($0, entity: entity, schema: schema) })
         case .comparison(let c):
             if c.keyPath.count == 1, c.function == nil, let ordinal = schema.attributeOrdinal(c.keyPath[0], in: entity) {
+                if let order = NumericOrder(c) {
+                    self = .numericLeaf(ordinal: ordinal, order: order, comparison: c, negated: c.quantifier == .none)
+                    return
+                }
                 self = .leaf(ordinal: ordinal, comparison: c, negated: c.quantifier == .none)
             } else {
                 self = .record(predicate)
@@ -60,8 +68,65 @@ indirect enum FieldPredicate {
         case .leaf(let ordinal, let comparison, let negated):
             let result = try evaluator.evaluateLeaf(candidate.attribute(ordinal), comparison)
             return negated ? !result : result
+        case .numericLeaf(let ordinal, let order, let comparison, let negated):
+            let value = try candidate.attribute(ordinal)
+            let result = try order.evaluate(value) ?? evaluator.evaluateLeaf(value, comparison)
+            return negated ? !result : result
         case .record(let p):
             return try evaluator.evaluate(p, on: candidate.record())
+        }
+    }
+}
+
+/// A comparison of a number attribute with a number constant, decided without the evaluator
+/// when the stored value is of the constant's case (and not NaN): exactly the evaluator's
+/// result there, since it orders two such numbers by their numeric value.
+struct NumericOrder {
+    /// The constant, as stored.
+    private enum Constant {
+        case int(Int64)
+        case double(Double)
+    }
+
+    private let constant: Constant
+    private let op: ComparisonOperator
+
+    /// The fast form of `comparison`, `nil` when it is not an ordering of a number constant
+    /// without string options.
+    init?(_ comparison: Comparison) {
+        switch comparison.op {
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: break
+        default: return nil
+        }
+        guard comparison.options.isEmpty, case .value(let operand) = comparison.operand else { return nil }
+        switch operand {
+        case .int(let i): constant = .int(i)
+        case .double(let d) where !d.isNaN: constant = .double(d)
+        default: return nil
+        }
+        op = comparison.op
+    }
+
+    /// The result for `value`, `nil` when the evaluator must decide.
+    @inline(__always)
+    func evaluate(_ value: Value) -> Bool? {
+        switch (value, constant) {
+        case (.int(let x), .int(let c)): return holds(x == c ? 0 : (x < c ? -1 : 1))
+        case (.double(let x), .double(let c)) where !x.isNaN: return holds(x == c ? 0 : (x < c ? -1 : 1))
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    private func holds(_ order: Int) -> Bool {
+        switch op {
+        case .equal: return order == 0
+        case .notEqual: return order != 0
+        case .less: return order < 0
+        case .lessOrEqual: return order <= 0
+        case .greater: return order > 0
+        case .greaterOrEqual: return order >= 0
+        default: return false
         }
     }
 }
