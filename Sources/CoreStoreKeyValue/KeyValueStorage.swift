@@ -34,6 +34,11 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     let lifecycle: StoreLifecycle<KeyValueLayout>
     /// The migration in progress, while one is (see ``beginMigration(from:to:)``).
     let migrationSlot = KeyValueMigrationSlot()
+    /// The counters the last successful write stored, and the generation they belong to.
+    /// This storage is the only writer of its open store (writes come one at a time, and the
+    /// engine refuses a second opener), so the next write starts from them instead of reading
+    /// them back: two engine reads fewer per commit. Forgotten at every open, close and erase.
+    private let latestCounters = LatestCounters()
 
     /// A store over `engine` for `configuration` (`nil`: every entity). Nothing is opened yet.
     public init(engine: Engine, configuration: String? = nil) {
@@ -69,6 +74,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             } else if stored.hasOtherGenerations {
                 try engine.deleteKeys(in: stored.generation.otherRanges)
             }
+            latestCounters.forget()
             lifecycle.install(KeyValueLayout(schema: schema, generation: stored.generation.number))
             return stored.metadata
         } catch {
@@ -90,10 +96,14 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// metadata — all or nothing.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let layout = try lifecycle.open()
-        return try engine.write { writer in
-            let counters = try Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
+        let generation = layout.generation.number
+        let known = latestCounters.value(for: generation)
+        var written: CommitCounters?
+        let info = try engine.write { writer in
+            let counters = try known ?? Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
             let commit = KeyValueCommit(writer: writer, layout: layout)
             let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
+            written = prepared.counters
             try commit.write(prepared.changes)
             if prepared.counters.nextKey != counters.nextKey {
                 try writer.put(layout.metadataKey("nextKey"), TupleEncoder.encode([.int(prepared.counters.nextKey)]))
@@ -104,16 +114,20 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             }
             return prepared.info
         }
+        if let written { latestCounters.remember(written, for: generation) }
+        return info
     }
 
     /// Destroys the engine's data; the next ``open(schema:)`` starts a new store.
     public func erase() throws {
+        latestCounters.forget()
         lifecycle.close()
         try engine.destroy()
     }
 
     /// Closes the engine; later calls throw ``StorageError/notOpen(store:)``.
     public func close() {
+        latestCounters.forget()
         lifecycle.close()
         engine.close()
     }

@@ -29,6 +29,26 @@ struct KeyValueStorageTests {
         #expect(dog?.relationships == [[RecordID(entity: "Person", key: 1)]])
     }
 
+    @Test("A failed write, a close and a reopen leave the counters where the last commit put them")
+    func countersAfterFailuresAndReopen() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", email: "a@x")]))
+        #expect(throws: StorageError.self) {
+            try storage.write(ChangeSet(inserts: [KV.person(-1, "Cy"), KV.person(-2, "Di", email: "a@x")]))
+        }
+        let afterFailure = try storage.write(ChangeSet(inserts: [KV.person(-1, "Bob")]))
+        #expect(afterFailure.sequence == 2 && afterFailure.permanentIDs.values.first?.key == 2)
+        storage.close()
+        let reopened = KeyValueStorage(engine: engine)
+        _ = try reopened.open(schema: KV.schema)
+        let afterReopen = try reopened.write(ChangeSet(inserts: [KV.person(-1, "Eve")]))
+        #expect(afterReopen.sequence == 3 && afterReopen.permanentIDs.values.first?.key == 3)
+        // What the engine holds agrees with what the writes reported.
+        let people = try reopened.read { try $0.fetch(FetchRequest(entity: "Person")) }.records.map(\.id.key)
+        #expect(people == [1, 2, 3])
+    }
+
     @Test("records(_:) keeps input order, nil for missing, and finds a record through a parent entity")
     func recordsByID() throws {
         let storage = try KV.openStore()
