@@ -26,6 +26,9 @@ esac
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
 source scripts/ensure-deps.sh
 cd Benchmarks
+# SwiftPM (6.3) reuses its build plan for the path dependency on the main package and misses
+# source files added there since; dropping the plan makes it scan the sources again (seconds).
+rm -f .build/release.yaml .build/*/release/description.json
 swift build -c release --product corestore-bench >&2
 bench="$(swift build -c release --show-bin-path)/corestore-bench"
 symbol="\$s15corestore_bench16CoreStoreSubjectC${method}"
