@@ -23,9 +23,9 @@ struct KeyValueCommit {
 
     /// Writes merged changes.
     func write(_ changes: MergedChanges) throws {
-        // Entries to remove, and entries to add with the record they index (for unique checks).
+        // Entries to remove, and the changed entries of updated records with what they index.
         var staleEntries: [[UInt8]] = []
-        var freshEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
+        var changedEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
         for old in changes.deletes {
             try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))
             for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.append(plan.entry(of: old)) }
@@ -41,7 +41,7 @@ struct KeyValueCommit {
                 if before == after, plan.index.kind != .unique
                     || layout.values(of: update.old, in: plan.index) == layout.values(of: record, in: plan.index) { continue }
                 staleEntries.append(before)
-                freshEntries.append((after, record, plan))
+                changedEntries.append((after, record, plan))
             }
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
@@ -51,12 +51,17 @@ struct KeyValueCommit {
                 throw RecordValidator.insertedTwice(record.id)
             }
             try writer.put(key, RecordCodec.encode(record))
-            for plan in layout.entryPlans(maintainedBy: record.id.entity) { freshEntries.append((plan.entry(of: record), record, plan)) }
         }
         for entry in staleEntries { try writer.delete(entry) }
-        for (entry, record, plan) in freshEntries {
+        for (entry, record, plan) in changedEntries {
             if plan.index.kind == .unique { try checkUnique(record, plan.index) }
             try writer.put(entry, [])
+        }
+        for record in changes.inserts {
+            for plan in layout.entryPlans(maintainedBy: record.id.entity) {
+                if plan.index.kind == .unique { try checkUnique(record, plan.index) }
+                try writer.put(plan.entry(of: record), [])
+            }
         }
     }
 
