@@ -112,13 +112,7 @@ struct KeyValueCommit {
     }
 
     private func load(_ id: RecordID) throws -> Record? {
-        guard schema.entity(named: id.entity) != nil else { return nil }
-        var record: Record?
-        _ = try writer.withValue(layout.recordKey(entity: id.entity, key: id.key)) { bytes in
-            record = try RecordCodec.decode(bytes, names: layout.entityNames)
-        }
-        guard let record, schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
-        return record
+        try layout.record(id, in: writer)
     }
 
     /// Throws when another record already holds `record`'s (nil-free) tuple of `index`. Entries
@@ -133,11 +127,7 @@ struct KeyValueCommit {
         try writer.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { entry, _ in
             let key = try KeyValueLayout.recordKey(ofEntry: entry)
             guard key != record.id.key, entry.count == prefix.count + 9 else { return true }
-            var other: Record?
-            _ = try writer.withValue(layout.recordKey(entity: index.scope, key: key)) { bytes in
-                other = try RecordCodec.decode(bytes, names: layout.entityNames)
-            }
-            if let other, layout.values(of: other, in: index) == tuple {
+            if let other = try layout.record(RecordID(entity: index.scope, key: key), in: writer), layout.values(of: other, in: index) == tuple {
                 conflict = true
                 return false
             }

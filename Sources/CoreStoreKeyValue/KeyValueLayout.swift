@@ -163,6 +163,19 @@ public struct KeyValueLayout: Sendable {
         return bytes
     }
 
+    /// The record with `id` that `reader` holds, also when `id.entity` is an ancestor of the
+    /// record's entity; `nil` when there is none (or it is of another entity). Read in place and
+    /// decoded with the schema's entity names.
+    func record(_ id: RecordID, in reader: any KeyValueReader) throws -> Record? {
+        guard schema.entity(named: id.entity) != nil else { return nil }
+        var record: Record?
+        _ = try reader.withValue(recordKey(entity: id.entity, key: id.key)) { bytes in
+            record = try RecordCodec.decode(bytes, names: entityNames)
+        }
+        guard let record, schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
+        return record
+    }
+
     // MARK: - Indexes
 
     /// The prefix of every entry of `index`.

@@ -12,13 +12,7 @@ struct KeyValueStorageReader: StorageReader {
 
     /// The record with `id`, also when `id.entity` is an ancestor of the record's entity.
     func record(_ id: RecordID) throws -> Record? {
-        guard schema.entity(named: id.entity) != nil else { return nil }
-        var record: Record?
-        _ = try snapshot.withValue(layout.recordKey(entity: id.entity, key: id.key)) { bytes in
-            record = try RecordCodec.decode(bytes, names: layout.entityNames)
-        }
-        guard let record, schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
-        return record
+        try layout.record(id, in: snapshot)
     }
 
     func records(_ ids: [RecordID]) throws -> [Record?] {
