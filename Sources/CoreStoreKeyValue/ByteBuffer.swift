@@ -93,6 +93,26 @@ struct ByteReader {
 
     @inline(never)
     private mutating func multiByteVarint() throws -> UInt64 {
+        if let base = bytes.baseAddress, bytes.count - position >= 10 {
+            // Room for the longest varint: no bounds check per byte. The tenth byte may only
+            // hold the top bit; anything else goes to the checked loop, which throws.
+            var result: UInt64 = 0
+            var p = position
+            for shift in stride(from: 0 as UInt64, to: 63, by: 7) {
+                let b = base.load(fromByteOffset: p, as: UInt8.self)
+                p += 1
+                result |= UInt64(b & 0x7F) << shift
+                if b < 0x80 {
+                    position = p
+                    return result
+                }
+            }
+            let last = base.load(fromByteOffset: p, as: UInt8.self)
+            if last <= 1 {
+                position = p + 1
+                return result | UInt64(last) << 63
+            }
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -102,6 +122,25 @@ struct ByteReader {
             if b < 0x80 { return result }
             shift += 7
         }
+    }
+
+    /// Moves past one varint without assembling its value; throws like ``varint()`` for one
+    /// that runs past the end or past ten bytes.
+    @inline(__always)
+    mutating func skipVarint() throws {
+        var p = position
+        let end = Swift.min(bytes.count, position + 10)
+        while p < end {
+            let b = bytes[p]
+            p += 1
+            if b < 0x80 {
+                // The tenth byte of a 64-bit varint holds one bit.
+                if p - position == 10, b > 1 { break }
+                position = p
+                return
+            }
+        }
+        _ = try multiByteVarint()
     }
 
     @inline(__always)

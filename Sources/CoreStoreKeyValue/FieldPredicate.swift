@@ -137,9 +137,9 @@ struct NumericOrder {
 final class ScanCandidate {
     // One scan uses a candidate, on one thread, and no method re-enters another, so accesses
     // never overlap: the per-access runtime exclusivity check (about a tenth of a filtered
-    // scan's instructions) is switched off for these two.
+    // scan's instructions) is switched off for the decoded record.
     /// The current record's bytes, header parsed.
-    @exclusivity(unchecked) private var fields = RecordFields()
+    private let fields = RecordFields()
     /// The current record, once decoded.
     @exclusivity(unchecked) private var decoded: Record?
     /// The schema's entity names, for decoding without new strings.

@@ -115,7 +115,7 @@ public enum RecordCodec {
         let tag = try r.byte()
         switch tag {
         case 0, 1, 2: return
-        case 3: _ = try r.varint()
+        case 3: try r.skipVarint()
         case 4, 8: try r.skip(8)
         case 5, 6, 7: try r.skip(try r.count())
         case 9: try r.skip(16)

@@ -38,30 +38,44 @@ struct EntityNames: Sendable {
 /// checks the structure of all of it) only for the records it returns.
 ///
 /// The bytes are borrowed from the engine's read (see ``KeyValueReader/scanValues(from:to:_:)``)
-/// and valid only until the scan moves on. One instance is reused for every record of a scan,
-/// so its offset table is allocated once.
-struct RecordFields {
+/// and valid only until the scan moves on. One instance is reused for every record of a scan:
+/// its offset table is allocated once and grown when a record has more attributes, and it is a
+/// class so that reading an attribute mutates it in place (no copy-on-write checks per value).
+final class RecordFields {
+    // One scan uses an instance, on one thread, and no method re-enters another, so accesses
+    // never overlap: the runtime exclusivity checks are switched off for the mutable state.
     /// The record's bytes, borrowed.
-    private(set) var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) private(set) var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The index of the record's entity in ``EntityNames``; `nil` when the schema lacks it.
-    private(set) var entityIndex: Int?
+    @exclusivity(unchecked) private(set) var entityIndex: Int?
     /// The record key.
-    private(set) var key: Int64 = 0
+    @exclusivity(unchecked) private(set) var key: Int64 = 0
     /// The offset right after the header, where the attribute count starts.
-    private var headerEnd = 0
-    /// The number of attribute values the record holds; `nil` until an attribute is read.
-    private var attributeCount: Int?
-    /// The offset of each attribute's tag byte, for the attributes found so far.
-    private var offsets: [Int] = []
+    @exclusivity(unchecked) private var headerEnd = 0
+    /// The number of attribute values the record holds; `-1` until an attribute is read.
+    @exclusivity(unchecked) private var attributeCount = -1
+    /// The offset of each attribute's tag byte, for the first ``foundCount`` attributes.
+    @exclusivity(unchecked) private var offsets: UnsafeMutablePointer<Int>
+    /// How many offsets ``offsets`` has room for.
+    @exclusivity(unchecked) private var capacity: Int
+    /// How many attributes' offsets are known.
+    @exclusivity(unchecked) private var foundCount = 0
     /// Where the attribute after the last one found starts.
-    private var nextOffset = 0
+    @exclusivity(unchecked) private var nextOffset = 0
+
+    init() {
+        capacity = 16
+        offsets = .allocate(capacity: capacity)
+    }
+
+    deinit { offsets.deallocate() }
 
     /// Parses the header of `bytes` (version, entity, key) and returns the entity's index in
     /// `names`; throws when the header is damaged or of an unknown version.
-    mutating func loadHeader(_ bytes: UnsafeRawBufferPointer, names: EntityNames) throws -> Int? {
+    func loadHeader(_ bytes: UnsafeRawBufferPointer, names: EntityNames) throws -> Int? {
         self.bytes = bytes
-        offsets.removeAll(keepingCapacity: true)
-        attributeCount = nil
+        foundCount = 0
+        attributeCount = -1
         var r = ByteReader(bytes, what: "record")
         try RecordCodec.checkVersion(&r)
         entityIndex = names.index(of: try r.blob())
@@ -73,27 +87,77 @@ struct RecordFields {
     /// The value of the attribute at `ordinal`; `.null` past the stored attributes (the record's
     /// shape is checked when it is written, so this does not happen for stored records). Only
     /// the attributes up to `ordinal` are parsed, each checking its bounds.
-    mutating func attribute(_ ordinal: Int) throws -> Value {
-        let count: Int
-        if let known = attributeCount {
-            count = known
-        } else {
+    func attribute(_ ordinal: Int) throws -> Value {
+        if attributeCount < 0 {
             var r = ByteReader(bytes, what: "record", position: headerEnd)
-            count = try r.count()
-            attributeCount = count
+            attributeCount = try r.count()
             nextOffset = r.position
         }
-        guard ordinal < count else { return .null }
-        if ordinal >= offsets.count {
-            var r = ByteReader(bytes, what: "record", position: nextOffset)
-            while offsets.count <= ordinal {
-                offsets.append(r.position)
-                try RecordCodec.skipValue(&r)
-            }
-            nextOffset = r.position
-        }
+        guard ordinal < attributeCount else { return .null }
+        if ordinal >= foundCount { try find(through: ordinal) }
         var r = ByteReader(bytes, what: "record", position: offsets[ordinal])
         return try RecordCodec.decodeValue(&r)
+    }
+
+    /// Finds the offsets of the attributes up to `ordinal`, which is below the count.
+    private func find(through ordinal: Int) throws {
+        if ordinal >= capacity {
+            let grown = UnsafeMutablePointer<Int>.allocate(capacity: max(ordinal + 1, capacity * 2))
+            grown.update(from: offsets, count: foundCount)
+            offsets.deallocate()
+            offsets = grown
+            capacity = max(ordinal + 1, capacity * 2)
+        }
+        skipFast(through: ordinal)
+        if foundCount > ordinal { return }
+        // What the fast loop left (a long length, damaged bytes) goes value by value through
+        // the checked reader, which throws the precise error.
+        var r = ByteReader(bytes, what: "record", position: nextOffset)
+        while foundCount <= ordinal {
+            offsets[foundCount] = r.position
+            foundCount += 1
+            try RecordCodec.skipValue(&r)
+        }
+        nextOffset = r.position
+    }
+
+    /// Records the offsets of values up to `ordinal` while they are of the common shapes: a
+    /// fixed size, a varint, or a length below 128. Stops, before the value, at anything else
+    /// and at any value that would end past the bytes.
+    @inline(__always)
+    private func skipFast(through ordinal: Int) {
+        guard let base = bytes.baseAddress else { return }
+        let end = bytes.count
+        var p = nextOffset
+        values: while foundCount <= ordinal, p < end {
+            var q = p + 1
+            switch base.load(fromByteOffset: p, as: UInt8.self) {
+            case 0, 1, 2:
+                break
+            case 3:
+                // At most nine continuation bytes; the checked reader judges longer ones.
+                let last = Swift.min(end, q + 9)
+                while q < last, base.load(fromByteOffset: q, as: UInt8.self) >= 0x80 { q += 1 }
+                guard q < last else { break values }
+                q += 1
+            case 4, 8:
+                q += 8
+            case 9:
+                q += 16
+            case 5, 6, 7:
+                guard q < end else { break values }
+                let length = base.load(fromByteOffset: q, as: UInt8.self)
+                guard length < 0x80 else { break values }
+                q += 1 + Int(length)
+            default:
+                break values
+            }
+            guard q <= end else { break values }
+            offsets[foundCount] = p
+            foundCount += 1
+            p = q
+        }
+        nextOffset = p
     }
 
     /// The whole record, decoded from after its header.

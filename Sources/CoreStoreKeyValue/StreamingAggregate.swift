@@ -30,7 +30,7 @@ extension KeyValueStorageReader {
 /// so a group's first record has its lowest key — the one whose `groupBy` values the evaluator
 /// reports — and every aggregate is an ``AggregateAccumulator`` fed its group's values in
 /// record-key order, as the evaluator feeds its own. Groups are equal `groupBy` tuples in
-/// ``Value/storageOrder(_:_:)``, found by hashing (``GroupKey``) and sorted once at the end in
+/// ``Value/storageOrder(_:_:)``, found by hashing (``GroupTable``) and sorted once at the end in
 /// the output ``RecordOrder`` (the sort descriptors, then the other `groupBy` keys ascending).
 ///
 /// Streamed: `count`, `minimum` and `maximum` of any attribute, `sum` and `average` of any
@@ -50,14 +50,6 @@ struct StreamingAggregate {
         case aggregate(keyIndex: Int)
     }
 
-    /// One group: its `groupBy` values (in order-key order) and its accumulators.
-    private struct Group {
-        /// The `groupBy` values of the group's first (lowest-key) record.
-        var keys: [Value]
-        /// One per column (unused for group-key columns).
-        var accumulators: [AggregateAccumulator]
-    }
-
     /// The layout, for ordinals and entity names.
     private let layout: KeyValueLayout
     /// The order of the rows: by the sort descriptors, then the other `groupBy` keys ascending
@@ -69,12 +61,15 @@ struct StreamingAggregate {
     private let columns: [Column]
     /// The accumulators of a new group, one per column.
     private let emptyAccumulators: [AggregateAccumulator]
+    /// The columns that aggregate: their index in ``columns`` and in ``keys``.
+    private let aggregated: [(column: Int, keyIndex: Int)]
     /// Per entity index: the ordinal of each of ``keys``, resolved on the entity's first record.
     private var ordinals: [[Int]?]
     /// The groups, in the order of their first records (sorted by ``rows()``).
-    private var groups: [Group] = []
-    /// The index in ``groups`` of each group's values.
-    private var groupIndexes: [GroupKey: Int] = [:]
+    private var groups = GroupTable()
+    /// The accumulators, one per column of each group: those of group `g` start at
+    /// `g * columns.count`.
+    private var accumulators: [AggregateAccumulator] = []
     /// The group values of the record being added; reused, copied only for a new group.
     private var scratch: [Value] = []
 
@@ -110,10 +105,15 @@ struct StreamingAggregate {
         self.keys = keys
         self.columns = columns
         self.emptyAccumulators = accumulators
+        aggregated = columns.enumerated().compactMap { c, column in
+            guard case .aggregate(let keyIndex) = column else { return nil }
+            return (c, keyIndex)
+        }
         ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
         if orderKeys.isEmpty {
             // Without groupBy keys every record is in one group, which exists even over no records.
-            groups = [Group(keys: [], accumulators: accumulators)]
+            _ = groups.findOrAdd([])
+            self.accumulators = accumulators
         }
     }
 
@@ -141,17 +141,16 @@ struct StreamingAggregate {
         let groupIndex: Int
         if orderKeyCount == 0 {
             groupIndex = 0
-        } else if let known = groupIndexes[GroupKey(values: scratch)] {
+        } else if let known = groups.index(of: scratch) {
             groupIndex = known
         } else {
             guard groups.count < Self.maximumGroups else { return false }
-            groupIndex = groups.count
-            groups.append(Group(keys: scratch, accumulators: emptyAccumulators))
-            groupIndexes[GroupKey(values: scratch)] = groupIndex
+            groupIndex = groups.findOrAdd(scratch).index
+            accumulators.append(contentsOf: emptyAccumulators)
         }
-        for (c, column) in columns.enumerated() {
-            guard case .aggregate(let keyIndex) = column else { continue }
-            groups[groupIndex].accumulators[c].add(try candidate.attribute(entityOrdinals[keyIndex]))
+        let first = groupIndex * columns.count
+        for (c, keyIndex) in aggregated {
+            accumulators[first + c].add(try candidate.attribute(entityOrdinals[keyIndex]))
         }
         return true
     }
@@ -161,15 +160,16 @@ struct StreamingAggregate {
     func rows() throws -> [[Value]] {
         let keys = self.keys
         let order = self.order
+        let groupKeys = groups.keys
         // Distinct groups never compare equal, so this order is total.
-        let sorted = groups.sorted { order.compareSortValues($0.keys, $1.keys) < 0 }
-        return try sorted.map { group in
+        let sorted = groupKeys.indices.sorted { order.compareSortValues(groupKeys[$0], groupKeys[$1]) < 0 }
+        return try sorted.map { g in
             try columns.enumerated().map { c, column in
                 switch column {
                 case .groupKey(let index):
-                    return group.keys[index]
+                    return groupKeys[g][index]
                 case .aggregate(let keyIndex):
-                    return try group.accumulators[c].result(for: keys[keyIndex])
+                    return try accumulators[g * columns.count + c].result(for: keys[keyIndex])
                 }
             }
         }

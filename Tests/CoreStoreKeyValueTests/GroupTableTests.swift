@@ -3,9 +3,10 @@ import Testing
 @testable import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// `GroupKey`: equal exactly when the values are equal in storage order, and hashed alike then.
-@Suite("Group keys")
-struct GroupKeyTests {
+/// `GroupTable`: tuples are one group exactly when their values are equal in storage order, and
+/// hash alike then.
+@Suite("Group table")
+struct GroupTableTests {
     /// Pairs of values that storage order calls equal: they must be one group.
     static let equalPairs: [(Value, Value)] = [
         (.int(1), .double(1.0)),
@@ -32,20 +33,37 @@ struct GroupKeyTests {
     func equalValuesShareAGroup(_ index: Int) {
         let (a, b) = Self.equalPairs[index]
         #expect(Value.storageOrder(a, b) == 0)
-        let ka = GroupKey(values: [a, .string("x")]), kb = GroupKey(values: [b, .string("x")])
-        #expect(ka == kb)
-        #expect(ka.hashValue == kb.hashValue)
-        var groups: [GroupKey: Int] = [ka: 0]
-        groups[kb, default: 1] += 10
-        #expect(groups.count == 1 && groups[ka] == 10)
+        var table = GroupTable()
+        #expect(table.hash([a, .string("x")]) == table.hash([b, .string("x")]))
+        #expect(table.findOrAdd([a, .string("x")]) == (0, true))
+        #expect(table.findOrAdd([b, .string("x")]) == (0, false))
+        #expect(table.index(of: [b, .string("x")]) == 0)
+        #expect(table.count == 1)
     }
 
     @Test("Values storage order tells apart make separate groups", arguments: 0..<distinctPairs.count)
     func distinctValuesMakeSeparateGroups(_ index: Int) {
         let (a, b) = Self.distinctPairs[index]
         #expect(Value.storageOrder(a, b) != 0)
-        #expect(GroupKey(values: [a]) != GroupKey(values: [b]))
-        let groups: Set<GroupKey> = [GroupKey(values: [a]), GroupKey(values: [b])]
-        #expect(groups.count == 2)
+        var table = GroupTable()
+        #expect(table.findOrAdd([a]) == (0, true))
+        #expect(table.index(of: [b]) == nil)
+        #expect(table.findOrAdd([b]) == (1, true))
+        #expect(table.count == 2 && table.keys.count == 2)
+    }
+
+    @Test("Thousands of groups survive the table's growth, each found again at its index")
+    func manyGroups() {
+        var table = GroupTable()
+        let values: [Value] = (0..<5_000).map { $0 % 3 == 0 ? .string("g\($0)") : .int(Int64($0) * 7_919) }
+        for (i, value) in values.enumerated() {
+            #expect(table.findOrAdd([value, .null]) == (i, true))
+        }
+        for (i, value) in values.enumerated() {
+            #expect(table.index(of: [value, .null]) == i)
+        }
+        #expect(table.index(of: [.int(-1), .null]) == nil)
+        #expect(table.index(of: [.int(0)]) == nil)
+        #expect(table.count == values.count)
     }
 }

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import CoreStoreStorage
+@testable import CoreStoreKeyValue
+
+/// `RecordFields`: single attributes read from a record's bytes are exactly the decoded record's,
+/// in any order of access, and damaged bytes throw instead of trapping or answering wrong.
+@Suite("RecordFields: single attributes from record bytes")
+struct RecordFieldsTests {
+    static let names = EntityNames(schema: StoreSchema(modelVersion: "V1", schemaHash: "", entities: []))
+
+    /// A record whose values take every path: fixed sizes, varints of every length (up to ten
+    /// bytes), and lengths above 127 bytes.
+    static func record(seed: UInt64) -> Record {
+        var g = SeededGenerator(seed: seed)
+        var attributes = RecordCodecTests.sample().attributes
+        attributes += [.string(String(repeating: "x", count: 300)), .bytes(Data(repeating: 7, count: 128)), .int(-1), .int(1 << 62)]
+        for _ in 0..<20 {
+            attributes.append(Int.random(in: 0..<9, using: &g) == 0 ? Value.null : RandomValues.value(kind: Int.random(in: 0..<8, using: &g), &g))
+        }
+        attributes.shuffle(using: &g)
+        return Record(id: RecordID(entity: "E", key: Int64(seed) * 1_000_003), attributes: attributes, relationships: [])
+    }
+
+    @Test("Every attribute equals the decoded record's, read forwards, backwards and at random", arguments: 0..<20 as Range<UInt64>)
+    func attributesMatchTheDecodedRecord(_ seed: UInt64) throws {
+        let record = Self.record(seed: seed)
+        let bytes = RecordCodec.encode(record)
+        var g = SeededGenerator(seed: seed + 100)
+        let orders = [Array(record.attributes.indices), Array(record.attributes.indices.reversed()), record.attributes.indices.shuffled(using: &g)]
+        let fields = RecordFields()
+        for order in orders {
+            try bytes.withUnsafeBytes { buffer in
+                _ = try fields.loadHeader(buffer, names: Self.names)
+                #expect(fields.key == record.id.key)
+                for i in order {
+                    #expect(Value.storageOrder(try fields.attribute(i), record.attributes[i]) == 0, "attribute \(i)")
+                }
+                #expect(try fields.attribute(record.attributes.count) == .null)
+                #expect(try fields.record(names: Self.names) == record)
+            }
+        }
+    }
+
+    @Test("A record cut short throws when its last attribute is read, never traps")
+    func truncatedRecordThrows() throws {
+        let record = Self.record(seed: 3)
+        let bytes = RecordCodec.encode(record)
+        let fields = RecordFields()
+        // The last value ends right before the one-byte relationship count: every shorter
+        // prefix cuts it (or the header).
+        for n in 0..<(bytes.count - 1) {
+            let cut = Array(bytes.prefix(n))
+            #expect(throws: StorageError.self, "prefix of \(n) bytes") {
+                try cut.withUnsafeBytes { buffer in
+                    _ = try fields.loadHeader(buffer, names: Self.names)
+                    _ = try fields.attribute(record.attributes.count - 1)
+                }
+            }
+        }
+    }
+}
