@@ -4,76 +4,116 @@ import CoreStoreStorage
 /// single attributes read straight from the record's bytes (see ``RecordFields``) instead of
 /// decoding every record first.
 ///
-/// A comparison of one attribute of the entity (one-key path, no function) becomes a ``leaf``
+/// A comparison of one attribute of the entity (one-key path, no function) becomes a leaf
 /// that ``PredicateEvaluator/evaluateLeaf(_:_:)`` tests: exactly what the evaluator does for
 /// such a comparison (with `NONE` negating it; `ANY` and `ALL` over the single owner are the
 /// test itself). Everything else — relationship paths, `@count`, unknown keys — stays a
-/// ``record(_:)`` node that the evaluator checks on the decoded record, so results and errors
+/// record node that the evaluator checks on the decoded record, so results and errors
 /// are the evaluator's. AND and OR keep their order and short-circuits.
-indirect enum FieldPredicate {
-    /// Always this result.
-    case constant(Bool)
-    /// The negation.
-    case not(FieldPredicate)
-    /// True when every part is, checked in order.
-    case and([FieldPredicate])
-    /// True when any part is, checked in order.
-    case or([FieldPredicate])
-    /// The comparison of the attribute at `ordinal`; `negated` for the `NONE` quantifier.
-    case leaf(ordinal: Int, comparison: Comparison, negated: Bool)
-    /// A leaf that orders the attribute against a number (`<`, `<=`, `>`, `>=`, `==`, `!=`
-    /// with a non-NaN `double` or an `int`): a value of the same case is compared directly,
-    /// anything else (`nil`, NaN, another case) by the evaluator as a ``leaf``.
-    case numericLeaf(ordinal: Int, order: NumericOrder, comparison: Comparison, negated: Bool)
-    /// A predicate the evaluator checks on the whole record.
-    case record(RecordPredicate)
+///
+/// The tree is flattened into nodes that hold only indexes and numbers, so that testing a
+/// record retains nothing: the comparisons and whole-record predicates the evaluator needs sit
+/// in side tables, reached only when the fast path cannot decide.
+final class FieldPredicate {
+    /// One node of the flattened tree.
+    private enum Node {
+        /// Always this result.
+        case constant(Bool)
+        /// The negation of the node at this index.
+        case not(Int)
+        /// True when every node in `children[range]` is, checked in order.
+        case and(Range<Int>)
+        /// True when any node in `children[range]` is, checked in order.
+        case or(Range<Int>)
+        /// The comparison of the attribute at `ordinal`, the evaluator's being
+        /// `comparisons[comparison]`; `negated` for the `NONE` quantifier. `numeric` decides
+        /// it without the evaluator when it can (see ``NumericOrder``).
+        case leaf(ordinal: Int, comparison: Int, negated: Bool, numeric: NumericOrder?)
+        /// `records[index]`, checked by the evaluator on the whole record.
+        case record(Int)
+    }
+
+    /// The nodes; the root is the last.
+    private let nodes: [Node]
+    /// The node indexes of every AND and OR, each one's children contiguous.
+    private let children: [Int]
+    /// The comparisons of the leaves.
+    private let comparisons: [Comparison]
+    /// The predicates checked on whole records.
+    private let records: [RecordPredicate]
 
     /// `predicate` prepared for records of the concrete `entity`.
     init(_ predicate: RecordPredicate, entity: String, schema: StoreSchema) {
-        switch predicate {
-        case .constant(let b):
-            self = .constant(b)
-        case .not(let p):
-            self = .not(FieldPredicate(p, entity: entity, schema: schema))
-        case .and(let ps):
-            self = .and(ps.map { FieldPredicate($0, entity: entity, schema: schema) })
-        case .or(let ps):
-            self = .or(ps.map { FieldPredicate($0, entity: entity, schema: schema) })
-        case .comparison(let c):
-            if c.keyPath.count == 1, c.function == nil, let ordinal = schema.attributeOrdinal(c.keyPath[0], in: entity) {
-                if let order = NumericOrder(c) {
-                    self = .numericLeaf(ordinal: ordinal, order: order, comparison: c, negated: c.quantifier == .none)
-                    return
+        var builder = Builder()
+        _ = builder.add(predicate, entity: entity, schema: schema)
+        nodes = builder.nodes
+        children = builder.children
+        comparisons = builder.comparisons
+        records = builder.records
+    }
+
+    /// Collects the flattened tree.
+    private struct Builder {
+        var nodes: [Node] = []
+        var children: [Int] = []
+        var comparisons: [Comparison] = []
+        var records: [RecordPredicate] = []
+
+        /// Appends the nodes of `predicate` and returns the index of its root.
+        mutating func add(_ predicate: RecordPredicate, entity: String, schema: StoreSchema) -> Int {
+            let node: Node
+            switch predicate {
+            case .constant(let b):
+                node = .constant(b)
+            case .not(let p):
+                node = .not(add(p, entity: entity, schema: schema))
+            case .and(let ps), .or(let ps):
+                let roots = ps.map { add($0, entity: entity, schema: schema) }
+                let range = children.count..<(children.count + roots.count)
+                children += roots
+                if case .and = predicate { node = .and(range) } else { node = .or(range) }
+            case .comparison(let c):
+                if c.keyPath.count == 1, c.function == nil, let ordinal = schema.attributeOrdinal(c.keyPath[0], in: entity) {
+                    comparisons.append(c)
+                    node = .leaf(ordinal: ordinal, comparison: comparisons.count - 1, negated: c.quantifier == .none, numeric: NumericOrder(c))
+                } else {
+                    records.append(predicate)
+                    node = .record(records.count - 1)
                 }
-                self = .leaf(ordinal: ordinal, comparison: c, negated: c.quantifier == .none)
-            } else {
-                self = .record(predicate)
             }
+            nodes.append(node)
+            return nodes.count - 1
         }
     }
 
     /// Whether the candidate satisfies the predicate.
     func evaluate(_ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {
-        switch self {
+        try evaluate(nodes.count - 1, candidate, evaluator)
+    }
+
+    private func evaluate(_ index: Int, _ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {
+        switch nodes[index] {
         case .constant(let b):
             return b
-        case .not(let p):
-            return try !p.evaluate(candidate, evaluator)
-        case .and(let ps):
-            for p in ps where try !p.evaluate(candidate, evaluator) { return false }
+        case .not(let child):
+            return try !evaluate(child, candidate, evaluator)
+        case .and(let range):
+            for i in range where try !evaluate(children[i], candidate, evaluator) { return false }
             return true
-        case .or(let ps):
-            for p in ps where try p.evaluate(candidate, evaluator) { return true }
+        case .or(let range):
+            for i in range where try evaluate(children[i], candidate, evaluator) { return true }
             return false
-        case .leaf(let ordinal, let comparison, let negated):
-            let result = try evaluator.evaluateLeaf(candidate.attribute(ordinal), comparison)
-            return negated ? !result : result
-        case .numericLeaf(let ordinal, let order, let comparison, let negated):
+        case .leaf(let ordinal, let comparison, let negated, let numeric):
             let value = try candidate.attribute(ordinal)
-            let result = try order.evaluate(value) ?? evaluator.evaluateLeaf(value, comparison)
+            let result: Bool
+            if let fast = numeric?.evaluate(value) {
+                result = fast
+            } else {
+                result = try evaluator.evaluateLeaf(value, comparisons[comparison])
+            }
             return negated ? !result : result
         case .record(let p):
-            return try evaluator.evaluate(p, on: candidate.record())
+            return try evaluator.evaluate(records[p], on: candidate.record())
         }
     }
 }
