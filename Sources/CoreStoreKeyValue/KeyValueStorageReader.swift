@@ -211,8 +211,8 @@ struct RecordRanking {
             }
         }
         guard error == nil, let entityOrdinals = ordinals[entity] else { return }
-        scratch.removeAll(keepingCapacity: true)
-        for ordinal in entityOrdinals { scratch.append(try candidate.attribute(ordinal)) }
+        if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
+        for (i, ordinal) in entityOrdinals.enumerated() { scratch[i] = try candidate.attribute(ordinal) }
         let key = candidate.key
         guard let capacity else {
             entries.append(Entry(keys: scratch, key: key, bytes: Array(candidate.bytes)))

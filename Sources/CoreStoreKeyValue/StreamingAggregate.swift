@@ -131,12 +131,12 @@ struct StreamingAggregate {
         }
         guard let entityOrdinals = ordinals[entity] else { return false }
         let orderKeyCount = order.keyCount
-        scratch.removeAll(keepingCapacity: true)
-        for ordinal in entityOrdinals.prefix(orderKeyCount) {
-            let value = try candidate.attribute(ordinal)
+        if scratch.count != orderKeyCount { scratch = Array(repeating: .null, count: orderKeyCount) }
+        for i in 0..<orderKeyCount {
+            let value = try candidate.attribute(entityOrdinals[i])
             // A NaN date is not equal to itself in storageOrder, so it cannot key a group.
             if case .date(let date) = value, date.timeIntervalSinceReferenceDate.isNaN { return false }
-            scratch.append(value)
+            scratch[i] = value
         }
         let groupIndex: Int
         if orderKeyCount == 0 {

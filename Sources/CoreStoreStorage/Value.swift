@@ -66,6 +66,17 @@ public enum Value: Sendable {
     /// `int`, `double`, `decimal` and `bool`; NaN sorts before every other number; strings compare
     /// by UTF-8 bytes; values of different kinds compare by kind rank.
     public static func storageOrder(_ lhs: Value, _ rhs: Value) -> Int {
+        // The common same-case numbers first, exactly as ``NumericValue/compare(_:_:)`` orders
+        // them (NaN below every other double, equal to NaN).
+        switch (lhs, rhs) {
+        case (.int(let x), .int(let y)):
+            return x == y ? 0 : (x < y ? -1 : 1)
+        case (.double(let x), .double(let y)):
+            if x.isNaN || y.isNaN { return x.isNaN == y.isNaN ? 0 : (x.isNaN ? -1 : 1) }
+            return x == y ? 0 : (x < y ? -1 : 1)
+        default:
+            break
+        }
         let lr = lhs.kindRank, rr = rhs.kindRank
         if lr != rr { return lr < rr ? -1 : 1 }
         switch (lhs, rhs) {
