@@ -6,22 +6,44 @@ import CoreStoreStorage
 struct EntityNames: Sendable {
     /// Every entity name, in schema order.
     let names: [String]
-    /// `names[i]`'s UTF-8 bytes.
-    private let utf8: [[UInt8]]
+    /// Every name's UTF-8 bytes, one after the other.
+    private let utf8: [UInt8]
+    /// Where `names[i]`'s bytes lie in ``utf8``.
+    private let ranges: [Range<Int>]
 
     /// The names of `schema`'s entities.
     init(schema: StoreSchema) {
         names = schema.entities.map(\.name)
-        utf8 = names.map { Array($0.utf8) }
+        var utf8: [UInt8] = []
+        ranges = names.map { name in
+            let start = utf8.count
+            utf8 += name.utf8
+            return start..<utf8.count
+        }
+        self.utf8 = utf8
     }
 
     /// The index of the entity whose name is `bytes`, `nil` for a name the schema lacks.
     func index(of bytes: UnsafeRawBufferPointer) -> Int? {
         // Schemas have few entities: a linear scan with a length check beats hashing the bytes.
-        for (i, name) in utf8.enumerated() where name.count == bytes.count {
-            if name.isEmpty || name.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return i }
-        }
+        for i in ranges.indices where matches(i, bytes) { return i }
         return nil
+    }
+
+    /// Whether `bytes` spell the name at `index`.
+    @inline(__always)
+    func matches(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let range = ranges[index]
+        guard range.count == bytes.count else { return false }
+        // Names are short: a byte loop costs less than calling memcmp.
+        return utf8.withUnsafeBufferPointer { all in
+            var i = 0
+            while i < bytes.count {
+                if all[range.lowerBound + i] != bytes[i] { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     /// The name `bytes` spell: the schema's own string when it has that entity, else a new one.
@@ -78,7 +100,9 @@ final class RecordFields {
         attributeCount = -1
         var r = ByteReader(bytes, what: "record")
         try RecordCodec.checkVersion(&r)
-        entityIndex = names.index(of: try r.blob())
+        let name = try r.blob()
+        // A scan meets mostly one entity: try the previous record's first.
+        if let previous = entityIndex, names.matches(previous, name) {} else { entityIndex = names.index(of: name) }
         key = try r.signed()
         headerEnd = r.position
         return entityIndex
