@@ -5,7 +5,7 @@ import CoreStoreLMDB
 import CoreStoreSQLite
 import Foundation
 
-/// The migratable stores the torture test kills migrations on.
+/// The durable stores the torture tests kill processes on.
 enum TortureBackend: String, CaseIterable, ExpressibleByArgument {
     case sqlite, lmdb, leveldb
 
@@ -25,6 +25,27 @@ enum TortureBackend: String, CaseIterable, ExpressibleByArgument {
         case .sqlite: return SQLiteStore(fileURL: url, migrationMappingProviders: providers)
         case .lmdb: return LMDBStore(fileURL: url, migrationMappingProviders: providers)
         case .leveldb: return LevelDBStore(fileURL: url, migrationMappingProviders: providers)
+        }
+    }
+
+    /// A store at `url` without migrations, committing with `durability`.
+    func makeStore(at url: URL, durability: SQLiteStore.Durability) -> any LocalStorage {
+        switch self {
+        case .sqlite: return SQLiteStore(fileURL: url, durability: durability)
+        case .lmdb: return LMDBStore(fileURL: url, durability: durability)
+        case .leveldb: return LevelDBStore(fileURL: url, durability: durability)
+        }
+    }
+}
+
+/// The commit durability a torture run asks of its store.
+enum TortureDurability: String, CaseIterable, ExpressibleByArgument {
+    case full, normal
+
+    var value: SQLiteStore.Durability {
+        switch self {
+        case .full: .full
+        case .normal: .normal
         }
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A `migrate-child` process, watched line by line so that it can be killed at a chosen moment.
+/// A torture child process (`migrate-child`, `commit-child`), watched line by line so that it
+/// can be killed at a chosen moment. Progress lines (of `migrate-child`) are tracked here; every
+/// line also goes to the optional line handler.
 final class TortureChildProcess: @unchecked Sendable {
     /// How the process ended.
     enum Termination: Equatable {
@@ -26,6 +28,7 @@ final class TortureChildProcess: @unchecked Sendable {
     private let copied = DispatchSemaphore(value: 0)
     private let readerDone = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
+    private let onLine: (@Sendable (String) -> Void)?
 
     /// The executable of the running process, to run it again as a child.
     static var currentExecutable: URL {
@@ -35,8 +38,10 @@ final class TortureChildProcess: @unchecked Sendable {
         return Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     }
 
-    /// A child running `executable` with `arguments`, its standard error going to `errorLog`.
-    init(executable: URL, arguments: [String], errorLog: URL) throws {
+    /// A child running `executable` with `arguments`, its standard error going to `errorLog`;
+    /// `onLine` gets each line it prints, on the thread that reads them.
+    init(executable: URL, arguments: [String], errorLog: URL, onLine: (@Sendable (String) -> Void)? = nil) throws {
+        self.onLine = onLine
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
@@ -112,6 +117,7 @@ final class TortureChildProcess: @unchecked Sendable {
     }
 
     private func received(line: String) {
+        onLine?(line)
         guard line.hasPrefix(TortureChildCommand.progressPrefix),
               let fraction = Double(line.dropFirst(TortureChildCommand.progressPrefix.count)) else { return }
         let now = Date()

@@ -5,6 +5,6 @@ struct TortureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "torture",
         abstract: "Kill a process while it changes a store, then check what the store holds.",
-        subcommands: [TortureMigrationsCommand.self, TortureChildCommand.self]
+        subcommands: [TortureCommitsCommand.self, TortureMigrationsCommand.self, TortureChildCommand.self, CommitTortureChildCommand.self]
     )
 }
