@@ -82,7 +82,7 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
             let creating = try format.inspect(directoryURL) == .absent
             if creating {
                 do {
-                    try FileManager.default.createDirectory(at: directoryURL, withIntermediateDirectories: true)
+                    try PrivateFiles.createDirectory(directoryURL)
                 } catch {
                     throw StorageError.engine(code: Int(EIO), message: "cannot create the \(format.storeKind) directory \(directoryURL.path): \(error.localizedDescription)")
                 }

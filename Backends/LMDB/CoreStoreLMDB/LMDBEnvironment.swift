@@ -35,7 +35,7 @@ final class LMDBEnvironment: KeyValueEngineConnection, @unchecked Sendable {
         }
         code = mdb_env_set_mapsize(environment, mapSize)
         guard code == MDB_SUCCESS else { throw fail(code, "mdb_env_set_mapsize") }
-        code = mdb_env_open(environment, path, flags, 0o644)
+        code = mdb_env_open(environment, path, flags, mode_t(PrivateFiles.filePermissions))
         guard code == MDB_SUCCESS else { throw fail(code, "mdb_env_open \(path)") }
         var dead: Int32 = 0
         code = mdb_reader_check(environment, &dead)

@@ -152,9 +152,12 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
             return existing
         }
         do {
-            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            // Owner-only: the directory when it is new, and the file, which SQLite then opens
+            // as an empty database (its -wal and -shm files take the file's permissions).
+            try PrivateFiles.createDirectory(fileURL.deletingLastPathComponent())
+            try PrivateFiles.createFile(atPath: path)
         } catch {
-            throw StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "cannot create the directory for \(path): \(error.localizedDescription)")
+            throw StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "cannot create \(path): \(error.localizedDescription)")
         }
         let writer = try openWriter(schema: schema)
         try writer.transaction {

@@ -1,0 +1,38 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libFuzzer targets for the parsers and decoders that read untrusted bytes: the record codec
+// and the record fields a scan reads in place, the key-value tuple-key decoder, and the
+// format-predicate lexer and parser. A separate package, built only by `scripts/fuzz.sh` with
+// `-sanitize=fuzzer,address` (each target defines `LLVMFuzzerTestOneInput`; libFuzzer supplies
+// `main`).
+let package = Package(
+    name: "CoreStoreFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "CoreStore", path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "fuzz-record-codec",
+            dependencies: [
+                .product(name: "CoreStoreKeyValue", package: "CoreStore"),
+                .product(name: "CoreStoreStorage", package: "CoreStore"),
+            ]
+        ),
+        .executableTarget(
+            name: "fuzz-tuple-key",
+            dependencies: [
+                .product(name: "CoreStoreKeyValue", package: "CoreStore"),
+                .product(name: "CoreStoreStorage", package: "CoreStore"),
+            ]
+        ),
+        .executableTarget(
+            name: "fuzz-format-predicate",
+            dependencies: [
+                .product(name: "CoreStore", package: "CoreStore"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
