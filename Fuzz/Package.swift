@@ -4,8 +4,8 @@ import PackageDescription
 // libFuzzer targets for the parsers and decoders that read untrusted bytes: the record codec
 // and the record fields a scan reads in place, the key-value tuple-key decoder, and the
 // format-predicate lexer and parser. A separate package, built only by `scripts/fuzz.sh` with
-// `-sanitize=fuzzer,address` (each target defines `LLVMFuzzerTestOneInput`; libFuzzer supplies
-// `main`).
+// `-sanitize=fuzzer,address`; each target's `main` hands its test function to libFuzzer's
+// `LLVMFuzzerRunDriver` (declared by the small `FuzzDriver` C module).
 let package = Package(
     name: "CoreStoreFuzz",
     platforms: [.macOS(.v15)],
@@ -13,9 +13,11 @@ let package = Package(
         .package(name: "CoreStore", path: ".."),
     ],
     targets: [
+        .target(name: "FuzzDriver"),
         .executableTarget(
             name: "fuzz-record-codec",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "CoreStoreKeyValue", package: "CoreStore"),
                 .product(name: "CoreStoreStorage", package: "CoreStore"),
             ]
@@ -23,6 +25,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-tuple-key",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "CoreStoreKeyValue", package: "CoreStore"),
                 .product(name: "CoreStoreStorage", package: "CoreStore"),
             ]
@@ -30,6 +33,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-format-predicate",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "CoreStore", package: "CoreStore"),
             ]
         ),

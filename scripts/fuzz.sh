@@ -33,7 +33,7 @@ mkdir -p "$artifacts"
 cd Fuzz
 # As in bench.sh: SwiftPM 6.3 reuses its build plan for the path dependency and misses new files.
 rm -f .build/release.yaml .build/*/release/description.json
-flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
+flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 swift build "${flags[@]}" >&2
 bin=$(swift build "${flags[@]}" --show-bin-path)
 

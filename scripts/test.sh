@@ -24,10 +24,14 @@ grep -E 'Test run with [0-9]+ tests? .* passed' "$log" >/dev/null
 # (the run stops on a checksum mismatch), never a timing.
 ./scripts/bench.sh --quick --repetitions 1 >/dev/null
 
+# The fuzz targets, briefly (libFuzzer with AddressSanitizer, from the seed corpora): any crash,
+# memory error or failed check fails the run. `scripts/fuzz.sh --time N` runs them for longer.
+./scripts/fuzz.sh --runs 20000
+
 # The same suite again under ThreadSanitizer: any data race fails the run.
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -E 'ThreadSanitizer|Test run with' || true
 if grep -q 'WARNING: ThreadSanitizer' "$log" || ! grep -qE 'Test run with [0-9]+ tests? .* passed' "$log"; then
   echo "error: the suite failed or found a data race under ThreadSanitizer." >&2
   exit 1
 fi
-echo "All tests passed (also under ThreadSanitizer); the demo ran."
+echo "All tests passed (also under ThreadSanitizer); the demo ran; the fuzz targets found nothing."

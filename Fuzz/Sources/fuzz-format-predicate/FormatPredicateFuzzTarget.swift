@@ -12,7 +12,7 @@ final class FuzzPerson: CoreStoreObject {
 }
 
 /// An in-memory stack with a few people, made once.
-nonisolated(unsafe) private let stack: DataStack = {
+private let stack: DataStack = {
     let stack = DataStack(CoreStoreSchema(modelVersion: "Fuzz", entities: [Entity<FuzzPerson>("Person")]))
     do {
         try stack.addStorageAndWait(InMemoryStore())
@@ -35,7 +35,7 @@ nonisolated(unsafe) private let stack: DataStack = {
 }()
 
 /// The arguments a fuzzed format's specifiers draw from, in order.
-private let arguments: [Any?] = ["name", 30, "A", [1, 2, 3], 2.5, nil, "friends.name", ["x", "bob"]]
+nonisolated(unsafe) private let arguments: [Any?] = ["name", 30, "A", [1, 2, 3], 2.5, nil, "friends.name", ["x", "bob"]]
 
 /// One input: text used as a format predicate with a fixed argument list, then as the filter of
 /// a fetch, a count and a query. A malformed format must come back as
