@@ -130,7 +130,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreStorage", "CSQLite"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreStorage", "CSQLite", "CSQLiteFaultVFS"]
+        ),
+        // A SQLite VFS that fails chosen reads, writes and syncs, for the SQLite fault tests.
+        .target(
+            name: "CSQLiteFaultVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/CSQLiteFaultVFS"
         ),
         .testTarget(
             name: "CoreStoreConformanceTests",
