@@ -5,6 +5,9 @@ struct TortureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "torture",
         abstract: "Kill a process while it changes a store, then check what the store holds.",
-        subcommands: [TortureCommitsCommand.self, TortureMigrationsCommand.self, TortureChildCommand.self, CommitTortureChildCommand.self]
+        subcommands: [
+            TortureCommitsCommand.self, TortureMigrationsCommand.self, TortureDamageCommand.self,
+            TortureChildCommand.self, CommitTortureChildCommand.self, TortureDamageChildCommand.self,
+        ]
     )
 }
