@@ -146,12 +146,17 @@ struct TortureDamageCommand: AsyncParsableCommand {
             let dump = Array(lines.prefix { $0 != "end" })
             if dump == expected { return (.exact, "") }
             let first = zip(dump, expected).first { $0 != $1 }
-            return (.wrong, first.map { "'\($0.0)' instead of '\($0.1)'" } ?? "\(dump.count) lines instead of \(expected.count)")
+            return (.wrong, first.map { "'\(Self.clip($0.0))' instead of '\(Self.clip($0.1))'" } ?? "\(dump.count) lines instead of \(expected.count)")
         case TortureDamageChildCommand.refusedStatus:
             return (.refused, Self.lastLine(errorText))
         default:
             return (.crashed, "exit status \(process.terminationStatus); " + Self.lastLine(errorText))
         }
+    }
+
+    /// At most 120 characters of a dump line, for the report.
+    private static func clip(_ line: String) -> String {
+        line.count <= 120 ? line : line.prefix(117) + "..."
     }
 
     private static func lastLine(_ text: String) -> String {
