@@ -94,16 +94,24 @@ public final class FaultInjectingKeyValueStore<Base: OrderedKeyValueStore>: Orde
         if let fault { throw fault.error }
     }
 
+    /// The base engine's description, marked as wrapped.
     public var storeDescription: String { "FaultInjecting(\(base.storeDescription))" }
+    /// The base engine's durability.
     public var isDurable: Bool { base.isDurable }
+    /// Opens the base engine (never fails by injection).
     public func open() throws { try base.open() }
+    /// Closes the base engine.
     public func close() { base.close() }
+    /// Deletes the base engine's files (never fails by injection).
     public func destroy() throws { try base.destroy() }
 
+    /// A read transaction of the base engine whose reads are counted and may fail.
     public func read<T>(_ body: (any KeyValueReader) throws -> T) throws -> T {
         try base.read { reader in try body(FaultInjectingReader(base: reader, store: self)) }
     }
 
+    /// A write transaction of the base engine whose reads, writes and commit are counted and may
+    /// fail; a failure throws inside the transaction, so the base engine rolls it back.
     public func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T {
         try base.write { writer in
             let result = try body(FaultInjectingWriter(base: writer, store: self))
