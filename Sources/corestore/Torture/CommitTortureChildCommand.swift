@@ -42,20 +42,16 @@ struct CommitTortureChildCommand: AsyncParsableCommand {
         var serial = try stack.queryValue(From<CommitTortureModel.Commit>().select(Int.self, .maximum(\.$serial))) ?? 0
         let accountCount = try stack.fetchCount(From<CommitTortureModel.Account>())
         guard accountCount >= 2 else { throw ValidationError("the store has \(accountCount) accounts; 'torture commits' seeds them") }
-        Self.emit(Self.readyPrefix + "\(serial)")
+        TortureChildOutput.emit(Self.readyPrefix + "\(serial)")
         var random = SplitMix64(seed: seed ^ (UInt64(serial) &* 0x9E37_79B9_7F4A_7C15))
         var committed = 0
         while commits.map({ committed < $0 }) ?? true {
             serial += 1
             let plan = CommitPlan(serial: serial, accountCount: accountCount, random: &random)
             try stack.perform(synchronous: { transaction in try plan.apply(in: transaction) })
-            Self.emit(Self.ackPrefix + "\(serial)")
+            TortureChildOutput.emit(Self.ackPrefix + "\(serial)")
             committed += 1
         }
-    }
-
-    private static func emit(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }
 

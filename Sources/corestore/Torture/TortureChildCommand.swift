@@ -32,9 +32,9 @@ struct TortureChildCommand: AsyncParsableCommand {
         let store = backend.makeStore(at: URL(fileURLWithPath: path), migration: migration)
         let stack = TortureStacks.migrating()
         try await Self.migrate(store, in: stack) { fraction in
-            Self.emit(Self.progressPrefix + String(format: "%.4f", fraction))
+            TortureChildOutput.emit(Self.progressPrefix + String(format: "%.4f", fraction))
         }
-        Self.emit(Self.migratedLine)
+        TortureChildOutput.emit(Self.migratedLine)
     }
 
     /// Adds `store` to `stack` through `dataStack.async.addStorage`, calling `report` with the
@@ -43,9 +43,5 @@ struct TortureChildCommand: AsyncParsableCommand {
         for try await progress in stack.async.addStorage(store) where !progress.isCompleted {
             report(progress.fractionCompleted)
         }
-    }
-
-    private static func emit(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

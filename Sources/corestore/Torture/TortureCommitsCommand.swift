@@ -46,14 +46,7 @@ struct TortureCommitsCommand: AsyncParsableCommand {
     @Option(help: "The seed of the transfers and of the kill moments.")
     var seed: UInt64 = 20_261_126
 
-    @Option(help: "Where to make the temporary directory (default: the system's temporary directory).")
-    var directory: String?
-
-    @Flag(help: "Print a line per kill.")
-    var verbose = false
-
-    @Flag(help: "Keep the temporary directory when something fails, to look at the store.")
-    var keepFailures = false
+    @OptionGroup var options: TortureRunOptions
 
     func validate() throws {
         guard kills > 0 else { throw ValidationError("--kills must be positive") }
@@ -62,14 +55,13 @@ struct TortureCommitsCommand: AsyncParsableCommand {
 
     func run() async throws {
         CoreStoreDefaults.logger = TortureLogger()
-        let parent = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-        let workspace = try TortureWorkspace(backend: backend, parent: parent)
+        let workspace = try TortureWorkspace(backend: backend, parent: options.parentDirectory)
         let store = backend.storeURL(in: workspace.root)
         let errorLog = workspace.root.appendingPathComponent("children.log")
         var tally = CommitTortureTally()
         let interruption = TortureInterruption()
         defer {
-            if keepFailures && !tally.isClean {
+            if options.keepFailures && !tally.isClean {
                 print("kept \(workspace.root.path)")
             } else {
                 workspace.remove()
@@ -79,7 +71,7 @@ struct TortureCommitsCommand: AsyncParsableCommand {
         let inspector = CommitTortureInspector(backend: backend, durability: durability, accountCount: accounts)
         var lastSerial = 0
         let calibration = try calibrate(store: store, errorLog: errorLog, lastSerial: &lastSerial, inspector: inspector)
-        if verbose { print("\(backend.rawValue): opening takes \(Self.seconds(calibration.opening)), a commit \(Self.seconds(calibration.commit))") }
+        if options.verbose { print("\(backend.rawValue): opening takes \(Self.seconds(calibration.opening)), a commit \(Self.seconds(calibration.commit))") }
 
         var random = SplitMix64(seed: seed)
         var run = 0
@@ -114,7 +106,7 @@ struct TortureCommitsCommand: AsyncParsableCommand {
             let finding = inspector.inspect(store, acknowledged: acknowledged)
             tally.record(finding, run: run, acknowledged: acknowledged)
             if case .intact(let last) = finding { lastSerial = last }
-            if verbose {
+            if options.verbose {
                 let moment = whileOpening ? "while opening" : "after \(Self.seconds(delay))"
                 print("run \(run): killed \(moment); acknowledged up to \(acknowledged), found \(finding)")
             }

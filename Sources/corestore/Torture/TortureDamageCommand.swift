@@ -32,14 +32,7 @@ struct TortureDamageCommand: AsyncParsableCommand {
     @Option(help: "The seed of the data and of the damage.")
     var seed: UInt64 = 20_261_126
 
-    @Option(help: "Where to make the temporary directory (default: the system's temporary directory).")
-    var directory: String?
-
-    @Flag(help: "Print a line per store.")
-    var verbose = false
-
-    @Flag(help: "Keep the copies that were read wrong, crashed or hung.")
-    var keepFailures = false
+    @OptionGroup var options: TortureRunOptions
 
     func validate() throws {
         guard stores > 0 else { throw ValidationError("--stores must be positive") }
@@ -52,8 +45,7 @@ struct TortureDamageCommand: AsyncParsableCommand {
 
     func run() async throws {
         CoreStoreDefaults.logger = TortureLogger()
-        let parent = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-        let workspace = try TortureWorkspace(backend: backend, parent: parent)
+        let workspace = try TortureWorkspace(backend: backend, parent: options.parentDirectory)
         defer { workspace.remove() }
         let template = workspace.template
         try FileManager.default.createDirectory(at: template, withIntermediateDirectories: true)
@@ -82,15 +74,15 @@ struct TortureDamageCommand: AsyncParsableCommand {
                 changed = true
             }
             let line = "store \(index): \(damage) → \(outcome.rawValue)\(changed ? " (files changed)" : "")\(detail.isEmpty ? "" : ": \(detail)")"
-            if verbose { print(line) }
+            if options.verbose { print(line) }
             if outcome == .wrong || outcome == .crashed || outcome == .hung {
                 failures.append(line)
-                if keepFailures { continue }
+                if options.keepFailures { continue }
             }
             workspace.remove(copy)
         }
-        for failure in failures where !verbose { print(failure) }
-        if keepFailures && !failures.isEmpty { print("kept \(workspace.root.path)") }
+        for failure in failures where !options.verbose { print(failure) }
+        if options.keepFailures && !failures.isEmpty { print("kept \(workspace.root.path)") }
         let count = { (outcome: Outcome) in tally[outcome, default: 0] }
         print("\(backend.rawValue): \(stores) damaged stores: \(count(.refused)) refused, \(count(.exact)) exact, \(count(.wrong)) wrong, \(count(.crashed)) crashed, \(count(.hung)) hung (\(modified) refused stores modified)")
         if count(.wrong) + count(.crashed) + count(.hung) > 0 { throw ExitCode.failure }

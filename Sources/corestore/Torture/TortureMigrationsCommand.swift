@@ -34,14 +34,7 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
     @Option(help: "The seed of the data and of the kill moments.")
     var seed: UInt64 = 20_261_201
 
-    @Option(help: "Where to make the temporary directory (default: the system's temporary directory).")
-    var directory: String?
-
-    @Flag(help: "Print a line per run.")
-    var verbose = false
-
-    @Flag(help: "Keep the temporary directory when something fails, to look at the stores.")
-    var keepFailures = false
+    @OptionGroup var options: TortureRunOptions
 
     func validate() throws {
         guard kills > 0 else { throw ValidationError("--kills must be positive") }
@@ -51,12 +44,11 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
     func run() async throws {
         CoreStoreDefaults.logger = TortureLogger()
         let ledger = TortureLedger(accountCount: rows, seed: seed)
-        let parent = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-        let workspace = try TortureWorkspace(backend: backend, parent: parent)
+        let workspace = try TortureWorkspace(backend: backend, parent: options.parentDirectory)
         var tally = TortureTally()
         let interruption = TortureInterruption()
         defer {
-            if keepFailures && !tally.isClean {
+            if options.keepFailures && !tally.isClean {
                 print("kept \(workspace.root.path)")
             } else {
                 workspace.remove()
@@ -66,14 +58,14 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
         let inspector = TortureInspector(backend: backend, ledger: ledger)
         try inspector.verifyTemplate(workspace.backend.storeURL(in: workspace.template))
         var runner = TortureRunner(workspace: workspace, inspector: inspector, seed: seed)
-        if verbose { print("\(backend.rawValue): seeded \(ledger.objectCount) objects in \(workspace.root.path)") }
+        if options.verbose { print("\(backend.rawValue): seeded \(ledger.objectCount) objects in \(workspace.root.path)") }
 
         // Three uninterrupted runs of each step time the kill windows (and must end at V2).
         for round in 0..<3 {
             for migration in TortureMigration.allCases where !interruption.happened {
                 let outcome = try await runner.calibrate(migration, round: round)
                 tally.record(outcome, meantToKill: false, childLog: runner.lastChildLog)
-                if verbose {
+                if options.verbose {
                     let start = outcome.startSeconds.map { String(format: "%.3f", $0) } ?? "-"
                     print(outcome.label + " → \(outcome.finding); migrated from \(start) s to \(String(format: "%.3f", outcome.childSeconds)) s")
                 }
@@ -84,7 +76,7 @@ struct TortureMigrationsCommand: AsyncParsableCommand {
             let migration = TortureMigration.allCases[run % TortureMigration.allCases.count]
             let outcome = try await runner.run(number: run, migration: migration)
             tally.record(outcome, meantToKill: true, childLog: runner.lastChildLog)
-            if verbose { print(outcome.label + " → \(outcome.finding)") }
+            if options.verbose { print(outcome.label + " → \(outcome.finding)") }
             run += 1
         }
         for failure in tally.failures { print(failure) }
