@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "CoreStoreLMDB", targets: ["CoreStoreLMDB"]),
         .library(name: "CoreStoreLevelDB", targets: ["CoreStoreLevelDB"]),
         .executable(name: "corestore", targets: ["corestore"]),
+        // Not for apps: the LD_PRELOAD library `corestore torture power` records a store's file
+        // operations with, to replay them as a power cut would leave them.
+        .library(name: "PowerCutRecorder", type: .dynamic, targets: ["CPowerCutRecorder"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -101,6 +104,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/CoreStore"
+        ),
+        // Interposes the file operations of a process (open, write, fsync, rename, …) and records
+        // them; loaded with LD_PRELOAD by `corestore torture power`, linked by nothing.
+        .target(
+            name: "CPowerCutRecorder",
+            path: "Sources/CPowerCutRecorder",
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "corestore",

@@ -13,10 +13,12 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     let writeOptions: OpaquePointer
 
     /// Opens the database in `directoryURL` (which must exist and have passed
-    /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`.
+    /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`, after
+    /// cutting the torn ends a power cut leaves (``LevelDBTornTails``).
     /// `sync` is the write option every write uses.
     init(directoryURL: URL, create: Bool, sync: Bool) throws {
         let path = directoryURL.path
+        if !create { try LevelDBTornTails.repair(in: directoryURL, logWritesAreSynced: sync) }
         let options = leveldb_options_create()
         defer { leveldb_options_destroy(options) }
         leveldb_options_set_create_if_missing(options, create ? 1 : 0)

@@ -11,8 +11,8 @@ final class CommitTortureChild: @unchecked Sendable {
     /// When the process was spawned.
     let spawned = Date()
 
-    /// Spawns the child on the store at `store`.
-    init(backend: TortureBackend, store: URL, durability: TortureDurability, seed: UInt64, commits: Int?, errorLog: URL) throws {
+    /// Spawns the child on the store at `store`, with `environment` added to its environment.
+    init(backend: TortureBackend, store: URL, durability: TortureDurability, seed: UInt64, commits: Int?, environment: [String: String] = [:], errorLog: URL) throws {
         var arguments = [
             "torture", "commit-child", "--backend", backend.rawValue, "--path", store.path,
             "--durability", durability.rawValue, "--seed", "\(seed)",
@@ -20,7 +20,7 @@ final class CommitTortureChild: @unchecked Sendable {
         if let commits { arguments += ["--commits", "\(commits)"] }
         let box = LineBox()
         process = try TortureChildProcess(
-            executable: TortureChildProcess.currentExecutable, arguments: arguments, errorLog: errorLog,
+            executable: TortureChildProcess.currentExecutable, arguments: arguments, environment: environment, errorLog: errorLog,
             onLine: { line in box.child?.received(line) }
         )
         box.child = self

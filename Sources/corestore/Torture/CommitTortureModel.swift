@@ -1,4 +1,5 @@
 import CoreStore
+import Foundation
 
 /// The model of `corestore torture commits`: accounts whose balances always add up to the same
 /// total, a gap-free log of commits, and the notes each commit wrote.
@@ -46,4 +47,18 @@ enum CommitTortureModel {
 
     /// A stack for the model.
     static func stack() -> DataStack { DataStack(schema) }
+
+    /// Creates a store at `url` holding `accounts` accounts, each at the opening balance, and
+    /// closes it.
+    static func seed(accounts: Int, at url: URL, backend: TortureBackend, durability: TortureDurability) throws {
+        let stack = stack()
+        try stack.addStorageAndWait(backend.makeStore(at: url, durability: durability.value))
+        try stack.perform(synchronous: { transaction in
+            for number in 0..<accounts {
+                let account = transaction.create(Into<Account>())
+                account.number = number
+                account.balance = openingBalance
+            }
+        })
+    }
 }

@@ -38,13 +38,17 @@ final class TortureChildProcess: @unchecked Sendable {
         return Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
     }
 
-    /// A child running `executable` with `arguments`, its standard error going to `errorLog`;
-    /// `onLine` gets each line it prints, on the thread that reads them.
-    init(executable: URL, arguments: [String], errorLog: URL, onLine: (@Sendable (String) -> Void)? = nil) throws {
+    /// A child running `executable` with `arguments` and this process's environment plus
+    /// `environment`, its standard error going to `errorLog`; `onLine` gets each line it prints,
+    /// on the thread that reads them.
+    init(executable: URL, arguments: [String], environment: [String: String] = [:], errorLog: URL, onLine: (@Sendable (String) -> Void)? = nil) throws {
         self.onLine = onLine
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorLog)
         process.standardInput = FileHandle.nullDevice

@@ -6,7 +6,7 @@ struct TortureCommand: AsyncParsableCommand {
         commandName: "torture",
         abstract: "Kill a process while it changes a store, then check what the store holds.",
         subcommands: [
-            TortureCommitsCommand.self, TortureMigrationsCommand.self, TortureDamageCommand.self,
+            TortureCommitsCommand.self, TortureMigrationsCommand.self, TorturePowerCommand.self, TortureDamageCommand.self,
             TortureChildCommand.self, CommitTortureChildCommand.self, TortureDamageChildCommand.self,
         ]
     )

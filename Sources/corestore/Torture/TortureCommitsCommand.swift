@@ -67,7 +67,7 @@ struct TortureCommitsCommand: AsyncParsableCommand {
                 workspace.remove()
             }
         }
-        try seedAccounts(at: store)
+        try CommitTortureModel.seed(accounts: accounts, at: store, backend: backend, durability: durability)
         let inspector = CommitTortureInspector(backend: backend, durability: durability, accountCount: accounts)
         var lastSerial = 0
         let calibration = try calibrate(store: store, errorLog: errorLog, lastSerial: &lastSerial, inspector: inspector)
@@ -118,19 +118,6 @@ struct TortureCommitsCommand: AsyncParsableCommand {
         }
         print(tally.summary(backend: backend, durability: durability))
         if !tally.isClean { throw ExitCode.failure }
-    }
-
-    /// Creates the store with the accounts, each at the opening balance, and closes it.
-    private func seedAccounts(at store: URL) throws {
-        let stack = CommitTortureModel.stack()
-        try stack.addStorageAndWait(backend.makeStore(at: store, durability: durability.value))
-        try stack.perform(synchronous: { transaction in
-            for number in 0..<accounts {
-                let account = transaction.create(Into<CommitTortureModel.Account>())
-                account.number = number
-                account.balance = CommitTortureModel.openingBalance
-            }
-        })
     }
 
     /// How long a child takes to open the store and to make one commit, timed on an
