@@ -11,7 +11,7 @@ import CoreStoreStorage
 /// file is where a writer stopped, not damage.
 ///
 /// A power cut can leave any part of what was written after the last sync on disk, in any order
-/// (``LevelDBLogTail/Verdict/tornTail(intactLength:damageOffset:)``): LevelDB with
+/// (``LevelDBLogTail/Verdict/tornTail(intactLength:damageOffset:)``), and LevelDB with
 /// `paranoid_checks` then refuses to open, although every synced record is intact. Damage after
 /// which intact records start again (``LevelDBLogTail/Verdict/damaged(intactLength:damageOffset:)``)
 /// cannot come from a power cut when every write is synced before the next begins.
@@ -23,7 +23,7 @@ enum LevelDBLogTail {
         /// Damage at `damageOffset`, and no logical record starts intact after it: the torn end
         /// of an interrupted write. The first `intactLength` bytes hold every intact record.
         case tornTail(intactLength: Int, damageOffset: Int)
-        /// Damage at `damageOffset`, with an intact record starting in a later block.
+        /// Damage at `damageOffset`, with an intact logical record starting after it.
         case damaged(intactLength: Int, damageOffset: Int)
     }
 
@@ -81,17 +81,23 @@ enum LevelDBLogTail {
         return .intact
     }
 
-    /// Damage at `damageOffset`: torn, unless a later block starts with an intact `full` or
-    /// `first` record.
+    /// Damage at `damageOffset`: torn, unless an intact `full` or `first` record (the start of a
+    /// logical record) follows. Physical records never cross a block boundary, so the search
+    /// starts over at each later block and reads on from there.
     private static func verdict(_ bytes: [UInt8], intactLength: Int, damageOffset: Int) -> Verdict {
         var block = (damageOffset / blockSize + 1) * blockSize
-        while block + headerSize <= bytes.count {
-            let length = Int(bytes[block + 4]) | Int(bytes[block + 5]) << 8
-            let type = bytes[block + 6]
-            if (type == RecordType.full.rawValue || type == RecordType.first.rawValue),
-               length > 0, headerSize + length <= blockSize, block + headerSize + length <= bytes.count,
-               isChecksumValid(bytes, at: block, length: length) {
-                return .damaged(intactLength: intactLength, damageOffset: damageOffset)
+        while block < bytes.count {
+            var offset = block
+            let blockEnd = min(block + blockSize, bytes.count)
+            while offset + headerSize <= blockEnd {
+                let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
+                let type = bytes[offset + 6]
+                guard type != RecordType.zero.rawValue, offset + headerSize + length <= blockEnd,
+                      isChecksumValid(bytes, at: offset, length: length) else { break }
+                if type == RecordType.full.rawValue || type == RecordType.first.rawValue {
+                    return .damaged(intactLength: intactLength, damageOffset: damageOffset)
+                }
+                offset += headerSize + length
             }
             block += blockSize
         }

@@ -55,6 +55,12 @@ struct TorturePowerCommand: AsyncParsableCommand {
     @Option(help: "The seed of the transfers, the cut moments and the fate of unsynced writes.")
     var seed: UInt64 = 20_261_126
 
+    @Option(help: ArgumentHelp(
+        "Check the store against this durability's promise instead of its own, to show that the check catches what a weaker setting loses.",
+        visibility: .hidden
+    ))
+    var promise: TortureDurability?
+
     @Option(help: "The recorder library (default: \(recorderFileName) beside this executable).")
     var recorder: String?
 
@@ -108,7 +114,7 @@ struct TorturePowerCommand: AsyncParsableCommand {
             let unsynced = PowerCutFileSystem.Unsynced.allCases[cut % PowerCutFileSystem.Unsynced.allCases.count]
             try fileSystem.writeImage(to: image, unsynced: unsynced, random: &random, isTransient: Self.isTransient)
             let imageStore = backend.storeURL(in: image)
-            let finding = inspector.inspect(imageStore, acknowledged: acknowledged, tailMayBeLost: durability == .normal)
+            let finding = inspector.inspect(imageStore, acknowledged: acknowledged, tailMayBeLost: (promise ?? durability) == .normal)
             let failuresBefore = tally.failures.count
             tally.record(finding, cut: cut, unsynced: unsynced, acknowledged: acknowledged)
             if !opened { tally.cutsWhileOpening += 1 }
