@@ -37,7 +37,9 @@ import CoreStoreStorage
 /// ``StorageError/incompatibleStore(path:reason:)`` before LevelDB touches it; damage LevelDB
 /// itself reports (`Corruption`, a different comparator) throws the same. A database whose
 /// `LOCK` is held, by another process or by another open engine in this process, throws
-/// `.engine(code: 5)` saying that the store is in use.
+/// `.engine(code: 5)` saying that the store is in use. Before LevelDB opens an existing
+/// database, the torn end a power cut can leave on its newest log and its manifest is cut off
+/// (`LevelDBTornTails`), since `paranoid_checks` would refuse it.
 public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// How hard a commit works to be on disk before it returns.
     /// `.full`: writes with `sync = true`, so a returned write survives a power loss.
