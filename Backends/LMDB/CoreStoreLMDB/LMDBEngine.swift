@@ -50,6 +50,12 @@ import CoreStoreStorage
 /// before anything is written. Reader slots left by crashed processes are cleared
 /// (`mdb_reader_check`). LMDB forbids opening one environment twice in a process: a second
 /// engine on the same directory throws until the first is closed.
+///
+/// liblmdb trusts the pages of `data.mdb`: a damaged page can crash the process on the first
+/// read that reaches it. With `verifiesOnOpen`, ``open()`` first reads every page the
+/// environment uses and checks its structure and key order (`LMDBVerifier`), and refuses a
+/// damaged one with ``StorageError/incompatibleStore(path:reason:)``, at the cost of reading the
+/// whole file once.
 public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// How hard a commit works to be on disk before it returns.
     /// `.full`: data and meta pages are flushed on commit, so a returned write survives a power
@@ -63,6 +69,8 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     public let initialMapSize: Int
     /// The largest map the engine grows to, in bytes; a write that needs more throws.
     public let maximumMapSize: Int
+    /// Whether ``open()`` verifies every page of an existing environment before LMDB maps it.
+    public let verifiesOnOpen: Bool
 
     /// 64 MiB.
     public static let defaultInitialMapSize = 64 << 20
@@ -78,8 +86,13 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     private let shell: DirectoryEngineShell<LMDBEnvironment>
 
     /// An engine for the environment in `directoryURL`; nothing is touched before ``open()``.
-    /// Map sizes are rounded up to a multiple of 64 KiB.
-    public init(directoryURL: URL, durability: Durability = .full, initialMapSize: Int = LMDBEngine.defaultInitialMapSize, maximumMapSize: Int = LMDBEngine.defaultMaximumMapSize) {
+    /// Map sizes are rounded up to a multiple of 64 KiB. `verifiesOnOpen`: see the type's
+    /// documentation.
+    public init(
+        directoryURL: URL, durability: Durability = .full, initialMapSize: Int = LMDBEngine.defaultInitialMapSize,
+        maximumMapSize: Int = LMDBEngine.defaultMaximumMapSize, verifiesOnOpen: Bool = false
+    ) {
+        self.verifiesOnOpen = verifiesOnOpen
         shell = DirectoryEngineShell(directoryURL: directoryURL, engineName: "LMDBEngine", format: LMDBFileFormat())
         self.durability = durability
         let granule = 64 << 10
@@ -103,7 +116,19 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     public func open() throws {
         var flags = UInt32(MDB_NOTLS)
         if durability == .normal { flags |= UInt32(MDB_NOMETASYNC) }
-        try shell.open { _ in try LMDBEnvironment(directoryURL: directoryURL, flags: flags, mapSize: initialMapSize) }
+        try shell.open { creating in
+            if creating {
+                // Before LMDB writes `lock.mdb`: see `LMDBFileFormat`.
+                let data = directoryURL.appendingPathComponent("data.mdb").path
+                do {
+                    _ = try PrivateFiles.createFile(atPath: data)
+                } catch {
+                    throw StorageError.engine(code: Int(EIO), message: "cannot create \(data): \(error.localizedDescription)")
+                }
+            }
+            if verifiesOnOpen && !creating { try LMDBVerifier.verify(directory: directoryURL) }
+            return try LMDBEnvironment(directoryURL: directoryURL, flags: flags, mapSize: initialMapSize)
+        }
     }
 
     /// Runs `body` in one read-only transaction. Throws `notOpen` when the engine is closed.

@@ -2,14 +2,32 @@ import Foundation
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// The files of an LMDB environment: `data.mdb` proves the directory is one, `lock.mdb` (the
-/// reader table) may come first. `mdb_env_open` creates `lock.mdb` and may initialise
-/// `data.mdb` before it notices a foreign file, so ``checkSignature(of:)`` refuses foreign and
-/// damaged data files first (`DirectoryEngineShell` calls it before opening and destroying).
+/// The files of an LMDB environment: `data.mdb` proves the directory is one. `mdb_env_open`
+/// creates `lock.mdb` (the reader table) and may initialise `data.mdb` before it notices a
+/// foreign file, so ``checkSignature(of:)`` refuses foreign and damaged data files first
+/// (`DirectoryEngineShell` calls it before opening and destroying).
+///
+/// `LMDBEngine` creates an empty `data.mdb` before LMDB creates `lock.mdb`, so an interrupted
+/// creation leaves an empty `data.mdb` (which LMDB initialises) and never `lock.mdb` alone: a
+/// directory holding `lock.mdb` and no `data.mdb` lost its data file, and is refused instead of
+/// being opened as a new, empty store.
 struct LMDBFileFormat: DirectoryStoreFormat {
     let storeKind = "LMDB environment"
     let signatureFileName = "data.mdb"
-    let companionFileNames: Set<String> = ["lock.mdb"]
+    let companionFileNames: Set<String> = []
+
+    /// Deletes `data.mdb` and `lock.mdb`.
+    func deleteStoreFiles(in directory: URL) throws {
+        for name in [signatureFileName, "lock.mdb"] {
+            let url = directory.appendingPathComponent(name, isDirectory: false)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch {
+                throw StorageError.engine(code: Int(EIO), message: "cannot delete \(url.path): \(error.localizedDescription)")
+            }
+        }
+    }
 
     /// The magic number of an LMDB meta page (`MDB_MAGIC`).
     private static let magic: UInt32 = 0xBEEF_C0DE

@@ -26,16 +26,19 @@ public final class LMDBStore: KeyValueStorageWrapper, LocalStorage, Sendable {
     /// The record engine over the LMDB environment.
     public let keyValueStorage: KeyValueStorage<LMDBEngine>
 
-    /// A store in the environment directory `fileURL` (created when missing).
+    /// A store in the environment directory `fileURL` (created when missing). With
+    /// `verifiesOnOpen`, opening reads every page of an existing environment and refuses a
+    /// damaged one with an error, which liblmdb would otherwise meet with a crash (see
+    /// `LMDBEngine`).
     public init(
         fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none,
-        durability: CommitDurability = .full, initialMapSize: Int = LMDBEngine.defaultInitialMapSize
+        durability: CommitDurability = .full, initialMapSize: Int = LMDBEngine.defaultInitialMapSize, verifiesOnOpen: Bool = false
     ) {
         self.fileURL = fileURL
         self.migrationMappingProviders = migrationMappingProviders
         self.localStorageOptions = localStorageOptions
         self.keyValueStorage = KeyValueStorage(
-            engine: LMDBEngine(directoryURL: fileURL, durability: durability, initialMapSize: initialMapSize),
+            engine: LMDBEngine(directoryURL: fileURL, durability: durability, initialMapSize: initialMapSize, verifiesOnOpen: verifiesOnOpen),
             configuration: configuration
         )
     }

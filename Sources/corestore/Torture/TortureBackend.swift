@@ -28,11 +28,12 @@ enum TortureBackend: String, CaseIterable, ExpressibleByArgument {
         }
     }
 
-    /// A store at `url` without migrations, committing with `durability`.
-    func makeStore(at url: URL, durability: SQLiteStore.Durability) -> any LocalStorage {
+    /// A store at `url` without migrations, committing with `durability`; an LMDB store
+    /// `verifying` reads every page before opening (`LMDBStore(verifiesOnOpen:)`).
+    func makeStore(at url: URL, durability: SQLiteStore.Durability, verifying: Bool = false) -> any LocalStorage {
         switch self {
         case .sqlite: return SQLiteStore(fileURL: url, durability: durability)
-        case .lmdb: return LMDBStore(fileURL: url, durability: durability)
+        case .lmdb: return LMDBStore(fileURL: url, durability: durability, verifiesOnOpen: verifying)
         case .leveldb: return LevelDBStore(fileURL: url, durability: durability)
         }
     }

@@ -37,7 +37,7 @@ struct TortureDamageChildCommand: AsyncParsableCommand {
     static func dump(backend: TortureBackend, at url: URL) throws -> [String] {
         typealias Model = CommitTortureModel
         let stack = Model.stack()
-        try stack.addStorageAndWait(backend.makeStore(at: url, durability: .full))
+        try stack.addStorageAndWait(backend.makeStore(at: url, durability: .full, verifying: true))
         var lines: [String] = []
         for account in try stack.fetchAll(From<Model.Account>().orderBy(.ascending(\.$number))) {
             lines.append("account \(account.number) \(account.balance)")
