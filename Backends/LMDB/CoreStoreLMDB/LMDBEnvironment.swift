@@ -16,18 +16,18 @@ final class LMDBEnvironment: KeyValueEngineConnection, @unchecked Sendable {
     /// ``LMDBFileFormat``'s check). Registers the path so that a second open in the process throws.
     init(directoryURL: URL, flags: UInt32, mapSize: Int) throws {
         let path = directoryURL.resolvingSymlinksInPath().path
-        guard LMDBOpenPaths.shared.insert(path) else {
+        guard OpenStorePaths.shared.insert(path) else {
             throw StorageError.engine(code: Int(EBUSY), message: "the LMDB environment \(path) is in use by another LMDBEngine in this process; LMDB allows one open handle per environment and process")
         }
         var environment: OpaquePointer?
         var code = mdb_env_create(&environment)
         guard code == MDB_SUCCESS, let environment else {
-            LMDBOpenPaths.shared.remove(path)
+            OpenStorePaths.shared.remove(path)
             throw LMDBStatus.error(code, "mdb_env_create")
         }
         func fail(_ code: Int32, _ context: String) -> Error {
             mdb_env_close(environment)
-            LMDBOpenPaths.shared.remove(path)
+            OpenStorePaths.shared.remove(path)
             if code == MDB_INVALID || code == MDB_VERSION_MISMATCH {
                 return StorageError.incompatibleStore(path: path, reason: "LMDB refused it: \(String(cString: mdb_strerror(code)))")
             }
@@ -94,24 +94,6 @@ final class LMDBEnvironment: KeyValueEngineConnection, @unchecked Sendable {
     /// REQUIRES: no transaction is active; called once.
     func close() {
         mdb_env_close(handle)
-        LMDBOpenPaths.shared.remove(path)
-    }
-}
-
-/// The environments open in this process, by resolved path. LMDB's locks are per process: a
-/// second `mdb_env_open` of the same environment in one process, closed later, would release
-/// the first one's locks.
-final class LMDBOpenPaths: @unchecked Sendable {
-    static let shared = LMDBOpenPaths()
-    private let lock = NSLock()
-    private var paths: Set<String> = []
-
-    /// Adds `path`; `false` when it is already open.
-    func insert(_ path: String) -> Bool {
-        lock.withLock { paths.insert(path).inserted }
-    }
-
-    func remove(_ path: String) {
-        lock.withLock { _ = paths.remove(path) }
+        OpenStorePaths.shared.remove(path)
     }
 }

@@ -13,24 +13,85 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     let writeOptions: OpaquePointer
 
     /// Opens the database in `directoryURL` (which must exist and have passed
-    /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`, after
-    /// cutting the torn ends a power cut leaves (``LevelDBTornTails``).
+    /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`.
     /// `sync` is the write option every write uses.
+    ///
+    /// An existing database is opened under the protection of ``LevelDBOpeningBackup``, after
+    /// the torn ends a power cut leaves are cut off (``LevelDBTornTails``), both while this
+    /// process holds the database's lock: a database LevelDB refuses is left exactly as it was.
     init(directoryURL: URL, create: Bool, sync: Bool) throws {
+        let registered = directoryURL.resolvingSymlinksInPath().path
+        guard OpenStorePaths.shared.insert(registered) else {
+            throw StorageError.engine(
+                code: LevelDBStatus.Code.ioError.rawValue,
+                message: "the LevelDB database \(directoryURL.path) is in use by another process or open handle (another LevelDBEngine in this process)"
+            )
+        }
+        do {
+            handle = try create ? Self.open(directoryURL, create: true, backup: nil) : Self.openExisting(directoryURL, sync: sync)
+        } catch {
+            OpenStorePaths.shared.remove(registered)
+            throw error
+        }
+        registeredPath = registered
+        writeOptions = leveldb_writeoptions_create()
+        leveldb_writeoptions_set_sync(writeOptions, sync ? 1 : 0)
+    }
+
+    private let registeredPath: String
+
+    /// Links the files, repairs torn ends under the lock, then opens; puts the files back when
+    /// either fails.
+    private static func openExisting(_ directoryURL: URL, sync: Bool) throws -> OpaquePointer {
+        guard let lock = try LevelDBProcessLock(directory: directoryURL) else {
+            throw StorageError.engine(
+                code: LevelDBStatus.Code.ioError.rawValue,
+                message: "the LevelDB database \(directoryURL.path) is in use by another process or open handle (its LOCK is held)"
+            )
+        }
+        let backup: LevelDBOpeningBackup
+        do {
+            backup = try LevelDBOpeningBackup(database: directoryURL)
+        } catch {
+            lock.release()
+            throw error
+        }
+        do {
+            try LevelDBTornTails.repair(in: directoryURL, logWritesAreSynced: sync)
+        } catch {
+            defer { lock.release() }
+            try backup.restore()
+            throw error
+        }
+        lock.release()
+        return try open(directoryURL, create: false, backup: backup)
+    }
+
+    /// `leveldb_open` with `paranoid_checks`. When it fails for another reason than the lock
+    /// and no other process took the lock meanwhile, `backup` puts the files back.
+    private static func open(_ directoryURL: URL, create: Bool, backup: LevelDBOpeningBackup?) throws -> OpaquePointer {
         let path = directoryURL.path
-        if !create { try LevelDBTornTails.repair(in: directoryURL, logWritesAreSynced: sync) }
         let options = leveldb_options_create()
         defer { leveldb_options_destroy(options) }
         leveldb_options_set_create_if_missing(options, create ? 1 : 0)
         leveldb_options_set_paranoid_checks(options, 1)
         let (handle, message) = LevelDBStatus.capture { leveldb_open(options, path, $0) }
-        if let message { throw LevelDBStatus.explain(message, path: path, context: "leveldb_open \(path)") }
+        if let message {
+            if let backup {
+                if !message.hasPrefix("IO error: lock "), let lock = try LevelDBProcessLock(directory: directoryURL) {
+                    defer { lock.release() }
+                    try backup.restore()
+                } else {
+                    backup.discard()
+                }
+            }
+            throw LevelDBStatus.explain(message, path: path, context: "leveldb_open \(path)")
+        }
+        backup?.discard()
         guard let handle else {
             throw StorageError.engine(code: 0, message: "leveldb_open \(path) returned no database")
         }
-        self.handle = handle
-        writeOptions = leveldb_writeoptions_create()
-        leveldb_writeoptions_set_sync(writeOptions, sync ? 1 : 0)
+        return handle
     }
 
     /// Runs `body` with read options bound to a new snapshot; releases both afterwards.
@@ -102,5 +163,6 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     func close() {
         leveldb_close(handle)
         leveldb_writeoptions_destroy(writeOptions)
+        OpenStorePaths.shared.remove(registeredPath)
     }
 }

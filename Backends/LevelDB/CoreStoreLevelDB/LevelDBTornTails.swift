@@ -52,15 +52,29 @@ enum LevelDBTornTails {
         }
     }
 
-    /// Cuts `file` to `length` bytes and syncs it, so the repair itself survives a power cut.
+    /// Replaces `file` with its first `length` bytes, as a new file renamed over it (so the
+    /// original stays in `LevelDBOpeningBackup`'s link), synced with its directory.
     private static func truncate(_ file: URL, to length: Int) throws {
-        let descriptor = Glibc.open(file.path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw StorageError.engine(code: Int(errno), message: "cannot open \(file.path) to cut its torn end: \(String(cString: strerror(errno)))")
-        }
-        defer { _ = Glibc.close(descriptor) }
-        guard ftruncate(descriptor, off_t(length)) == 0, fsync(descriptor) == 0 else {
-            throw StorageError.engine(code: Int(errno), message: "cannot cut the torn end of \(file.path): \(String(cString: strerror(errno)))")
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(file.lastPathComponent + ".corestore-repair")
+        do {
+            let bytes = try Data(contentsOf: file).prefix(length)
+            _ = try? FileManager.default.removeItem(at: temporary)
+            try PrivateFiles.createFile(atPath: temporary.path)
+            let handle = try FileHandle(forWritingTo: temporary)
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temporary.path, file.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            }
+            let directory = Glibc.open(file.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                _ = fsync(directory)
+                _ = Glibc.close(directory)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw StorageError.engine(code: Int(EIO), message: "cannot cut the torn end of \(file.path): \(error.localizedDescription)")
         }
     }
 }

@@ -4,8 +4,9 @@ import Foundation
 
 /// `corestore torture damage-child` (hidden): opens a (possibly damaged) store of
 /// ``CommitTortureModel`` and prints everything in it, one line per object in a fixed order,
-/// then `end`. A `CoreStoreError` is printed to standard error with exit status 3, so the parent
-/// tells a clear error from a crash, a hang or wrong data.
+/// then `end`. A `CoreStoreError` is printed to standard error with exit status 3 when opening
+/// the store fails and 4 when a read fails, so the parent tells a clear error from a crash, a
+/// hang or wrong data, and a refused open from damage found while reading an open store.
 struct TortureDamageChildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "damage-child",
@@ -13,8 +14,10 @@ struct TortureDamageChildCommand: AsyncParsableCommand {
         shouldDisplay: false
     )
 
-    /// The exit status for a store refused with a `CoreStoreError`.
+    /// The exit status for a store whose opening failed with a `CoreStoreError`.
     static let refusedStatus: Int32 = 3
+    /// The exit status for an open store whose reading failed with a `CoreStoreError`.
+    static let refusedWhileReadingStatus: Int32 = 4
 
     @Option(help: "The store kind.")
     var backend: TortureBackend
@@ -24,20 +27,25 @@ struct TortureDamageChildCommand: AsyncParsableCommand {
 
     func run() async throws {
         CoreStoreDefaults.logger = DefaultLogger(minimumLevel: .fatal)
+        let stack = CommitTortureModel.stack()
         do {
-            for line in try Self.dump(backend: backend, at: URL(fileURLWithPath: path)) { print(line) }
-            print("end")
+            try stack.addStorageAndWait(backend.makeStore(at: URL(fileURLWithPath: path), durability: .full, verifying: true))
         } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(Self.refusedStatus)
         }
+        do {
+            for line in try Self.dump(stack) { print(line) }
+            print("end")
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(Self.refusedWhileReadingStatus)
+        }
     }
 
-    /// Every object of the store at `url`, as lines in a fixed order.
-    static func dump(backend: TortureBackend, at url: URL) throws -> [String] {
+    /// Every object of the store `stack` holds, as lines in a fixed order.
+    static func dump(_ stack: DataStack) throws -> [String] {
         typealias Model = CommitTortureModel
-        let stack = Model.stack()
-        try stack.addStorageAndWait(backend.makeStore(at: url, durability: .full, verifying: true))
         var lines: [String] = []
         for account in try stack.fetchAll(From<Model.Account>().orderBy(.ascending(\.$number))) {
             lines.append("account \(account.number) \(account.balance)")

@@ -6,16 +6,17 @@ import Foundation
 /// `corestore torture damage`: damages copies of a store the way disks do (flipped bytes, zeroed
 /// or overwritten pages, truncated or deleted files) and opens each in a child process that
 /// prints everything in it. Each store ends in one of: refused with a clear error, read back
-/// exactly, read back WRONG (silently different data), CRASHED the process, or HUNG; a refused
-/// store whose files the open changed is counted as modified.
+/// exactly, read back WRONG (silently different data), CRASHED the process, or HUNG; a store
+/// refused when opening whose files the attempt changed is counted as modified (a store that
+/// opens and then reports damage while reading was changed only as any open changes it).
 struct TortureDamageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "damage",
         abstract: "Damage copies of a store and report what opening and reading each one does.",
         discussion: """
-            Prints 'BACKEND: N damaged stores: N refused, N exact, N wrong, N crashed, N hung \
-            (N refused stores modified)' and exits non-zero when any store was read wrong, \
-            crashed or hung.
+            Prints 'BACKEND: N damaged stores: N refused (N when opening), N exact, N wrong, \
+            N crashed, N hung (N stores refused when opening were modified)' and exits non-zero \
+            when any store was read wrong, crashed or hung.
 
             Examples:
               corestore torture damage --backend lmdb --stores 1000
@@ -50,12 +51,17 @@ struct TortureDamageCommand: AsyncParsableCommand {
         let template = workspace.template
         try FileManager.default.createDirectory(at: template, withIntermediateDirectories: true)
         try seed(backend.storeURL(in: template))
-        let expected = try TortureDamageChildCommand.dump(backend: backend, at: backend.storeURL(in: template))
+        let expected = try { () throws -> [String] in
+            let stack = CommitTortureModel.stack()
+            try stack.addStorageAndWait(backend.makeStore(at: backend.storeURL(in: template), durability: .full))
+            return try TortureDamageChildCommand.dump(stack)
+        }()
         let files = try Self.files(under: template)
 
         var random = SplitMix64(seed: seed)
         var tally: [Outcome: Int] = [:]
         var modified = 0
+        var refusedOpening = 0
         var failures: [String] = []
         for index in 0..<stores {
             let copy = try workspace.copyOfTemplate(named: "store-\(index)")
@@ -69,7 +75,9 @@ struct TortureDamageCommand: AsyncParsableCommand {
             // tables, info logs) do not count; changed or removed data files do.
             let after = try Self.digests(under: copy)
             let changedFiles = before.filter { after[$0.key] != $0.value && !Self.runtimeFileNames.contains(URL(fileURLWithPath: $0.key).lastPathComponent) }
-            if outcome == .refused, !changedFiles.isEmpty {
+            let refusedAtOpen = outcome == .refused && !detail.hasPrefix(Self.whileReading)
+            if refusedAtOpen { refusedOpening += 1 }
+            if refusedAtOpen, !changedFiles.isEmpty {
                 modified += 1
                 changed = true
             }
@@ -84,7 +92,7 @@ struct TortureDamageCommand: AsyncParsableCommand {
         for failure in failures where !options.verbose { print(failure) }
         if options.keepFailures && !failures.isEmpty { print("kept \(workspace.root.path)") }
         let count = { (outcome: Outcome) in tally[outcome, default: 0] }
-        print("\(backend.rawValue): \(stores) damaged stores: \(count(.refused)) refused, \(count(.exact)) exact, \(count(.wrong)) wrong, \(count(.crashed)) crashed, \(count(.hung)) hung (\(modified) refused stores modified)")
+        print("\(backend.rawValue): \(stores) damaged stores: \(count(.refused)) refused (\(refusedOpening) when opening), \(count(.exact)) exact, \(count(.wrong)) wrong, \(count(.crashed)) crashed, \(count(.hung)) hung (\(modified) stores refused when opening were modified)")
         if count(.wrong) + count(.crashed) + count(.hung) > 0 { throw ExitCode.failure }
     }
 
@@ -141,10 +149,15 @@ struct TortureDamageCommand: AsyncParsableCommand {
             return (.wrong, first.map { "'\(Self.clip($0.0))' instead of '\(Self.clip($0.1))'" } ?? "\(dump.count) lines instead of \(expected.count)")
         case TortureDamageChildCommand.refusedStatus:
             return (.refused, Self.lastLine(errorText))
+        case TortureDamageChildCommand.refusedWhileReadingStatus:
+            return (.refused, Self.whileReading + Self.lastLine(errorText))
         default:
             return (.crashed, "exit status \(process.terminationStatus); " + Self.lastLine(errorText))
         }
     }
+
+    /// The start of the detail of a store refused while reading, once open.
+    static let whileReading = "while reading: "
 
     /// At most 120 characters of a dump line, for the report.
     private static func clip(_ line: String) -> String {
