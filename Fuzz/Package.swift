@@ -2,8 +2,8 @@
 import PackageDescription
 
 // libFuzzer targets for the parsers and decoders that read untrusted bytes: the record codec
-// and the record fields a scan reads in place, the key-value tuple-key decoder, and the
-// format-predicate lexer and parser. A separate package, built only by `scripts/fuzz.sh` with
+// and the record fields a scan reads in place, the key-value tuple-key decoder, the
+// format-predicate lexer and parser, and the import value accessors (JSON into an import). A separate package, built only by `scripts/fuzz.sh` with
 // `-sanitize=fuzzer,address`; each target's `main` hands its test function to libFuzzer's
 // `LLVMFuzzerRunDriver` (declared by the small `FuzzDriver` C module).
 let package = Package(
@@ -32,6 +32,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "fuzz-format-predicate",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "CoreStore", package: "CoreStore"),
+            ]
+        ),
+        .executableTarget(
+            name: "fuzz-import-values",
             dependencies: [
                 "FuzzDriver",
                 .product(name: "CoreStore", package: "CoreStore"),

@@ -70,7 +70,18 @@ formats = [
     b"age IN {1, 2, 3} AND TRUEPREDICATE",
 ]
 
-for target, seeds in [("record-codec", records), ("tuple-key", tuple_keys), ("format-predicate", formats)]:
+imports = [
+    b'[{"id": 1, "name": "Ann", "score": 2.5, "flag": true, "count": 9007199254740993,'
+    b' "token": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "link": "https://example.com/a?b=c"}]',
+    b'[{"id": 1, "name": "Ann"}, {"id": 1, "name": "Bob", "score": 3}, {"name": "no id"}]',
+    b'{"id": true, "name": 12, "score": "2.5", "flag": 1, "count": 1.5, "token": "nope", "link": ""}',
+    b'[{"id": null, "name": null}, {"id": 9223372036854775807, "name": "\u0000\ud83d\ude00"},'
+    b' {"id": -9223372036854775808, "name": "x", "score": 1e308, "count": -1}]',
+    b'[{"id": 2, "name": "nested", "extra": [1, [2, {"a": null}]], "flag": false}, [], 3, "x"]',
+    b'{"id": 18446744073709551616, "name": "too big", "score": -0.0}',
+]
+
+for target, seeds in [("record-codec", records), ("tuple-key", tuple_keys), ("format-predicate", formats), ("import-values", imports)]:
     directory = os.path.join(here, "Corpus", target)
     os.makedirs(directory, exist_ok=True)
     for i, seed in enumerate(seeds):

@@ -8,7 +8,8 @@
 #   scripts/fuzz.sh --time 3600 record-codec
 #   scripts/fuzz.sh --runs 20000            # a fixed number of executions per target (CI)
 #
-# Targets: record-codec, tuple-key, format-predicate. Prints the executions per target.
+# Targets: record-codec, tuple-key, format-predicate, import-values. Prints the executions per
+# target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,12 +20,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_limit="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(record-codec tuple-key format-predicate)
+[ ${#targets[@]} -gt 0 ] || targets=(record-codec tuple-key format-predicate import-values)
 
 source scripts/ensure-deps.sh
 root=$(pwd)
