@@ -100,6 +100,8 @@ public final class FaultInjectingKeyValueStore<Base: OrderedKeyValueStore>: Orde
     public var isDurable: Bool { base.isDurable }
     /// Opens the base engine (never fails by injection).
     public func open() throws { try base.open() }
+    /// Opens the base engine with its own confirmation (never fails by injection).
+    public func open(confirmingWith check: () throws -> Void) throws { try base.open(confirmingWith: check) }
     /// Closes the base engine.
     public func close() { base.close() }
     /// Deletes the base engine's files (never fails by injection).

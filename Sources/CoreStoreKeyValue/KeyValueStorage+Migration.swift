@@ -14,9 +14,10 @@ extension KeyValueStorage: MigratableStorage {
             throw StorageError.invalidRequest("close \(storeDescription) before migrating it")
         }
         try migrationSlot.requireVacant(storeDescription)
-        try engine.open()
+        var found: StoredState?
+        try engine.open(confirmingWith: { found = try storedState() })
         do {
-            let stored = try storedState()
+            guard let stored = found else { throw StorageError.engine(code: 0, message: "\(storeDescription) opened without reading its state") }
             guard let metadata = stored.metadata else {
                 throw StorageError.incompatibleStore(path: storeDescription, reason: "it holds no CoreStore store to migrate")
             }

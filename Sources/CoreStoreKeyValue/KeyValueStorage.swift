@@ -60,9 +60,11 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             return try engine.read { try Self.storedMetadata($0, generation: layout.generation, description: storeDescription) }
         }
         try migrationSlot.requireVacant(storeDescription)
-        try engine.open()
+        var found: StoredState?
+        // A store whose metadata cannot be read is refused with its files as they were.
+        try engine.open(confirmingWith: { found = try storedState() })
         do {
-            let stored = try storedState()
+            guard let stored = found else { throw StorageError.engine(code: 0, message: "\(storeDescription) opened without reading its state") }
             if stored.metadata == nil {
                 guard stored.isEmpty else {
                     throw StorageError.incompatibleStore(path: storeDescription, reason: "it holds data but no CoreStore metadata")
@@ -134,10 +136,13 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
 
     // MARK: - Metadata
 
+    /// What ``storedState()`` finds.
+    typealias StoredState = (generation: KeyValueGeneration, metadata: StoredMetadata?, isEmpty: Bool, hasOtherGenerations: Bool)
+
     /// What the engine holds, read in one snapshot: the generation the root pointer names, its
     /// metadata (`nil` when there is none), whether the engine holds no key at all (read only
     /// without metadata) and whether keys of other generations are left.
-    func storedState() throws -> (generation: KeyValueGeneration, metadata: StoredMetadata?, isEmpty: Bool, hasOtherGenerations: Bool) {
+    func storedState() throws -> StoredState {
         try engine.read { reader in
             let generation = try KeyValueGeneration.current(reader, description: storeDescription)
             guard let metadata = try Self.storedMetadata(reader, generation: generation, description: storeDescription) else {

@@ -53,6 +53,13 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// Opens (creating if needed) the store.
     func open() throws
 
+    /// Opens the store, then runs `check` (the caller's first reads, such as its metadata)
+    /// before the open counts. When `check` throws, the engine closes and, where it can, leaves
+    /// its files as they were before this open (LevelDB's open recovers its log and writes a
+    /// new manifest, which a damaged store should not keep), then rethrows. Optional: the
+    /// default opens, runs `check` and closes when it throws.
+    func open(confirmingWith check: () throws -> Void) throws
+
     /// Runs `body` on one consistent snapshot of the committed data.
     func read<T>(_ body: (any KeyValueReader) throws -> T) throws -> T
 
@@ -74,6 +81,17 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
 }
 
 extension OrderedKeyValueStore {
+    /// ``open()``, then `check`; closes the store when `check` throws.
+    public func open(confirmingWith check: () throws -> Void) throws {
+        try open()
+        do {
+            try check()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
     /// Scans and deletes through ``write(_:)``.
     public func deleteFirstKeys(from lowerBound: [UInt8], to upperBound: [UInt8], limit: Int) throws -> (count: Int, last: [UInt8]?) {
         try deleteFirstKeysByScanning(from: lowerBound, to: upperBound, limit: limit)

@@ -20,12 +20,14 @@ struct DamagedStoreTests {
         return (status, output, match)
     }
 
-    /// LevelDB checks a checksum on every block it reads: nothing reads back wrong.
+    /// LevelDB checks a checksum on every block it reads: nothing reads back wrong, and a store
+    /// refused when opening keeps its files.
     @Test
     func aDamagedLevelDBStoreIsRefusedOrReadsBackExactly() throws {
         let (status, output, match) = try damage("leveldb")
         #expect(status == 0, "corestore torture damage failed:\n\(output)")
         #expect(match.output[4].substring == "0" && match.output[5].substring == "0" && match.output[6].substring == "0", "\(output)")
+        #expect(match.output[7].substring == "0", "a refused LevelDB store was modified:\n\(output)")
         // Both outcomes happen, so the damage reached data the store reads.
         #expect(match.output[1].substring != "0" && match.output[3].substring != "0", "\(output)")
     }

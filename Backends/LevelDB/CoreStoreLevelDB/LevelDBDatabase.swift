@@ -28,7 +28,12 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
             )
         }
         do {
-            handle = try create ? Self.open(directoryURL, create: true, backup: nil) : Self.openExisting(directoryURL, sync: sync)
+            if create {
+                handle = try Self.open(directoryURL, create: true, backup: nil)
+                openingBackup = nil
+            } else {
+                (handle, openingBackup) = try Self.openExisting(directoryURL, sync: sync)
+            }
         } catch {
             OpenStorePaths.shared.remove(registered)
             throw error
@@ -39,10 +44,13 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     }
 
     private let registeredPath: String
+    /// The links to the files as they were before this open, kept until the engine's caller
+    /// confirms the open (`LevelDBEngine.open(confirmingWith:)`); `nil` for a new database.
+    let openingBackup: LevelDBOpeningBackup?
 
     /// Links the files, repairs torn ends under the lock, then opens; puts the files back when
-    /// either fails.
-    private static func openExisting(_ directoryURL: URL, sync: Bool) throws -> OpaquePointer {
+    /// either fails, and otherwise returns the links with the handle.
+    private static func openExisting(_ directoryURL: URL, sync: Bool) throws -> (OpaquePointer, LevelDBOpeningBackup) {
         guard let lock = try LevelDBProcessLock(directory: directoryURL) else {
             throw StorageError.engine(
                 code: LevelDBStatus.Code.ioError.rawValue,
@@ -64,11 +72,12 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
             throw error
         }
         lock.release()
-        return try open(directoryURL, create: false, backup: backup)
+        return (try open(directoryURL, create: false, backup: backup), backup)
     }
 
     /// `leveldb_open` with `paranoid_checks`. When it fails for another reason than the lock
-    /// and no other process took the lock meanwhile, `backup` puts the files back.
+    /// and no other process took the lock meanwhile, `backup` puts the files back; when it
+    /// succeeds, the caller keeps `backup` until the open is confirmed.
     private static func open(_ directoryURL: URL, create: Bool, backup: LevelDBOpeningBackup?) throws -> OpaquePointer {
         let path = directoryURL.path
         let options = leveldb_options_create()
@@ -78,17 +87,12 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         let (handle, message) = LevelDBStatus.capture { leveldb_open(options, path, $0) }
         if let message {
             if let backup {
-                if !message.hasPrefix("IO error: lock "), let lock = try LevelDBProcessLock(directory: directoryURL) {
-                    defer { lock.release() }
-                    try backup.restore()
-                } else {
-                    backup.discard()
-                }
+                if message.hasPrefix("IO error: lock ") { backup.discard() } else { try backup.restoreUnlessInUse() }
             }
             throw LevelDBStatus.explain(message, path: path, context: "leveldb_open \(path)")
         }
-        backup?.discard()
         guard let handle else {
+            try backup?.restoreUnlessInUse()
             throw StorageError.engine(code: 0, message: "leveldb_open \(path) returned no database")
         }
         return handle

@@ -72,7 +72,27 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// Opens (creating if needed) the database; does nothing when already open. See the type's
     /// documentation for what is checked.
     public func open() throws {
-        try shell.open { creating in try LevelDBDatabase(directoryURL: directoryURL, create: creating, sync: durability == .full) }
+        try open(confirmingWith: {})
+    }
+
+    /// Opens the database, then runs `check`; when `check` throws, closes it and puts its files
+    /// back as they were before this open (LevelDB's recovery rewrote some), unless another
+    /// process opened it meanwhile.
+    public func open(confirmingWith check: () throws -> Void) throws {
+        var backup: LevelDBOpeningBackup?
+        try shell.open { creating in
+            let database = try LevelDBDatabase(directoryURL: directoryURL, create: creating, sync: durability == .full)
+            backup = database.openingBackup
+            return database
+        }
+        do {
+            try check()
+        } catch {
+            close()
+            try backup?.restoreUnlessInUse()
+            throw error
+        }
+        backup?.discard()
     }
 
     /// Runs `body` on a new snapshot. Throws `notOpen` when the engine is closed.

@@ -10,7 +10,8 @@ import Glibc
 /// `leveldb_open` replays the log into a new table, writes a new manifest, points `CURRENT` at
 /// it and rotates `LOG` before it reports damage it finds later (in a table, say). LevelDB never
 /// changes an existing file in place (it writes new files and renames), so links to the old
-/// files keep their contents; when the open fails, the directory is put back from them. The
+/// files keep their contents; when the open fails (or the first reads of the store that opened
+/// it, see `OrderedKeyValueStore.open(confirmingWith:)`), the directory is put back from them. The
 /// links live in a subdirectory that LevelDB ignores and that is removed after every open; one
 /// left by a process that died while opening is removed too, since LevelDB's own recovery left
 /// a valid database.
@@ -49,6 +50,17 @@ struct LevelDBOpeningBackup {
     /// The open succeeded: drops the links.
     func discard() {
         try? FileManager.default.removeItem(at: backup)
+    }
+
+    /// The open failed: puts every file back, with the database's lock held; when another
+    /// process holds the lock (it opened the database meanwhile), drops the links instead.
+    func restoreUnlessInUse() throws {
+        guard let lock = try LevelDBProcessLock(directory: database) else {
+            discard()
+            return
+        }
+        defer { lock.release() }
+        try restore()
     }
 
     /// The open failed: removes what it wrote and puts every file back.
