@@ -35,6 +35,8 @@ final class FuzzImported: CoreStoreObject, ImportableUniqueObject {
 
 /// An in-memory stack, made once; every input's import is rolled back, so it stays empty.
 private let stack: DataStack = {
+    // Most inputs fail their import on purpose: logging each failure would slow the run tenfold.
+    CoreStoreDefaults.logger = DefaultLogger(minimumLevel: .fatal)
     let stack = DataStack(CoreStoreSchema(modelVersion: "FuzzImport", entities: [
         Entity<FuzzImported>("Imported", uniqueConstraints: [[\FuzzImported.$id]]),
     ]))
