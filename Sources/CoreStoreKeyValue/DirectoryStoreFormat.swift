@@ -95,7 +95,13 @@ extension DirectoryStoreFormat {
 
     /// Deletes the signature file and the companion files that exist in `directory`.
     public func deleteStoreFiles(in directory: URL) throws {
-        for name in [signatureFileName] + companionFileNames.sorted() {
+        try deleteFiles(named: [signatureFileName] + companionFileNames.sorted(), in: directory)
+    }
+
+    /// Deletes the files `names` that exist in `directory`, for ``deleteStoreFiles(in:)``;
+    /// throws ``StorageError/engine(code:message:)`` when one cannot be deleted.
+    public func deleteFiles(named names: [String], in directory: URL) throws {
+        for name in names {
             let url = directory.appendingPathComponent(name, isDirectory: false)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {

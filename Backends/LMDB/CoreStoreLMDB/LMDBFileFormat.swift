@@ -18,15 +18,7 @@ struct LMDBFileFormat: DirectoryStoreFormat {
 
     /// Deletes `data.mdb` and `lock.mdb`.
     func deleteStoreFiles(in directory: URL) throws {
-        for name in [signatureFileName, "lock.mdb"] {
-            let url = directory.appendingPathComponent(name, isDirectory: false)
-            guard FileManager.default.fileExists(atPath: url.path) else { continue }
-            do {
-                try FileManager.default.removeItem(at: url)
-            } catch {
-                throw StorageError.engine(code: Int(EIO), message: "cannot delete \(url.path): \(error.localizedDescription)")
-            }
-        }
+        try deleteFiles(named: [signatureFileName, "lock.mdb"], in: directory)
     }
 
     /// The magic number of an LMDB meta page (`MDB_MAGIC`).
