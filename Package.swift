@@ -35,10 +35,13 @@ let package = Package(
             ],
             path: "Backends/InMemory"
         ),
+        // CRC-32C on the processor's instruction where it has one: the key-value tier's record
+        // checksums and LevelDB's log records.
+        .target(name: "CCRC32C", path: "Sources/CCRC32C"),
         // The ordered key-value tier: one record engine over any sorted byte map.
         .target(
             name: "CoreStoreKeyValue",
-            dependencies: ["CoreStoreStorage"],
+            dependencies: ["CoreStoreStorage", "CCRC32C"],
             path: "Sources/CoreStoreKeyValue",
             exclude: ["README.md"]
         ),
@@ -132,7 +135,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreKeyValueTests",
-            dependencies: ["CoreStoreKeyValue", "CoreStoreStorage", "CoreStoreInMemory"]
+            dependencies: ["CoreStoreKeyValue", "CoreStoreStorage", "CoreStoreInMemory", "CCRC32C"]
         ),
         .testTarget(
             name: "CoreStoreTests",

@@ -20,15 +20,33 @@ def signed(n):
 def blob(b):
     return varint(len(b)) + b
 
-def record(entity, key, values, relationships=()):
-    out = bytes([1]) + blob(entity.encode()) + signed(key) + varint(len(values))
-    for tag, payload in values:
-        out += bytes([tag]) + payload
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+def record(entity, key, values, relationships=(), version=2):
+    """Format 2 (offset table and CRC-32C) as written today; format 1 as earlier releases did."""
+    out = bytes([version]) + blob(entity.encode()) + signed(key) + varint(len(values))
+    encoded = [bytes([tag]) + payload for tag, payload in values]
+    if version == 2:
+        offsets, position = [], 0
+        for value in encoded:
+            offsets.append(position)
+            position += len(value)
+        width = 2 if all(o <= 0xFFFF for o in offsets) else 4
+        out += bytes([width]) + b"".join(o.to_bytes(width, "little") for o in offsets)
+    out += b"".join(encoded)
     out += varint(len(relationships))
     for destinations in relationships:
         out += varint(len(destinations))
         for e, k in destinations:
             out += blob(e.encode()) + signed(k)
+    if version == 2:
+        out += struct.pack("<I", crc32c(out))
     return out
 
 def double(d):
@@ -41,6 +59,8 @@ records = [
                                (9, bytes(range(16)))], [[("Dog", 7)], [], [("Cat", 1), ("Dog", 2)]]),
     record("E", 0, []),
     record("Item", 7, [(6, blob(b"x" * 300))]),
+    record("Item", 1, [(3, signed(42)), (6, blob(b"Ann")), (3, signed(30)), (4, double(2.5))], version=1),
+    record("Person", 9, [(0, b""), (7, blob(bytes(130))), (9, bytes(range(16)))], [[("Dog", 7)]], version=1),
 ]
 
 def ordered_int(i):

@@ -25,8 +25,14 @@ public struct KeyValueLayout: Sendable {
     public static let recordSpace: UInt8 = 0x02
     /// The byte after the generation prefix of index entries.
     public static let indexSpace: UInt8 = 0x03
-    /// The key layout version stored under the `format` metadata key.
-    public static let formatVersion: Int64 = 1
+    /// The format version stored under the `format` metadata key: 2 once the store may hold
+    /// records of ``RecordCodec/formatVersion`` 2, with their checksums. A store of version 1,
+    /// written by an earlier release, is read as it is and marked 2 by its first commit, in the
+    /// same engine write; an earlier release then refuses it at open instead of failing on its
+    /// first new record.
+    public static let formatVersion: Int64 = 2
+    /// Every format version this release opens.
+    public static let readableFormatVersions: ClosedRange<Int64> = 1...2
 
     /// The schema the store was opened with.
     public let schema: StoreSchema

@@ -102,7 +102,15 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         let known = latestCounters.value(for: generation)
         var written: CommitCounters?
         let info = try engine.write { writer in
-            let counters = try known ?? Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
+            let counters: CommitCounters
+            if let known {
+                counters = known
+            } else {
+                // The first commit since the store opened: the counters are read, and the
+                // format marked current (a later commit finds ``latestCounters`` set).
+                counters = try Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
+                try Self.upgradeFormat(writer, generation: layout.generation)
+            }
             let commit = KeyValueCommit(writer: writer, layout: layout)
             let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
             written = prepared.counters
@@ -168,7 +176,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         let format = try reader.get(generation.metadataKey("format"))
         let blob = try reader.get(generation.metadataKey("metadata"))
         if format == nil && blob == nil { return nil }
-        guard let format, let blob, let values = try? TupleDecoder.decode(format), values == [.int(KeyValueLayout.formatVersion)] else {
+        guard let format, let blob, let version = formatVersion(format), KeyValueLayout.readableFormatVersions.contains(version) else {
             throw StorageError.incompatibleStore(path: description, reason: "its metadata is missing, damaged or of an unknown format version")
         }
         do {
@@ -177,6 +185,20 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         } catch {
             throw StorageError.incompatibleStore(path: description, reason: "its metadata is damaged (\(error))")
         }
+    }
+
+    /// The format version the `format` metadata value `bytes` holds; `nil` when it is damaged.
+    static func formatVersion(_ bytes: [UInt8]) -> Int64? {
+        guard let values = try? TupleDecoder.decode(bytes), values.count == 1, case .int(let version) = values[0] else { return nil }
+        return version
+    }
+
+    /// Marks `generation` with the current format version when it has an earlier one: in the
+    /// first commit after an open, before records of the current format go in.
+    static func upgradeFormat(_ writer: any KeyValueWriter, generation: KeyValueGeneration) throws {
+        let key = generation.metadataKey("format")
+        guard let bytes = try writer.get(key), let version = formatVersion(bytes), version < KeyValueLayout.formatVersion else { return }
+        try writer.put(key, TupleEncoder.encode([.int(KeyValueLayout.formatVersion)]))
     }
 
     /// The stored counters of `generation`. `description` is only evaluated for the error: it

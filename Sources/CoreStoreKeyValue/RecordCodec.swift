@@ -1,45 +1,95 @@
 import Foundation
 import CoreStoreStorage
 
-/// The compact, versioned binary form of a whole ``Record``: what a record key's value holds.
+/// The compact, versioned, checksummed binary form of a whole ``Record``: what a record key's
+/// value holds.
 ///
-/// Layout of format version 1 (varints are LEB128; signed ones zig-zag):
+/// Layout of format version 2, which every write uses (varints are LEB128; signed ones zig-zag):
 /// ```
-/// version (1 byte = 1)
+/// version (1 byte = 2)
 /// entity (varint length + UTF-8)      — first, so a scan can skip other entities cheaply
 /// key (signed varint)
-/// attribute count, then per attribute: tag + payload
+/// attribute count n (varint)
+/// offset width w (1 byte: 2, or 4 when the values before the last one take 64 KiB or more)
+/// n offsets of w bytes, little-endian — where each attribute's value starts, counted from
+///   the first value, so that a scan reads any single attribute without passing the others
+/// n tagged values:
 ///   0 nil · 1 false · 2 true · 3 int (signed varint) · 4 double (8-byte bit pattern)
 ///   5 decimal (its exact description) · 6 string (UTF-8, NUL kept) · 7 bytes
 ///   8 date (bit pattern of timeIntervalSinceReferenceDate) · 9 uuid (16 bytes)
 /// relationship count, then per relationship: destination count, then per destination
 ///   its entity (length + UTF-8) and key (signed varint)
+/// CRC-32C of every byte before it (4 bytes, little-endian)
 /// ```
+/// Format version 1, written by earlier releases, is the same without the offset width, the
+/// offsets and the checksum; it is still read. A record is checked against its checksum before
+/// any of it is used, so a byte the disk changed is refused instead of read as another value.
+///
 /// Values round-trip exactly: doubles by bit pattern (NaN payloads and `-0.0` included), strings
 /// byte for byte. Decoding damaged bytes throws a ``StorageError`` and never traps.
 public enum RecordCodec {
-    /// The format version written as the first byte.
-    public static let formatVersion: UInt8 = 1
+    /// The format version every write uses, written as the first byte.
+    public static let formatVersion: UInt8 = 2
+    /// The format version without offsets or checksum, written by earlier releases.
+    static let unchecksummedVersion: UInt8 = 1
+    /// The size of the checksum that ends a record of ``formatVersion``.
+    static let checksumSize = 4
 
-    /// The bytes of `record`.
+    /// The bytes of `record`, in ``formatVersion``.
     public static func encode(_ record: Record) -> [UInt8] {
+        encode(record, offsetWidth: 2) ?? encode(record, offsetWidth: 4)!
+    }
+
+    /// The bytes of `record` with offsets of `offsetWidth` bytes; `nil` when an offset does not
+    /// fit in that width.
+    private static func encode(_ record: Record, offsetWidth: Int) -> [UInt8]? {
         var w = ByteWriter()
+        let count = record.attributes.count
         // A guess that fits typical records, so the buffer is not regrown several times.
-        w.bytes.reserveCapacity(32 + record.id.entity.utf8.count + record.attributes.count * 12)
+        w.bytes.reserveCapacity(40 + record.id.entity.utf8.count + count * 14)
         w.byte(formatVersion)
+        w.string(record.id.entity)
+        w.signed(record.id.key)
+        w.varint(UInt64(count))
+        w.byte(UInt8(offsetWidth))
+        let table = w.bytes.count
+        w.bytes.append(contentsOf: repeatElement(0, count: count * offsetWidth))
+        let values = w.bytes.count
+        let limit = offsetWidth == 2 ? Int(UInt16.max) : Int(UInt32.max)
+        for (i, value) in record.attributes.enumerated() {
+            let offset = w.bytes.count - values
+            guard offset <= limit else { return nil }
+            for b in 0..<offsetWidth { w.bytes[table + i * offsetWidth + b] = UInt8(truncatingIfNeeded: offset >> (8 * b)) }
+            encode(value, into: &w)
+        }
+        encodeRelationships(record.relationships, into: &w)
+        let checksum = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { w.bytes.append(contentsOf: $0) }
+        return w.bytes
+    }
+
+    /// The bytes of `record` in format version 1, as earlier releases wrote it: for the tests
+    /// that show such records are still read.
+    static func encodeUnchecksummed(_ record: Record) -> [UInt8] {
+        var w = ByteWriter()
+        w.byte(unchecksummedVersion)
         w.string(record.id.entity)
         w.signed(record.id.key)
         w.varint(UInt64(record.attributes.count))
         for value in record.attributes { encode(value, into: &w) }
-        w.varint(UInt64(record.relationships.count))
-        for destinations in record.relationships {
+        encodeRelationships(record.relationships, into: &w)
+        return w.bytes
+    }
+
+    private static func encodeRelationships(_ relationships: [[RecordID]], into w: inout ByteWriter) {
+        w.varint(UInt64(relationships.count))
+        for destinations in relationships {
             w.varint(UInt64(destinations.count))
             for id in destinations {
                 w.string(id.entity)
                 w.signed(id.key)
             }
         }
-        return w.bytes
     }
 
     /// The record `bytes` hold; throws when they are damaged or of an unknown version.
@@ -50,17 +100,47 @@ public enum RecordCodec {
     /// The record `bytes` hold, with entity names that `names` knows taken from it (no new
     /// string per record).
     static func decode(_ bytes: UnsafeRawBufferPointer, names: EntityNames?) throws -> Record {
-        var r = ByteReader(bytes, what: "record")
-        let id = try header(&r, names: names)
-        return try body(&r, id: id, names: names)
+        let (payload, version) = try verified(bytes)
+        var r = ByteReader(payload, what: "record", position: 1)
+        let entity = try entityName(&r, names: names)
+        let id = RecordID(entity: entity, key: try r.signed())
+        return try body(&r, version: version, id: id, names: names)
+    }
+
+    /// The bytes of a record without its checksum, once the checksum matched, and the record's
+    /// format version; throws for an unknown version or a checksum that does not match.
+    @inline(__always)
+    static func verified(_ bytes: UnsafeRawBufferPointer) throws -> (payload: UnsafeRawBufferPointer, version: UInt8) {
+        guard let version = bytes.first else { throw KeyValueFormatError.damaged("record", "no bytes") }
+        switch version {
+        case formatVersion:
+            guard bytes.count > checksumSize else { throw KeyValueFormatError.damaged("record", "too short for its checksum (\(bytes.count) bytes)") }
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - checksumSize)])
+            let stored = bytes.loadUnaligned(fromByteOffset: payload.count, as: UInt32.self)
+            guard UInt32(littleEndian: stored) == CRC32C.checksum(payload) else {
+                throw KeyValueFormatError.damaged("record", "its checksum does not match its \(bytes.count) bytes")
+            }
+            return (payload, version)
+        case unchecksummedVersion:
+            return (bytes, version)
+        default:
+            throw KeyValueFormatError.damaged("record", "unknown record format version \(version)")
+        }
     }
 
     /// The rest of a record whose header `r` has read: its attributes and relationships, and
-    /// the check that nothing follows them.
-    static func body(_ r: inout ByteReader, id: RecordID, names: EntityNames?) throws -> Record {
+    /// the check that nothing follows them. In format version 2 each attribute must start where
+    /// its offset says.
+    static func body(_ r: inout ByteReader, version: UInt8, id: RecordID, names: EntityNames?) throws -> Record {
         let attributeCount = try r.count()
+        var offsets = RecordOffsetTable.none
+        if version == formatVersion { offsets = try RecordOffsetTable(&r, count: attributeCount) }
+        let valuesStart = r.position
         let attributes = try [Value](unsafeUninitializedCapacity: attributeCount) { buffer, initialized in
             while initialized < attributeCount {
+                if offsets.width != 0, offsets.offset(initialized) != r.position - valuesStart {
+                    throw r.damaged("attribute \(initialized) does not start where its offset says")
+                }
                 (buffer.baseAddress! + initialized).initialize(to: try decodeValue(&r))
                 initialized += 1
             }
@@ -86,25 +166,18 @@ public enum RecordCodec {
         return Record(id: id, attributes: attributes, relationships: relationships)
     }
 
-    /// The identifier of the record `bytes` hold, without decoding the rest.
+    /// The identifier of the record `bytes` hold, once its checksum matched, without decoding
+    /// the rest.
     public static func recordID(_ bytes: [UInt8]) throws -> RecordID {
-        try ByteReader.reading(bytes, what: "record") { try header(&$0) }
-    }
-
-    private static func header(_ r: inout ByteReader, names: EntityNames? = nil) throws -> RecordID {
-        try checkVersion(&r)
-        let entity = try entityName(&r, names: names)
-        return RecordID(entity: entity, key: try r.signed())
-    }
-
-    /// Reads the format version byte; throws for any other version.
-    static func checkVersion(_ r: inout ByteReader) throws {
-        let version = try r.byte()
-        guard version == formatVersion else { throw r.damaged("unknown record format version \(version)") }
+        try bytes.withUnsafeBytes { buffer in
+            var r = ByteReader(try verified(buffer).payload, what: "record", position: 1)
+            let entity = try r.string()
+            return RecordID(entity: entity, key: try r.signed())
+        }
     }
 
     /// A length-prefixed entity name, reusing `names`' string when it has that entity.
-    private static func entityName(_ r: inout ByteReader, names: EntityNames?) throws -> String {
+    static func entityName(_ r: inout ByteReader, names: EntityNames?) throws -> String {
         guard let names else { return try r.string() }
         let raw = try r.blob()
         return try names.name(raw, reader: r)

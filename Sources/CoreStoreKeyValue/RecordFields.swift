@@ -55,9 +55,11 @@ struct EntityNames: Sendable {
 }
 
 /// A record's bytes parsed just far enough to read single attributes: the concrete entity, the
-/// record key and, found on first use, where each attribute value up to the one asked for
-/// starts. A fetch filters, sorts and aggregates on these and decodes a whole ``Record`` (which
-/// checks the structure of all of it) only for the records it returns.
+/// record key and where each attribute value starts — from the record's offset table (format
+/// version 2), or found on first use by passing the values before it (version 1). A fetch
+/// filters, sorts and aggregates on these and decodes a whole ``Record`` (which checks the
+/// structure of all of it) only for the records it returns. The checksum of a version 2 record
+/// is checked when its header is loaded, before any attribute is read.
 ///
 /// The bytes are borrowed from the engine's read (see ``KeyValueReader/scanValues(from:to:_:)``)
 /// and valid only until the scan moves on. One instance is reused for every record of a scan:
@@ -66,8 +68,17 @@ struct EntityNames: Sendable {
 final class RecordFields {
     // One scan uses an instance, on one thread, and no method re-enters another, so accesses
     // never overlap: the runtime exclusivity checks are switched off for the mutable state.
-    /// The record's bytes, borrowed.
+    /// The record's bytes as stored, borrowed.
     @exclusivity(unchecked) private(set) var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The record's bytes without their checksum: what its values are read from.
+    @exclusivity(unchecked) private var payload = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The record's format version.
+    @exclusivity(unchecked) private var version: UInt8 = 0
+    /// The offsets a version 2 record stores; ``RecordOffsetTable/none`` before it is read and
+    /// for version 1.
+    @exclusivity(unchecked) private var storedOffsets = RecordOffsetTable.none
+    /// Where a version 2 record's first value starts.
+    @exclusivity(unchecked) private var valuesStart = 0
     /// The index of the record's entity in ``EntityNames``; `nil` when the schema lacks it.
     @exclusivity(unchecked) private(set) var entityIndex: Int?
     /// The record key.
@@ -76,7 +87,8 @@ final class RecordFields {
     @exclusivity(unchecked) private var headerEnd = 0
     /// The number of attribute values the record holds; `-1` until an attribute is read.
     @exclusivity(unchecked) private var attributeCount = -1
-    /// The offset of each attribute's tag byte, for the first ``foundCount`` attributes.
+    /// For a version 1 record, the offset of each attribute's tag byte, for the first
+    /// ``foundCount`` attributes.
     @exclusivity(unchecked) private var offsets: UnsafeMutablePointer<Int>
     /// How many offsets ``offsets`` has room for.
     @exclusivity(unchecked) private var capacity: Int
@@ -92,14 +104,16 @@ final class RecordFields {
 
     deinit { offsets.deallocate() }
 
-    /// Parses the header of `bytes` (version, entity, key) and returns the entity's index in
-    /// `names`; throws when the header is damaged or of an unknown version.
+    /// Checks the checksum of `bytes` and parses their header (version, entity, key); returns
+    /// the entity's index in `names`. Throws when the bytes are damaged or of an unknown version.
     func loadHeader(_ bytes: UnsafeRawBufferPointer, names: EntityNames) throws -> Int? {
+        let (payload, version) = try RecordCodec.verified(bytes)
         self.bytes = bytes
+        self.payload = payload
+        self.version = version
         foundCount = 0
         attributeCount = -1
-        var r = ByteReader(bytes, what: "record")
-        try RecordCodec.checkVersion(&r)
+        var r = ByteReader(payload, what: "record", position: 1)
         let name = try r.blob()
         // A scan meets mostly one entity: try the previous record's first.
         if let previous = entityIndex, names.matches(previous, name) {} else { entityIndex = names.index(of: name) }
@@ -109,18 +123,35 @@ final class RecordFields {
     }
 
     /// The value of the attribute at `ordinal`; `.null` past the stored attributes (the record's
-    /// shape is checked when it is written, so this does not happen for stored records). Only
-    /// the attributes up to `ordinal` are parsed, each checking its bounds.
+    /// shape is checked when it is written, so this does not happen for stored records). A
+    /// version 2 record finds it through its offset table; a version 1 record parses the
+    /// attributes up to `ordinal`, each checking its bounds.
     func attribute(_ ordinal: Int) throws -> Value {
-        if attributeCount < 0 {
-            var r = ByteReader(bytes, what: "record", position: headerEnd)
-            attributeCount = try r.count()
+        if attributeCount < 0 { try readAttributeCount() }
+        guard ordinal < attributeCount else { return .null }
+        let position: Int
+        if storedOffsets.width != 0 {
+            position = valuesStart &+ storedOffsets.offset(ordinal)
+        } else {
+            if ordinal >= foundCount { try find(through: ordinal) }
+            position = offsets[ordinal]
+        }
+        var r = ByteReader(payload, what: "record", position: position)
+        return try RecordCodec.decodeValue(&r)
+    }
+
+    /// Reads the attribute count after the header, and a version 2 record's offset table.
+    private func readAttributeCount() throws {
+        var r = ByteReader(payload, what: "record", position: headerEnd)
+        let count = try r.count()
+        if version == RecordCodec.formatVersion {
+            storedOffsets = try RecordOffsetTable(&r, count: count)
+            valuesStart = r.position
+        } else {
+            storedOffsets = .none
             nextOffset = r.position
         }
-        guard ordinal < attributeCount else { return .null }
-        if ordinal >= foundCount { try find(through: ordinal) }
-        var r = ByteReader(bytes, what: "record", position: offsets[ordinal])
-        return try RecordCodec.decodeValue(&r)
+        attributeCount = count
     }
 
     /// Finds the offsets of the attributes up to `ordinal`, which is below the count.
@@ -136,7 +167,7 @@ final class RecordFields {
         if foundCount > ordinal { return }
         // What the fast loop left (a long length, damaged bytes) goes value by value through
         // the checked reader, which throws the precise error.
-        var r = ByteReader(bytes, what: "record", position: nextOffset)
+        var r = ByteReader(payload, what: "record", position: nextOffset)
         while foundCount <= ordinal {
             offsets[foundCount] = r.position
             foundCount += 1
@@ -150,8 +181,8 @@ final class RecordFields {
     /// and at any value that would end past the bytes.
     @inline(__always)
     private func skipFast(through ordinal: Int) {
-        guard let base = bytes.baseAddress else { return }
-        let end = bytes.count
+        guard let base = payload.baseAddress else { return }
+        let end = payload.count
         var p = nextOffset
         values: while foundCount <= ordinal, p < end {
             var q = p + 1
@@ -186,8 +217,14 @@ final class RecordFields {
 
     /// The whole record, decoded from after its header.
     func record(names: EntityNames) throws -> Record {
-        guard let entityIndex else { return try RecordCodec.decode(bytes, names: names) }
-        var r = ByteReader(bytes, what: "record", position: headerEnd)
-        return try RecordCodec.body(&r, id: RecordID(entity: names.names[entityIndex], key: key), names: names)
+        var r = ByteReader(payload, what: "record", position: headerEnd)
+        let id = RecordID(entity: try entityIndex.map { names.names[$0] } ?? entityName(), key: key)
+        return try RecordCodec.body(&r, version: version, id: id, names: names)
+    }
+
+    /// The entity name of a record whose entity the schema lacks.
+    private func entityName() throws -> String {
+        var r = ByteReader(payload, what: "record", position: 1)
+        return try r.string()
     }
 }

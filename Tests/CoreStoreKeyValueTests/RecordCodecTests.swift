@@ -86,8 +86,78 @@ struct RecordCodecTests {
             if Bool.random(using: &g), !bytes.isEmpty { bytes[0] = 1 }
             _ = try? RecordCodec.decode(bytes)
         }
-        #expect(throws: StorageError.self) { try RecordCodec.decode([2] + RecordCodec.encode(Self.sample()).dropFirst()) }
+        #expect(throws: StorageError.self) { try RecordCodec.decode([3] + RecordCodec.encode(Self.sample()).dropFirst()) }
+        #expect(throws: StorageError.self) { try RecordCodec.decode([0] + RecordCodec.encode(Self.sample()).dropFirst()) }
         #expect(throws: StorageError.self) { try RecordCodec.decode(RecordCodec.encode(Self.sample()) + [0]) }
         #expect(throws: StorageError.self) { try RecordCodec.decode([1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) }
+    }
+
+    @Test("Records of format version 1, as earlier releases wrote them, still decode")
+    func formatOneDecodes() throws {
+        var g = SeededGenerator(seed: 9)
+        for _ in 0..<200 {
+            let attributes = (0..<Int.random(in: 0...8, using: &g)).map { _ in RandomValues.value(kind: Int.random(in: 0..<8, using: &g), &g) }
+            let record = Record(id: RecordID(entity: "E", key: RandomValues.int(&g)), attributes: attributes, relationships: [[RecordID(entity: "F", key: 1)]])
+            let old = RecordCodec.encodeUnchecksummed(record)
+            #expect(old[0] == 1)
+            #expect(try RecordCodec.decode(old) == record)
+            #expect(try RecordCodec.recordID(old) == record.id)
+        }
+        let sample = Self.sample()
+        #expect(try RecordCodec.decode(RecordCodec.encodeUnchecksummed(sample)) == sample)
+    }
+
+    @Test("Every single changed bit of a record is refused by its checksum")
+    func everyFlippedBitThrows() {
+        let bytes = RecordCodec.encode(Self.sample())
+        #expect(bytes[0] == RecordCodec.formatVersion)
+        for bit in 0..<(bytes.count * 8) {
+            var damaged = bytes
+            damaged[bit / 8] ^= 1 << (bit % 8)
+            #expect(throws: StorageError.self, "bit \(bit)") { try RecordCodec.decode(damaged) }
+            #expect(throws: StorageError.self, "bit \(bit)") { try RecordCodec.recordID(damaged) }
+        }
+    }
+
+    @Test("Values past 64 KiB take 4-byte offsets and read back, whole and in place")
+    func wideOffsets() throws {
+        let big = String(repeating: "x", count: 70_000)
+        let record = Record(id: RecordID(entity: "E", key: 1), attributes: [.string(big), .int(-5), .string(big), .double(1.5)], relationships: [])
+        let bytes = RecordCodec.encode(record)
+        let names = EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: []))
+        // version, entity "E" (2 bytes), key, count, then the width.
+        #expect(bytes[5] == 4)
+        #expect(try RecordCodec.decode(bytes) == record)
+        let fields = RecordFields()
+        try bytes.withUnsafeBytes { buffer in
+            _ = try fields.loadHeader(buffer, names: names)
+            #expect(try fields.attribute(3) == .double(1.5))
+            #expect(try fields.attribute(1) == .int(-5))
+            #expect(try fields.attribute(2) == .string(big))
+        }
+        let small = RecordCodec.encode(Record(id: RecordID(entity: "E", key: 1), attributes: [.int(-5), .string(big)], relationships: []))
+        #expect(small[5] == 2)
+    }
+
+    /// A record whose checksum matches but whose offsets or width were written wrong (only a
+    /// bug or a forged file does that): decoding names the problem, reading in place never traps.
+    @Test("Offsets that disagree with the values throw, also under a matching checksum")
+    func inconsistentOffsetsThrow() throws {
+        let record = Record(id: RecordID(entity: "E", key: 1), attributes: [.int(1), .string("abc"), .bool(true)], relationships: [])
+        let bytes = RecordCodec.encode(record)
+        let names = EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: []))
+        // The table starts after version, entity (2), key (1), count (1) and width (1).
+        for (position, value) in [(6, UInt8(1)), (8, 0xFF), (9, 0xFF), (5, 3), (5, 0), (4, 200)] as [(Int, UInt8)] {
+            var forged = Array(bytes.dropLast(4))
+            forged[position] = value
+            let checksum = forged.withUnsafeBytes { CRC32C.checksum($0) }
+            withUnsafeBytes(of: checksum.littleEndian) { forged.append(contentsOf: $0) }
+            #expect(throws: StorageError.self, "byte \(position) = \(value)") { try RecordCodec.decode(forged) }
+            let fields = RecordFields()
+            forged.withUnsafeBytes { buffer in
+                guard (try? fields.loadHeader(buffer, names: names)) != nil else { return }
+                for ordinal in 0..<4 { _ = try? fields.attribute(ordinal) }
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import CoreStoreStorage
+import CoreStoreKeyValue
 
 /// Where LevelDB's log format (the write-ahead `NNNNNN.log` and the `MANIFEST-NNNNNN`) stops
 /// being intact, read the way LevelDB's own log reader reads it with `paranoid_checks`.
@@ -108,29 +109,14 @@ enum LevelDBLogTail {
     private static func isChecksumValid(_ bytes: [UInt8], at offset: Int, length: Int) -> Bool {
         let stored = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
         let crc = CRC32C.checksum(bytes[(offset + 6)..<(offset + headerSize + length)])
-        return stored == CRC32C.mask(crc)
+        return stored == LevelDBChecksum.mask(crc)
     }
 }
 
-/// CRC-32C (Castagnoli), as LevelDB stores it: masked, so that a checksum of data holding
-/// checksums stays strong.
-enum CRC32C {
-    private static let table: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? (value >> 1) ^ 0x82F6_3B78 : value >> 1 }
-        return value
-    }
-
-    /// The CRC-32C of `bytes`.
-    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        }
-        return crc ^ 0xFFFF_FFFF
-    }
-
-    /// LevelDB's `crc32c::Mask`.
+/// LevelDB's masking of a stored CRC-32C (`crc32c::Mask`), so that a checksum of data that
+/// holds checksums stays strong.
+enum LevelDBChecksum {
+    /// The masked form of `crc`.
     static func mask(_ crc: UInt32) -> UInt32 {
         ((crc >> 15) | (crc << 17)) &+ 0xA282_EAD8
     }

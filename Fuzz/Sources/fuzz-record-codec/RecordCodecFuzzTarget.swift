@@ -5,13 +5,26 @@ import CoreStoreStorage
 /// the seed corpus.
 private let names = EntityNames(schema: StoreSchema(modelVersion: "Fuzz", schemaHash: "", entities: []))
 
-/// One input: bytes read as a stored record, the way a fetch meets them. Decoding must either
+/// One input: bytes read as a stored record, the way a fetch meets them, and — when they begin
+/// like a record of the current format — the same bytes with a matching checksum in their last
+/// four bytes, so that the fuzzer reaches the parser behind the checksum. Decoding must either
 /// throw a `StorageError` or return a record whose encoding survives a decode and encode
-/// unchanged; reading single attributes in place must agree with the decoded record. Any trap, memory error or mismatch
-/// is a finding.
+/// unchanged; reading single attributes in place must agree with the decoded record. Any trap,
+/// memory error or mismatch is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func recordCodecFuzzTarget(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    check(bytes)
+    if bytes.first == RecordCodec.formatVersion, bytes.count > RecordCodec.checksumSize {
+        var resealed = Array(bytes.dropLast(RecordCodec.checksumSize))
+        let checksum = resealed.withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { resealed.append(contentsOf: $0) }
+        check(resealed)
+    }
+    return 0
+}
+
+private func check(_ bytes: [UInt8]) {
     let decoded = try? RecordCodec.decode(bytes)
     if let decoded {
         // Stored bytes need not be canonical (a varint with redundant continuation bytes, a
@@ -37,5 +50,4 @@ public func recordCodecFuzzTarget(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
         }
         _ = try? fields.record(names: names)
     }
-    return 0
 }

@@ -1,0 +1,124 @@
+// CRC-32C in three implementations that agree bit for bit: the x86-64 SSE 4.2 instruction,
+// the ARMv8 CRC instruction, and a slicing-by-8 table for every other processor. The choice is
+// made once, at the first call, from what the processor reports.
+
+#include "CCRC32C.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <nmmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_acle.h>
+#include <sys/auxv.h>
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7)
+#endif
+#endif
+
+typedef uint32_t (*crc_function)(uint32_t crc, const uint8_t *bytes, size_t length);
+
+// MARK: - Table (any processor)
+
+/// table[k][b]: the CRC of byte b followed by k zero bytes.
+static uint32_t table[8][256];
+
+static void build_table(void) {
+    for (uint32_t b = 0; b < 256; b++) {
+        uint32_t crc = b;
+        for (int bit = 0; bit < 8; bit++) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+        table[0][b] = crc;
+    }
+    for (uint32_t b = 0; b < 256; b++) {
+        for (int k = 1; k < 8; k++) table[k][b] = (table[k - 1][b] >> 8) ^ table[0][table[k - 1][b] & 0xFF];
+    }
+}
+
+static uint32_t crc32c_table(uint32_t crc, const uint8_t *bytes, size_t length) {
+    while (length >= 8) {
+        uint32_t low, high;
+        memcpy(&low, bytes, 4);
+        memcpy(&high, bytes + 4, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        low = __builtin_bswap32(low);
+        high = __builtin_bswap32(high);
+#endif
+        low ^= crc;
+        crc = table[7][low & 0xFF] ^ table[6][(low >> 8) & 0xFF] ^ table[5][(low >> 16) & 0xFF] ^ table[4][low >> 24]
+            ^ table[3][high & 0xFF] ^ table[2][(high >> 8) & 0xFF] ^ table[1][(high >> 16) & 0xFF] ^ table[0][high >> 24];
+        bytes += 8;
+        length -= 8;
+    }
+    while (length-- > 0) crc = table[0][(crc ^ *bytes++) & 0xFF] ^ (crc >> 8);
+    return crc;
+}
+
+// MARK: - Processor instructions
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t length) {
+    uint64_t wide = crc;
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        wide = _mm_crc32_u64(wide, word);
+        bytes += 8;
+        length -= 8;
+    }
+    crc = (uint32_t)wide;
+    while (length-- > 0) crc = _mm_crc32_u8(crc, *bytes++);
+    return crc;
+}
+
+static int has_hardware(void) {
+    unsigned int eax, ebx, ecx, edx;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2) != 0;
+}
+#elif defined(__aarch64__)
+__attribute__((target("crc")))
+static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t length) {
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        crc = __crc32cd(crc, word);
+        bytes += 8;
+        length -= 8;
+    }
+    while (length-- > 0) crc = __crc32cb(crc, *bytes++);
+    return crc;
+}
+
+static int has_hardware(void) {
+    return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+#endif
+
+// MARK: - Dispatch
+
+static crc_function chosen;
+static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void choose(void) {
+#if defined(__x86_64__) || defined(__aarch64__)
+    if (has_hardware()) {
+        chosen = crc32c_hardware;
+        return;
+    }
+#endif
+    pthread_once(&table_once, build_table);
+    chosen = crc32c_table;
+}
+
+uint32_t corestore_crc32c(const void *data, size_t length) {
+    pthread_once(&chosen_once, choose);
+    return chosen(0xFFFFFFFFu, (const uint8_t *)data, length) ^ 0xFFFFFFFFu;
+}
+
+uint32_t corestore_crc32c_table(const void *data, size_t length) {
+    pthread_once(&table_once, build_table);
+    return crc32c_table(0xFFFFFFFFu, (const uint8_t *)data, length) ^ 0xFFFFFFFFu;
+}
