@@ -69,7 +69,20 @@ static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t lengt
         length -= 8;
     }
     crc = (uint32_t)wide;
-    while (length-- > 0) crc = _mm_crc32_u8(crc, *bytes++);
+    // The last 0 to 7 bytes in at most three steps.
+    if (length & 4) {
+        uint32_t word;
+        memcpy(&word, bytes, 4);
+        crc = _mm_crc32_u32(crc, word);
+        bytes += 4;
+    }
+    if (length & 2) {
+        uint16_t half;
+        memcpy(&half, bytes, 2);
+        crc = _mm_crc32_u16(crc, half);
+        bytes += 2;
+    }
+    if (length & 1) crc = _mm_crc32_u8(crc, *bytes);
     return crc;
 }
 
@@ -87,7 +100,19 @@ static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t lengt
         bytes += 8;
         length -= 8;
     }
-    while (length-- > 0) crc = __crc32cb(crc, *bytes++);
+    if (length & 4) {
+        uint32_t word;
+        memcpy(&word, bytes, 4);
+        crc = __crc32cw(crc, word);
+        bytes += 4;
+    }
+    if (length & 2) {
+        uint16_t half;
+        memcpy(&half, bytes, 2);
+        crc = __crc32ch(crc, half);
+        bytes += 2;
+    }
+    if (length & 1) crc = __crc32cb(crc, *bytes);
     return crc;
 }
 

@@ -148,6 +148,11 @@ struct FaultInjectingReader<Base: OrderedKeyValueStore>: KeyValueReader {
         try base.scanKeys(from: lowerBound, to: upperBound, visit)
     }
 
+    func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try store.perform(.read)
+        try base.scanPairs(from: lowerBound, to: upperBound, visit)
+    }
+
     func withValue(_ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         try store.perform(.read)
         return try base.withValue(key, body)
@@ -173,6 +178,10 @@ struct FaultInjectingWriter<Base: OrderedKeyValueStore>: KeyValueWriter {
 
     func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
         try reader.scanKeys(from: lowerBound, to: upperBound, visit)
+    }
+
+    func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try reader.scanPairs(from: lowerBound, to: upperBound, visit)
     }
 
     func withValue(_ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {

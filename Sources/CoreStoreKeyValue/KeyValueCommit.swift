@@ -55,12 +55,13 @@ struct KeyValueCommit {
         for entry in staleEntries { try writer.delete(entry) }
         for (entry, record, plan) in changedEntries {
             if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-            try writer.put(entry, [])
+            try writer.put(entry, IndexEntryChecksum.value(for: entry))
         }
         for record in changes.inserts {
             for plan in layout.entryPlans(maintainedBy: record.id.entity) {
                 if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-                try writer.put(plan.entry(of: record), [])
+                let entry = plan.entry(of: record)
+                try writer.put(entry, IndexEntryChecksum.value(for: entry))
             }
         }
     }
@@ -124,7 +125,8 @@ struct KeyValueCommit {
         var prefix = layout.prefix(of: index)
         for value in tuple { TupleEncoder.encode(value, into: &prefix) }
         var conflict = false
-        try writer.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { entry, _ in
+        try writer.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { entry, value in
+            try IndexEntryChecksum.check(entry: entry, value: value)
             let key = try KeyValueLayout.recordKey(ofEntry: entry)
             guard key != record.id.key, entry.count == prefix.count + 9 else { return true }
             if let other = try layout.record(RecordID(entity: index.scope, key: key), in: writer), layout.values(of: other, in: index) == tuple {

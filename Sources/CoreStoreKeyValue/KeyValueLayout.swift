@@ -7,7 +7,7 @@ import CoreStoreStorage
 /// ```
 /// prefix 0x01 (name)                            → metadata value      names: format, metadata, nextKey, sequence
 /// prefix 0x02 (root entity, record key)         → RecordCodec bytes   the concrete entity is in the value
-/// prefix 0x03 (index name, value…, record key)  → empty               one entry per record and index
+/// prefix 0x03 (index name, value…, record key)  → CRC-32C of the key  one entry per record and index (empty in format 1)
 /// ```
 /// Records live under the **root** entity of their hierarchy: a ``RecordID`` whose entity is
 /// the record's own entity or any ancestor of it names the same root, so one `get` finds the

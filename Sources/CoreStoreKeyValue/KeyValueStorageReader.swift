@@ -120,8 +120,9 @@ struct KeyValueStorageReader: StorageReader {
         case .indexRange(_, let lower, let upper):
             if plan.isOrdered {
                 // Entries come in the sort order: read records as they come and stop early.
-                try snapshot.scanKeys(from: lower, to: upper) { entry in
-                    try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
+                try snapshot.scanPairs(from: lower, to: upper) { entry, value in
+                    try IndexEntryChecksum.check(entry: entry, value: value)
+                    return try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
                 }
             } else {
                 try loadInKeyOrder([FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)], entity: entity, consider)
@@ -136,7 +137,8 @@ struct KeyValueStorageReader: StorageReader {
     private func loadInKeyOrder(_ ranges: [FetchPlan.KeyRange], entity: String, _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws {
         var keys: [Int64] = []
         for range in ranges {
-            try snapshot.scanKeys(from: range.lowerBound, to: range.upperBound) { entry in
+            try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
+                try IndexEntryChecksum.check(entry: entry, value: value)
                 keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
                 return true
             }

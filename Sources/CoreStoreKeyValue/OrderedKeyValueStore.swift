@@ -120,6 +120,11 @@ public protocol KeyValueReader {
     /// index scans and counts read only keys.
     func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ key: UnsafeRawBufferPointer) throws -> Bool) throws
 
+    /// Like an ascending ``scan(from:to:reverse:_:)``, but lends each key and value in place:
+    /// both buffers are valid only until `visit` returns. Optional, like
+    /// ``scanValues(from:to:_:)``; index scans read entries with their checksums this way.
+    func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws
+
     /// Calls `body` with the value stored under `key`, in place (valid only until `body`
     /// returns), and returns `true`; returns `false` without calling it when there is none.
     /// Optional: the default forwards to ``get(_:)``.
@@ -135,6 +140,13 @@ extension KeyValueReader {
     /// Forwards to ``scan(from:to:reverse:_:)`` and lends each key.
     public func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ key: UnsafeRawBufferPointer) throws -> Bool) throws {
         try scan(from: lowerBound, to: upperBound, reverse: false) { key, _ in try key.withUnsafeBytes { try visit($0) } }
+    }
+
+    /// Forwards to ``scan(from:to:reverse:_:)`` and lends each key and value.
+    public func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try scan(from: lowerBound, to: upperBound, reverse: false) { key, value in
+            try key.withUnsafeBytes { key in try value.withUnsafeBytes { try visit(key, $0) } }
+        }
     }
 
     /// Forwards to ``get(_:)`` and lends the value.

@@ -11,7 +11,7 @@ struct RecordFormatVersionTests {
     private static let layout = KeyValueLayout(schema: KV.schema)
 
     /// A store holding Ann (age 3) and Bob (age 40), then rewritten as an earlier release wrote
-    /// it: every record in format 1 and the store's format 1.
+    /// it: every record in format 1, index entries without checksums, and the store's format 1.
     private static func formatOneStore() throws -> MemoryKeyValueStore {
         let engine = MemoryKeyValueStore()
         let storage = try KV.openStore(engine)
@@ -19,8 +19,12 @@ struct RecordFormatVersionTests {
         storage.close()
         try engine.open()
         try engine.write { writer in
-            for pair in try KV.dump(engine) where pair[0].first == KeyValueLayout.recordSpace {
-                try writer.put(pair[0], RecordCodec.encodeUnchecksummed(try RecordCodec.decode(pair[1])))
+            for pair in try KV.dump(engine) {
+                if pair[0].first == KeyValueLayout.recordSpace {
+                    try writer.put(pair[0], RecordCodec.encodeUnchecksummed(try RecordCodec.decode(pair[1])))
+                } else if pair[0].first == KeyValueLayout.indexSpace {
+                    try writer.put(pair[0], [])
+                }
             }
             try writer.put(layout.metadataKey("format"), TupleEncoder.encode([.int(1)]))
         }
@@ -127,5 +131,64 @@ struct RecordFormatVersionTests {
         #expect(refused == intact.count * 8)
         try engine.write { try $0.put(key, intact) }
         for (_, read) in Self.readsOfAnn { try storage.read(read) }
+    }
+
+    /// Reads that together use every index of `Person`: each returns the names it finds.
+    private static let indexedReads: [(String, @Sendable (any StorageReader) throws -> [String])] = [
+        ("age", { try $0.fetch(FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(3))))).records.map { "\($0)" } }),
+        ("age range", { try $0.fetch(FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .greater, .int(0))))).records.map { "\($0)" } }),
+        ("name", { try $0.fetch(FetchRequest(entity: "Person", predicate: .comparison(Comparison("name", .equal, .string("Ann"))))).records.map { "\($0)" } }),
+        ("name and age", { try $0.fetch(FetchRequest(entity: "Person", predicate: .and([
+            .comparison(Comparison("name", .equal, .string("Ann"))), .comparison(Comparison("age", .equal, .int(3))),
+        ]))).records.map { "\($0)" } }),
+        ("name range", { try $0.fetch(FetchRequest(entity: "Person", predicate: .comparison(Comparison("name", .greater, .string(""))))).records.map { "\($0)" } }),
+        ("name and age range", { try $0.fetch(FetchRequest(entity: "Person", predicate: .and([
+            .comparison(Comparison("name", .equal, .string("Bob"))), .comparison(Comparison("age", .greater, .int(0))),
+        ]))).records.map { "\($0)" } }),
+        ("email", { try $0.fetch(FetchRequest(entity: "Person", predicate: .comparison(Comparison("email", .equal, .string("ann@x"))))).records.map { "\($0)" } }),
+        ("no email", { try $0.fetch(FetchRequest(entity: "Person", predicate: .comparison(Comparison("email", .equal, .null)))).records.map { "\($0)" } }),
+        ("score, in order", { try $0.fetch(FetchRequest(entity: "Person", sortDescriptors: [RecordSortDescriptor(key: "score", ascending: true)], limit: 5)).records.map { "\($0)" } }),
+    ]
+
+    @Test("An index entry whose key or checksum changed is refused by the reads through its index, never followed")
+    func damagedIndexEntriesAreRefused() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Ann", age: 3, email: "ann@x", score: 2.5), KV.person(-2, "Bob", age: 4, score: 1)]))
+        let intact = try Self.indexedReads.map { _, read in try storage.read(read) }
+        let entries = try KV.dump(engine).filter { $0[0].first == KeyValueLayout.indexSpace }
+        #expect(entries.count == 10 && entries.allSatisfy { $0[1].count == 4 })
+        var variants = 0
+        for entry in entries {
+            let (key, value) = (entry[0], entry[1])
+            // Every bit of the entry's record key (its last 9 bytes: type code and 8 bytes) and
+            // of its checksum.
+            let bits = (((key.count - 9) * 8)..<(key.count * 8)).map { (true, $0) } + (0..<32).map { (false, $0) }
+            for (inKey, bit) in bits {
+                var damagedKey = key, damagedValue = value
+                if inKey { damagedKey[bit / 8] ^= 1 << (bit % 8) } else { damagedValue[bit / 8] ^= 1 << (bit % 8) }
+                try engine.write { writer in
+                    try writer.delete(key)
+                    try writer.put(damagedKey, damagedValue)
+                }
+                var refused = 0
+                for (i, (name, read)) in Self.indexedReads.enumerated() {
+                    do {
+                        let found = try storage.read(read)
+                        #expect(found == intact[i], "\(name): entry \(key), \(inKey ? "key" : "value") bit \(bit)")
+                    } catch is StorageError {
+                        refused += 1
+                    }
+                }
+                #expect(refused > 0, "entry \(key), \(inKey ? "key" : "value") bit \(bit)")
+                try engine.write { writer in
+                    try writer.delete(damagedKey)
+                    try writer.put(key, value)
+                }
+                variants += 1
+            }
+        }
+        #expect(variants == entries.count * (72 + 32))
+        #expect(try Self.indexedReads.map { _, read in try storage.read(read) } == intact)
     }
 }

@@ -62,6 +62,11 @@ struct LMDBReader: KeyValueReader {
         try walk(from: lowerBound, to: upperBound) { key, _ in try visit(LMDBBytes.buffer(key)) }
     }
 
+    /// Visits the pairs in ascending key order in place, in LMDB's map: nothing is copied.
+    func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try walk(from: lowerBound, to: upperBound) { key, value in try visit(LMDBBytes.buffer(key), LMDBBytes.buffer(value)) }
+    }
+
     /// Lends the value under `key` in place, in LMDB's map.
     func withValue(_ key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         guard !key.isEmpty, key.count <= maximumKeySize else { return false }
@@ -147,6 +152,11 @@ final class LMDBWriter: KeyValueWriter {
     /// The transaction's in-place keys-only scan.
     func scanKeys(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer) throws -> Bool) throws {
         try reader.scanKeys(from: lowerBound, to: upperBound, visit)
+    }
+
+    /// The transaction's in-place scan of keys and values.
+    func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try reader.scanPairs(from: lowerBound, to: upperBound, visit)
     }
 
     /// The transaction's in-place lookup.

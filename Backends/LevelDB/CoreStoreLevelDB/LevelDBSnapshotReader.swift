@@ -62,6 +62,11 @@ struct LevelDBSnapshotReader: KeyValueReader {
         try walk(from: lowerBound, to: upperBound) { try visit($0.keyInPlace) }
     }
 
+    /// The ascending scan of keys and values in place, in the iterator's memory.
+    func scanPairs(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try walk(from: lowerBound, to: upperBound) { try visit($0.keyInPlace, $0.valueInPlace) }
+    }
+
     /// An ascending walk that hands `visit` the iterator at each pair in range.
     private func walk(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (LevelDBIterator) throws -> Bool) throws {
         let iterator = LevelDBIterator(database: database, options: options)
