@@ -35,6 +35,11 @@ public struct FetchPlan: Sendable, Hashable {
     /// Whether the candidates come in the request's sort order (ties by record key), so that
     /// no sort is needed and the read can stop once offset + limit records matched.
     public var isOrdered = false
+    /// Whether the index entries the plan reads are exactly the selected records that satisfy
+    /// the whole predicate, one entry per record: every conjunct of the predicate is a
+    /// comparison the ranges apply, on a non-unique index that only the selected entities
+    /// maintain. A count then counts entries and reads no record.
+    public var isExact = false
 }
 
 /// Chooses the index a fetch reads, after the FoundationDB Record Layer's planner: the index
@@ -129,6 +134,9 @@ public struct FetchPlanner: Sendable {
                 prefixes = prefixes.flatMap { prefix in members.map { prefix + $0 } }
             }
         }
+        if let predicate = request.predicate {
+            plan.isExact = isExact(predicate, entity: request.entity, index: best.index, equalities: best.equalities, range: best.range, entities: entities)
+        }
         let rangeConstraint = best.range ? constraints[best.index.components[best.equalities]] : nil
         let ranges = prefixes.map { Self.bounds(within: $0, rangeConstraint) }
         guard ranges.count == 1, let only = ranges.first else {
@@ -165,6 +173,57 @@ public struct FetchPlanner: Sendable {
             }
         }
         return FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)
+    }
+
+    /// Whether the ranges of a plan over `index` — equalities (or `IN`s) on its first
+    /// `equalities` components, and a range on the next one when `range` — apply every conjunct
+    /// of `predicate` and nothing else, and the index holds entries of the selected `entities`
+    /// only. Unique indexes may leave out tuples with nil, and foreign keys hold only the
+    /// destination's key, so neither qualifies.
+    private func isExact(_ predicate: RecordPredicate, entity: String, index: IndexDefinition, equalities: Int, range: Bool, entities: Set<String>) -> Bool {
+        let schema = layout.schema
+        guard index.kind == .attribute || index.kind == .compound,
+              index.entities.allSatisfy({ entities.contains($0) || schema.entity(named: $0)?.isAbstract == true }),
+              let description = schema.entity(named: entity) else { return false }
+        let conjuncts: [RecordPredicate]
+        switch predicate {
+        case .and(let ps): conjuncts = ps
+        case .comparison: conjuncts = [predicate]
+        default: return false
+        }
+        // Each component of the equality prefix must be constrained by exactly one conjunct
+        // (a second one would be ignored by the plan); the range component by at most one lower
+        // and one upper bound.
+        var prefixConstrained = Set<Int>()
+        var lowerBounded = false, upperBounded = false
+        var rangeType: AttributeType?
+        for conjunct in conjuncts {
+            guard case .comparison(let c) = conjunct, c.keyPath.count == 1, c.function == nil, c.quantifier != .none, c.options.isEmpty,
+                  let ordinal = schema.attributeOrdinal(c.keyPath[0], in: entity),
+                  let position = index.components.firstIndex(of: .attribute(c.keyPath[0])) else { return false }
+            var probe = Constraint()
+            add(c, type: description.attributes[ordinal].type, to: &probe)
+            if position < equalities {
+                guard probe.equal != nil || probe.members != nil, prefixConstrained.insert(position).inserted else { return false }
+            } else if range && position == equalities {
+                guard probe.equal == nil, probe.members == nil, probe.lower != nil || probe.upper != nil else { return false }
+                rangeType = description.attributes[ordinal].type
+                if probe.lower != nil {
+                    guard !lowerBounded else { return false }
+                    lowerBounded = true
+                }
+                if probe.upper != nil {
+                    guard !upperBounded else { return false }
+                    upperBounded = true
+                }
+            } else {
+                return false
+            }
+        }
+        // A range open on one side reaches the NaNs stored on that side of the index (they
+        // sort below -∞ or above +∞), which no comparison matches.
+        if let rangeType, lowerBounded != upperBounded, [.double, .decimal, .date].contains(rangeType) { return false }
+        return true
     }
 
     /// The index-usable constraints of the predicate's top-level conjunction.

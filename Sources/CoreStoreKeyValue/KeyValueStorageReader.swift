@@ -58,6 +58,22 @@ struct KeyValueStorageReader: StorageReader {
                     n += 1
                     return stopAfter.map { n < $0 } ?? true
                 }
+            } else if plan.isExact {
+                // The entries in the plan's ranges are the answer: count them, read no record.
+                let ranges: [FetchPlan.KeyRange]
+                switch plan.access {
+                case .indexRange(_, let lower, let upper): ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
+                case .indexRanges(_, let all): ranges = all
+                case .entityScan: ranges = []
+                }
+                for range in ranges {
+                    try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
+                        try IndexEntryChecksum.check(entry: entry, value: value)
+                        n += 1
+                        return stopAfter.map { n < $0 } ?? true
+                    }
+                    if let stopAfter, n >= stopAfter { break }
+                }
             } else {
                 // Nothing is decoded beyond what the predicate reads.
                 try forEachMatch(unsorted.predicate, plan, entity: unsorted.entity) { _, _ in

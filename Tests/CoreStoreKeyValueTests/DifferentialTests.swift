@@ -161,7 +161,7 @@ struct DifferentialTests {
         _ = try reference.open(schema: KV.schema)
         let storage = try KV.openStore()
         var model = Model()
-        var commits = 0, failures = 0, indexed = 0, ordered = 0
+        var commits = 0, failures = 0, indexed = 0, ordered = 0, exact = 0
         let planner = FetchPlanner(layout: KeyValueLayout(schema: KV.schema))
         for step in 0..<150 {
             let changes = Self.randomChangeSet(model, &g)
@@ -187,6 +187,7 @@ struct DifferentialTests {
                 case .entityScan: break
                 }
                 if plan.isOrdered { ordered += 1 }
+                if plan.isExact { exact += 1 }
                 let e = outcome { try reference.read { reader in try reader.fetch(request).completed(for: request, schema: KV.schema) } }
                 let a = outcome { try storage.read { reader in try reader.fetch(request).completed(for: request, schema: KV.schema) } }
                 switch (e, a) {
@@ -223,5 +224,6 @@ struct DifferentialTests {
         }
         #expect(commits > 40 && failures > 5 && indexed > 100, "commits \(commits), failures \(failures), index plans \(indexed)")
         #expect(ordered > 5, "plans that read an index in sort order: \(ordered)")
+        #expect(exact > 20, "counts answered from index entries alone: \(exact)")
     }
 }
