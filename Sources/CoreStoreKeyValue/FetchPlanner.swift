@@ -222,7 +222,12 @@ public struct FetchPlanner: Sendable {
         }
         // A range open on one side reaches the NaNs stored on that side of the index (they
         // sort below -∞ or above +∞), which no comparison matches.
-        if let rangeType, lowerBounded != upperBounded, [.double, .decimal, .date].contains(rangeType) { return false }
+        if lowerBounded != upperBounded {
+            switch rangeType {
+            case .double?, .decimal?, .date?: return false
+            default: break
+            }
+        }
         return true
     }
 

@@ -10,7 +10,7 @@ import CoreStoreStorage
 /// entity (varint length + UTF-8)      — first, so a scan can skip other entities cheaply
 /// key (signed varint)
 /// attribute count n (varint)
-/// offset width w (1 byte: 2, or 4 when the values before the last one take 64 KiB or more)
+/// offset width w (1 byte: 2; 4 when the values before the last one take 64 KiB or more; 8 past 4 GiB)
 /// n offsets of w bytes, little-endian — where each attribute's value starts, counted from
 ///   the first value, so that a scan reads any single attribute without passing the others
 /// n tagged values:
@@ -37,12 +37,6 @@ public enum RecordCodec {
 
     /// The bytes of `record`, in ``formatVersion``.
     public static func encode(_ record: Record) -> [UInt8] {
-        encode(record, offsetWidth: 2) ?? encode(record, offsetWidth: 4)!
-    }
-
-    /// The bytes of `record` with offsets of `offsetWidth` bytes; `nil` when an offset does not
-    /// fit in that width.
-    private static func encode(_ record: Record, offsetWidth: Int) -> [UInt8]? {
         var w = ByteWriter()
         let count = record.attributes.count
         // A guess that fits typical records, so the buffer is not regrown several times.
@@ -51,21 +45,48 @@ public enum RecordCodec {
         w.string(record.id.entity)
         w.signed(record.id.key)
         w.varint(UInt64(count))
-        w.byte(UInt8(offsetWidth))
+        let widthPosition = w.bytes.count
+        w.byte(2)
         let table = w.bytes.count
-        w.bytes.append(contentsOf: repeatElement(0, count: count * offsetWidth))
+        w.bytes.append(contentsOf: repeatElement(0, count: count * 2))
         let values = w.bytes.count
-        let limit = offsetWidth == 2 ? Int(UInt16.max) : Int(UInt32.max)
+        // Offsets are written in 2 bytes; once one does not fit, all of them are kept here and
+        // the table is widened at the end (a record with 64 KiB before its last value).
+        var wideOffsets: [Int] = []
         for (i, value) in record.attributes.enumerated() {
             let offset = w.bytes.count - values
-            guard offset <= limit else { return nil }
-            for b in 0..<offsetWidth { w.bytes[table + i * offsetWidth + b] = UInt8(truncatingIfNeeded: offset >> (8 * b)) }
+            if wideOffsets.isEmpty && offset <= Int(UInt16.max) {
+                w.bytes[table + 2 * i] = UInt8(truncatingIfNeeded: offset)
+                w.bytes[table + 2 * i + 1] = UInt8(truncatingIfNeeded: offset >> 8)
+            } else {
+                if wideOffsets.isEmpty {
+                    wideOffsets = (0..<i).map { Int(w.bytes[table + 2 * $0]) | Int(w.bytes[table + 2 * $0 + 1]) << 8 }
+                }
+                wideOffsets.append(offset)
+            }
             encode(value, into: &w)
         }
         encodeRelationships(record.relationships, into: &w)
+        if !wideOffsets.isEmpty {
+            w.bytes = widened(w.bytes, widthPosition: widthPosition, values: values, offsets: wideOffsets)
+        }
         let checksum = w.bytes.withUnsafeBytes { CRC32C.checksum($0) }
         withUnsafeBytes(of: checksum.littleEndian) { w.bytes.append(contentsOf: $0) }
         return w.bytes
+    }
+
+    /// `bytes` with the offset table that starts after `widthPosition` replaced by `offsets` in
+    /// 4 bytes each (8 when the last is 4 GiB or more).
+    private static func widened(_ bytes: [UInt8], widthPosition: Int, values: Int, offsets: [Int]) -> [UInt8] {
+        let width = (offsets.last ?? 0) <= Int(UInt32.max) ? 4 : 8
+        var result = Array(bytes[..<widthPosition])
+        result.reserveCapacity(bytes.count + offsets.count * (width - 2) + checksumSize)
+        result.append(UInt8(width))
+        for offset in offsets {
+            for b in 0..<width { result.append(UInt8(truncatingIfNeeded: offset >> (8 * b))) }
+        }
+        result += bytes[values...]
+        return result
     }
 
     /// The bytes of `record` in format version 1, as earlier releases wrote it: for the tests

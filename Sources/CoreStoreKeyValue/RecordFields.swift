@@ -131,7 +131,11 @@ final class RecordFields {
         guard ordinal < attributeCount else { return .null }
         let position: Int
         if storedOffsets.width != 0 {
-            position = valuesStart &+ storedOffsets.offset(ordinal)
+            let offset = storedOffsets.offset(ordinal)
+            guard offset < payload.count - valuesStart else {
+                throw KeyValueFormatError.damaged("record", "attribute \(ordinal)'s offset \(offset) is past its \(payload.count) bytes")
+            }
+            position = valuesStart + offset
         } else {
             if ordinal >= foundCount { try find(through: ordinal) }
             position = offsets[ordinal]

@@ -1,5 +1,5 @@
 /// The offsets of a format-2 record's attributes (see ``RecordCodec``): where each value starts,
-/// counted from the first value, in 2 or 4 bytes little-endian. Borrowed from the record's
+/// counted from the first value, in 2, 4 or 8 bytes little-endian. Borrowed from the record's
 /// bytes, like the reader that found it.
 struct RecordOffsetTable {
     /// No table: a record of format version 1.
@@ -7,7 +7,7 @@ struct RecordOffsetTable {
 
     /// The first offset's bytes.
     private let base: UnsafeRawPointer?
-    /// The size of one offset: 2 or 4; 0 for ``none``.
+    /// The size of one offset: 2, 4 or 8; 0 for ``none``.
     let width: Int
     /// The number of offsets.
     let count: Int
@@ -19,21 +19,23 @@ struct RecordOffsetTable {
     }
 
     /// Reads the offset width and the `count` offsets that follow it; throws when the width is
-    /// neither 2 nor 4 or the table does not fit in the bytes.
+    /// not 2, 4 or 8 or the table does not fit in the bytes.
     init(_ r: inout ByteReader, count: Int) throws {
         let width = Int(try r.byte())
-        guard width == 2 || width == 4 else { throw r.damaged("offset width \(width)") }
+        guard width == 2 || width == 4 || width == 8 else { throw r.damaged("offset width \(width)") }
         let (size, overflow) = count.multipliedReportingOverflow(by: width)
         guard !overflow else { throw r.damaged("an offset table of \(count) entries") }
         self.init(base: try r.take(size).baseAddress, width: width, count: count)
     }
 
-    /// The offset of attribute `index`, which is below ``count``.
+    /// The offset of attribute `index`, which is below ``count`` (`Int.max` for an 8-byte
+    /// offset beyond it, which no record reaches).
     @inline(__always)
     func offset(_ index: Int) -> Int {
-        if width == 2 {
-            return Int(UInt16(littleEndian: base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: index &* 2, as: UInt16.self)))
+        switch width {
+        case 2: return Int(UInt16(littleEndian: base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: index &* 2, as: UInt16.self)))
+        case 4: return Int(UInt32(littleEndian: base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self)))
+        default: return Int(clamping: UInt64(littleEndian: base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: index &* 8, as: UInt64.self)))
         }
-        return Int(UInt32(littleEndian: base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self)))
     }
 }

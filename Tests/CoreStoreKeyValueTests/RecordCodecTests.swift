@@ -139,6 +139,26 @@ struct RecordCodecTests {
         #expect(small[5] == 2)
     }
 
+    @Test("A table of 8-byte offsets, as records past 4 GiB get, reads back whole and in place")
+    func eightByteOffsets() throws {
+        let record = Record(id: RecordID(entity: "E", key: 1), attributes: [.int(7), .string("abc"), .null, .double(2)], relationships: [[RecordID(entity: "F", key: 2)]])
+        let narrow = RecordCodec.encode(record)
+        #expect(narrow[5] == 2)
+        // The same record with its 2-byte table (bytes 6..<14) rewritten in 8 bytes per offset.
+        var wide = Array(narrow[..<5]) + [8]
+        for i in 0..<4 { wide += (0..<8).map { $0 < 2 ? narrow[6 + 2 * i + $0] : 0 } }
+        wide += narrow[14..<(narrow.count - 4)]
+        let checksum = wide.withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { wide.append(contentsOf: $0) }
+        #expect(try RecordCodec.decode(wide) == record)
+        let fields = RecordFields()
+        try wide.withUnsafeBytes { buffer in
+            _ = try fields.loadHeader(buffer, names: EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: [])))
+            #expect(try fields.attribute(3) == .double(2))
+            #expect(try fields.attribute(1) == .string("abc"))
+        }
+    }
+
     /// A record whose checksum matches but whose offsets or width were written wrong (only a
     /// bug or a forged file does that): decoding names the problem, reading in place never traps.
     @Test("Offsets that disagree with the values throw, also under a matching checksum")
@@ -147,7 +167,7 @@ struct RecordCodecTests {
         let bytes = RecordCodec.encode(record)
         let names = EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: []))
         // The table starts after version, entity (2), key (1), count (1) and width (1).
-        for (position, value) in [(6, UInt8(1)), (8, 0xFF), (9, 0xFF), (5, 3), (5, 0), (4, 200)] as [(Int, UInt8)] {
+        for (position, value) in [(6, UInt8(1)), (8, 0xFF), (9, 0xFF), (5, 3), (5, 0), (5, 8), (4, 200)] as [(Int, UInt8)] {
             var forged = Array(bytes.dropLast(4))
             forged[position] = value
             let checksum = forged.withUnsafeBytes { CRC32C.checksum($0) }
