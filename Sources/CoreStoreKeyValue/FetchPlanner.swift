@@ -194,7 +194,7 @@ public struct FetchPlanner: Sendable {
         // Each component of the equality prefix must be constrained by exactly one conjunct
         // (a second one would be ignored by the plan); the range component by at most one lower
         // and one upper bound.
-        var prefixConstrained = Set<Int>()
+        var prefixConstrained = [Bool](repeating: false, count: equalities)
         var lowerBounded = false, upperBounded = false
         var rangeType: AttributeType?
         for conjunct in conjuncts {
@@ -204,7 +204,8 @@ public struct FetchPlanner: Sendable {
             var probe = Constraint()
             add(c, type: description.attributes[ordinal].type, to: &probe)
             if position < equalities {
-                guard probe.equal != nil || probe.members != nil, prefixConstrained.insert(position).inserted else { return false }
+                guard probe.equal != nil || probe.members != nil, !prefixConstrained[position] else { return false }
+                prefixConstrained[position] = true
             } else if range && position == equalities {
                 guard probe.equal == nil, probe.members == nil, probe.lower != nil || probe.upper != nil else { return false }
                 rangeType = description.attributes[ordinal].type
