@@ -17,16 +17,22 @@ enum CorestoreExecutable {
         candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Runs the executable with `arguments`; returns its exit status and everything it printed
+    /// Runs the executable with `arguments` — through `wrapper` (a program and its arguments,
+    /// such as `setpriv …`) when one is given; returns its exit status and everything it printed
     /// (standard output and standard error together).
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], wrapper: [String] = []) throws -> (status: Int32, output: String) {
         guard let url else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no corestore executable in \(candidates.map(\.path))"])
         }
         let process = Process()
         let pipe = Pipe()
-        process.executableURL = url
-        process.arguments = arguments
+        if let program = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = wrapper.dropFirst() + [url.path] + arguments
+        } else {
+            process.executableURL = url
+            process.arguments = arguments
+        }
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
