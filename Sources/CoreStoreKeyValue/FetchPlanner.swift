@@ -9,7 +9,8 @@ public struct FetchPlan: Sendable, Hashable {
         /// The records of the index entries with `lowerBound <= entry < upperBound`.
         case indexRange(index: String, lowerBound: [UInt8], upperBound: [UInt8])
         /// The records of the index entries in any of `ranges` (disjoint, ascending): one range
-        /// per member of an `IN`. Read as a set of record keys, in record-key order.
+        /// per member of an `IN`. Read as a set of record keys, in record-key order — or, when the
+        /// plan is ordered, range after range in index order.
         case indexRanges(index: String, ranges: [KeyRange])
     }
 
@@ -50,8 +51,9 @@ public struct FetchPlan: Sendable, Hashable {
 /// An `IN` counts like an equality on its component: the plan reads one range per distinct
 /// member (per combination of members when several components have one, up to
 /// ``maximumRanges``; the first `IN` of an index is always usable). Such a plan reads record
-/// keys, not the index order, so it never replaces a sort. Among indexes of equal score the
-/// one read with fewer ranges wins.
+/// keys in key order — unless the sort is by the index's components from the first `IN` on,
+/// ascending: then it reads the ranges one after the other, in the sort order, and stops at
+/// the limit. Among indexes of equal score the one read with fewer ranges wins.
 ///
 /// Only comparisons whose result an index range can bound are used: a single-key path (no
 /// relationship hop, `@count` or `NONE`), no string modifiers, and a constant of the
@@ -141,6 +143,14 @@ public struct FetchPlanner: Sendable {
         let ranges = prefixes.map { Self.bounds(within: $0, rangeConstraint) }
         guard ranges.count == 1, let only = ranges.first else {
             plan.access = .indexRanges(index: best.index.name, ranges: ranges)
+            // The ranges ascend, and within each the entries are ordered by the components
+            // after the prefix: read one after the other, they come sorted by every component
+            // from the first `IN` on. (Never on a unique index, which may leave out nil tuples.)
+            let constantPrefix = best.index.components.prefix { constraints[$0]?.equal != nil }.count
+            if let sortComponents, !sortComponents.isEmpty, best.index.kind != .unique,
+               Array(best.index.components.dropFirst(constantPrefix)) == sortComponents {
+                plan.isOrdered = true
+            }
             return plan
         }
         plan.access = .indexRange(index: best.index.name, lowerBound: only.lowerBound, upperBound: only.upperBound)

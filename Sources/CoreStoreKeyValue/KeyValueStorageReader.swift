@@ -134,17 +134,31 @@ struct KeyValueStorageReader: StorageReader {
                 try consider(value)
             }
         case .indexRange(_, let lower, let upper):
+            let range = FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)
             if plan.isOrdered {
-                // Entries come in the sort order: read records as they come and stop early.
-                try snapshot.scanPairs(from: lower, to: upper) { entry, value in
-                    try IndexEntryChecksum.check(entry: entry, value: value)
-                    return try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
-                }
+                try loadInIndexOrder([range], entity: entity, consider)
             } else {
-                try loadInKeyOrder([FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)], entity: entity, consider)
+                try loadInKeyOrder([range], entity: entity, consider)
             }
         case .indexRanges(_, let ranges):
-            try loadInKeyOrder(ranges, entity: entity, consider)
+            if plan.isOrdered {
+                try loadInIndexOrder(ranges, entity: entity, consider)
+            } else {
+                try loadInKeyOrder(ranges, entity: entity, consider)
+            }
+        }
+    }
+
+    /// Visits the records behind the entries of `ranges` range after range, in index order
+    /// (which is the sort order of an ordered plan), until `consider` returns `false`.
+    private func loadInIndexOrder(_ ranges: [FetchPlan.KeyRange], entity: String, _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        var goOn = true
+        for range in ranges where goOn {
+            try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
+                try IndexEntryChecksum.check(entry: entry, value: value)
+                goOn = try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
+                return goOn
+            }
         }
     }
 

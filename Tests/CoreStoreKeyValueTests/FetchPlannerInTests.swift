@@ -23,7 +23,7 @@ struct FetchPlannerInTests {
         return (index, ranges.count)
     }
 
-    @Test("An IN reads one range per distinct member and never stands in for a sort")
+    @Test("An IN reads one range per distinct member and does not stand in for a sort by another key")
     func oneRangePerMember() throws {
         let names = try plan(isIn("name", [.string("Bob"), .string("Ann"), .string("Bob"), .string("Cy")]), sort: [RecordSortDescriptor(key: "age", ascending: true)])
         #expect(ranges(names)?.count == 3)
@@ -109,6 +109,41 @@ struct FetchPlannerInTests {
                 let actual = try storage.read { try $0.fetch(request).completed(for: request, schema: KV.schema) }.map(\.id)
                 #expect(actual == expected, "\(predicate)")
                 #expect(try storage.read { try $0.count(request) } == reference.read { try $0.count(request) })
+                #expect(!expected.isEmpty)
+            }
+        }
+    }
+
+    @Test("An IN sorted by its index's components from the IN on reads its ranges in order, and answers like the reference store")
+    func sortedByTheInComponent() throws {
+        let reference = InMemoryStore()
+        _ = try reference.open(schema: KV.schema)
+        let storage = try KV.openStore()
+        let names = ["Ann", "Bob", "Cy", "Dee"]
+        var people: [Record] = []
+        for i in 0..<2_000 {
+            let age: Int64? = i % 9 == 0 ? nil : Int64((i * 7) % 40)
+            people.append(KV.person(-Int64(i + 1), names[i % 4], age: age, score: Double(i % 17)))
+        }
+        _ = try reference.write(ChangeSet(inserts: people))
+        _ = try storage.write(ChangeSet(inserts: people))
+        let ascending = { (key: String) in RecordSortDescriptor(key: key, ascending: true) }
+        let cases: [(RecordPredicate, [RecordSortDescriptor], ordered: Bool)] = [
+            (isIn("age", [.int(30), .null, .int(3), .int(11)]), [ascending("age")], true),
+            (isIn("score", [.double(16), .double(0), .double(4)]), [ascending("score")], true),
+            (.and([isIn("name", [.string("Dee"), .string("Ann")]), isIn("age", [.int(5), .int(1), .null])]), [ascending("name"), ascending("age")], true),
+            (.and([.comparison(Comparison("name", .equal, .string("Bob"))), isIn("age", [.int(35), .int(7)])]), [ascending("age")], true),
+            // Not served: descending, or a sort that skips the IN's component.
+            (isIn("age", [.int(30), .int(3)]), [RecordSortDescriptor(key: "age", ascending: false)], false),
+            (.and([isIn("name", [.string("Dee"), .string("Ann")]), isIn("age", [.int(5), .int(1)])]), [ascending("age")], false),
+        ]
+        for (predicate, sort, ordered) in cases {
+            for (limit, offset) in [(nil, 0), (7, 2), (1, 0)] as [(Int?, Int)] {
+                let request = FetchRequest(entity: "Person", predicate: predicate, sortDescriptors: sort, limit: limit, offset: offset)
+                #expect(try planner.plan(request).isOrdered == ordered, "\(predicate) sorted by \(sort)")
+                let expected = try reference.read { try $0.fetch(request).completed(for: request, schema: KV.schema) }.map(\.id)
+                let actual = try storage.read { try $0.fetch(request).completed(for: request, schema: KV.schema) }.map(\.id)
+                #expect(actual == expected, "\(predicate) sorted by \(sort), limit \(String(describing: limit))")
                 #expect(!expected.isEmpty)
             }
         }
