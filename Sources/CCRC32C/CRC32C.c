@@ -12,9 +12,11 @@
 #include <nmmintrin.h>
 #elif defined(__aarch64__)
 #include <arm_acle.h>
+#if defined(__linux__)
 #include <sys/auxv.h>
 #ifndef HWCAP_CRC32
 #define HWCAP_CRC32 (1 << 7)
+#endif
 #endif
 #endif
 
@@ -117,7 +119,13 @@ static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t lengt
 }
 
 static int has_hardware(void) {
+#if defined(__linux__)
     return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+#elif defined(__APPLE__)
+    return 1; // Every Apple ARM processor has the CRC extension.
+#else
+    return 0;
+#endif
 }
 #endif
 

@@ -231,12 +231,13 @@ public struct FetchPlanner: Sendable {
                 return false
             }
         }
-        // A range open on one side reaches the NaNs stored on that side of the index (they
-        // sort below -∞ or above +∞), which no comparison matches.
+        // A range open on one side runs to the end of its value kind's codes. For numbers and
+        // dates that end holds NaNs (and a number of another case a raw storage client may have
+        // stored), which the predicate need not match: only kinds without such values are exact.
         if lowerBounded != upperBounded {
             switch rangeType {
-            case .double?, .decimal?, .date?: return false
-            default: break
+            case .string?, .url?, .bytes?, .uuid?, .bool?: break
+            default: return false
             }
         }
         return true

@@ -298,7 +298,8 @@ final class IndexEntryPlan: Sendable {
     }
 }
 
-/// One index of a ``KeyValueLayout``: entries `(name, values…, record key)` with an empty value.
+/// One index of a ``KeyValueLayout``: entries `(name, values…, record key)` whose value is the
+/// CRC-32C of the entry (see ``IndexEntryChecksum``; empty in stores of format 1).
 public struct IndexDefinition: Sendable, Hashable {
     /// What declared the index.
     public enum Kind: Sendable, Hashable {
