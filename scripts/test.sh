@@ -29,8 +29,8 @@ grep -E 'Test run with [0-9]+ tests? .* passed' "$log" >/dev/null
 ./scripts/fuzz.sh --runs 20000
 
 # The same suite again under ThreadSanitizer: any data race fails the run.
-TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -E 'ThreadSanitizer|Test run with' || true
-if grep -q 'WARNING: ThreadSanitizer' "$log" || ! grep -qE 'Test run with [0-9]+ tests? .* passed' "$log"; then
+TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -aE 'ThreadSanitizer|Test run with' || true
+if grep -aq 'WARNING: ThreadSanitizer' "$log" || ! grep -aqE 'Test run with [0-9]+ tests? .* passed' "$log"; then
   echo "error: the suite failed or found a data race under ThreadSanitizer." >&2
   exit 1
 fi
