@@ -119,6 +119,7 @@ let package = Package(
             name: "corestore",
             dependencies: [
                 "CoreStore",
+                "CoreStoreStorage",
                 "CoreStoreSQLite",
                 "CoreStoreLMDB",
                 "CoreStoreLevelDB",
@@ -162,10 +163,11 @@ let package = Package(
                 "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
             ]
         ),
-        // Runs the `corestore` executable (built first, beside the test bundle) on crash tests.
+        // Runs the `corestore` executable (built first, beside the test bundle): crash tests,
+        // damaged stores, and the store tools on stores the tests write.
         .testTarget(
             name: "CoreStoreTortureTests",
-            dependencies: ["corestore"]
+            dependencies: ["corestore", "CoreStore", "CoreStoreSQLite", "CoreStoreLMDB", "CoreStoreLevelDB"]
         ),
         .testTarget(
             name: "CoreStoreKVEngineTests",

@@ -45,44 +45,6 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
         return try engine.read { try body(KeyValueStorageReader(snapshot: $0, layout: source)) }
     }
 
-    /// Visits the source records whose concrete entity is `entity`, in record-key order,
-    /// `batchSize` at a time. Each batch is read in its own engine read, which resumes after the
-    /// last key of the batch before, so `visit` may write to the destination.
-    func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws {
-        try requireRunning()
-        let names = source.entityNames
-        guard let wanted = names.names.firstIndex(of: entity) else { throw StorageError.unknownEntity(entity) }
-        let prefix = source.recordPrefix(ofHierarchyOf: entity)
-        let upper = TupleEncoder.elementsEnd(prefix)
-        let limit = max(1, batchSize)
-        var lower = prefix
-        while true {
-            let (batch, last) = try engine.read { reader -> ([Record], [UInt8]?) in
-                // The hierarchy's records share one key range: other entities' are skipped by
-                // the entity name their bytes begin with, without decoding them.
-                let candidate = ScanCandidate(names: names)
-                var batch: [Record] = []
-                var last: [UInt8]?
-                try reader.scan(from: lower, to: upper, reverse: false) { key, value in
-                    let record = try value.withUnsafeBytes { bytes -> Record? in
-                        guard try candidate.reset(bytes) == wanted else { return nil }
-                        return try candidate.record()
-                    }
-                    guard let record else { return true }
-                    batch.append(record)
-                    if batch.count < limit { return true }
-                    last = key
-                    return false
-                }
-                return (batch, last)
-            }
-            if !batch.isEmpty { try visit(batch) }
-            // A batch that did not fill up ended the range.
-            guard let last else { return }
-            lower = last + [0x00]
-        }
-    }
-
     /// Runs `body` on a snapshot of the destination generation written so far.
     func readDestination<T>(_ body: (any StorageReader) throws -> T) throws -> T {
         try requireRunning()

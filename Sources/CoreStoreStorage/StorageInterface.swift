@@ -95,6 +95,13 @@ public protocol StorageReader {
     /// computes them (see requirement 6 of ``StorageInterface``). `schema` is the schema the
     /// store was opened with.
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]]
+
+    /// At most `limit` records whose concrete entity is `entity` (not its sub-entities) and
+    /// whose key is greater than `key`, in key order: one page of a scan that reads a whole
+    /// entity in bounded memory (tools, migrations), resumed after the last key it returned.
+    /// Its default fetches the entity and drops what it does not need, so a backend implements
+    /// it to read only the page.
+    func records(of entity: String, after key: Int64, limit: Int) throws -> [Record]
 }
 
 extension StorageReader {
@@ -103,6 +110,16 @@ extension StorageReader {
     /// ``AggregateEvaluator``. A backend overrides this only to compute aggregates natively.
     public func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         try aggregateByFetching(request, schema: schema)
+    }
+
+    /// Answers from a fetch of the whole entity: correct on any backend, but not bounded by
+    /// `limit`.
+    public func records(of entity: String, after key: Int64, limit: Int) throws -> [Record] {
+        let request = FetchRequest(entity: entity, includesSubentities: false)
+        let result = try fetch(request)
+        var records = result.records
+        if result.pending.contains(.sort) { records.sort { $0.id.key < $1.id.key } }
+        return Array(records.lazy.filter { $0.id.entity == entity && $0.id.key > key }.prefix(max(0, limit)))
     }
 
     /// The default answer to ``aggregate(_:schema:)``, for backends that push down only some

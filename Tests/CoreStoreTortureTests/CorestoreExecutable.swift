@@ -40,4 +40,35 @@ enum CorestoreExecutable {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+
+    /// Runs the executable with `arguments`; returns its exit status, standard output and
+    /// standard error apart (through files, so that a large output cannot block the child).
+    static func runSeparated(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard let url else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no corestore executable in \(candidates.map(\.path))"])
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return (
+            process.terminationStatus,
+            String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        )
+    }
 }

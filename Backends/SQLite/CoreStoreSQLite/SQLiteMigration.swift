@@ -83,33 +83,6 @@ final class SQLiteMigration: StorageMigration {
         return try body(SQLiteReader(connection: connection, mapping: sourceMapping))
     }
 
-    /// Visits the records of exactly `entity`, in key order, `batchSize` at a time: each batch is
-    /// one `WHERE "_key" > last ORDER BY "_key" LIMIT batchSize` query, completed (to-many
-    /// relationships included) before `visit` sees it, so `visit` may write to the destination.
-    func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws {
-        let connection = try sourceConnection()
-        let entityMapping = try sourceMapping.entity(entity)
-        guard let table = sourceMapping.tables[entityMapping.table] else { throw StorageError.unknownEntity(entity) }
-        let sql = "SELECT \(SQLiteRecordLoader.columns(of: table, alias: "t0")) FROM \(table.name.sqlIdentifier) t0 "
-            + "WHERE t0.\"_entity\" = ?1 AND t0.\"_key\" > ?2 ORDER BY t0.\"_key\" LIMIT ?3"
-        let loader = SQLiteRecordLoader(connection: connection, mapping: sourceMapping)
-        let limit = max(1, batchSize)
-        var lastKey = Int64.min
-        while true {
-            var accumulator = SQLiteRecordLoader.Accumulator(loader: loader)
-            var count = 0
-            try connection.statement(sql).query([.text(entity), .integer(lastKey), .integer(Int64(limit))]) { row in
-                try accumulator.append(row)
-                lastKey = row.int64(0)
-                count += 1
-            }
-            if count == 0 { return }
-            try visit(try accumulator.finish())
-            if count < limit { return }
-            _ = try sourceConnection()
-        }
-    }
-
     // MARK: Writing the destination
 
     /// Runs `body` on what was written to the destination so far.

@@ -33,6 +33,19 @@ struct SQLiteReader: StorageReader {
         }
     }
 
+    /// One `WHERE "_key" > after ORDER BY "_key" LIMIT limit` query on the entity's table,
+    /// completed (to-many relationships included).
+    func records(of entity: String, after key: Int64, limit: Int) throws -> [Record] {
+        let entityMapping = try mapping.entity(entity)
+        guard let table = mapping.tables[entityMapping.table] else { throw StorageError.unknownEntity(entity) }
+        guard limit > 0 else { return [] }
+        let sql = "SELECT \(SQLiteRecordLoader.columns(of: table, alias: "t0")) FROM \(table.name.sqlIdentifier) t0 "
+            + "WHERE t0.\"_entity\" = ?1 AND t0.\"_key\" > ?2 ORDER BY t0.\"_key\" LIMIT ?3"
+        var accumulator = SQLiteRecordLoader.Accumulator(loader: loader)
+        try connection.statement(sql).query([.text(entity), .integer(key), .integer(Int64(limit))]) { try accumulator.append($0) }
+        return try accumulator.finish()
+    }
+
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         let entity = try mapping.entity(request.entity)
         guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }

@@ -67,7 +67,9 @@ extension DataStack {
         }
         try StorageClaims.claim(storage)
         do {
-            guard let stored = try storage.open(schema: schema), stored.schemaHash != schema.schemaHash else {
+            let stored = try storage.open(schema: schema)
+            guard let stored, stored.schemaHash != schema.schemaHash else {
+                try recordSchema(schema, versionLock: runtime.versionLock, in: storage, stored: stored)
                 try append(AttachedStore(storage: storage, schema: schema))
                 Log.log(.notice, "Added \(storage.storeDescription) (model version '\(schema.modelVersion)') to the DataStack.")
                 return .added
@@ -88,7 +90,8 @@ extension DataStack {
                 guard options.contains(.recreateStoreOnModelMismatch) else { throw error }
                 Log.log(.warning, "\(storage.storeDescription) holds model '\(stored.modelVersion)' (hash \(stored.schemaHash)) and cannot be migrated (\(error)); erasing it because of .recreateStoreOnModelMismatch.")
                 try storage.erase()
-                _ = try storage.open(schema: schema)
+                let created = try storage.open(schema: schema)
+                try recordSchema(schema, versionLock: runtime.versionLock, in: storage, stored: created)
                 try append(AttachedStore(storage: storage, schema: schema))
                 return .added
             }
@@ -118,6 +121,7 @@ extension DataStack {
                     expectedVersion: schema.modelVersion, expectedHash: schema.schemaHash
                 )
             }
+            try recordSchema(schema, versionLock: try runtime().versionLock, in: storage, stored: stored)
             try append(AttachedStore(storage: storage, schema: schema))
             Log.log(.notice, "Added \(storage.storeDescription) (model version '\(schema.modelVersion)') to the DataStack after migrating it.")
         } catch {
@@ -125,6 +129,21 @@ extension DataStack {
             StorageClaims.release(storage)
             throw error
         }
+    }
+}
+
+extension DataStack {
+    /// Writes `schema` and the model's version lock into the metadata of the open `storage`
+    /// (see ``StoredMetadata/schemaKey``) when `stored`, what opening it returned, does not
+    /// already hold exactly these: so a tool can read the store without the model. `nil` is a
+    /// store just created.
+    func recordSchema(_ schema: StoreSchema, versionLock: VersionLock, in storage: any StorageInterface, stored: StoredMetadata?) throws {
+        var metadata = stored ?? StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash)
+        let previous = metadata
+        metadata.recordSchema(schema)
+        metadata.userInfo[StoredMetadata.versionLockKey] = versionLock.description
+        guard metadata != previous else { return }
+        _ = try storage.write(ChangeSet(metadata: metadata))
     }
 }
 

@@ -44,7 +44,8 @@ public protocol StorageMigration: AnyObject {
     func readSource<T>(_ body: (any StorageReader) throws -> T) throws -> T
 
     /// Visits every source record whose concrete entity is `entity` (not its sub-entities), in
-    /// key order, at most `batchSize` at a time.
+    /// key order, at most `batchSize` at a time. The default pages with
+    /// ``StorageReader/records(of:after:limit:)``.
     func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws
 
     /// Runs `body` on a snapshot of what was written to the destination so far.
@@ -71,6 +72,22 @@ public protocol StorageMigration: AnyObject {
 }
 
 extension StorageMigration {
+    /// Pages through the source with ``StorageReader/records(of:after:limit:)``, each batch in
+    /// its own ``readSource(_:)`` snapshot resumed after the last key of the batch before, so
+    /// `visit` may write to the destination.
+    public func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws {
+        let limit = max(1, batchSize)
+        var after = Int64.min
+        while true {
+            let batch = try readSource { try $0.records(of: entity, after: after, limit: limit) }
+            if batch.isEmpty { return }
+            try visit(batch)
+            // A batch that did not fill up ended the entity.
+            guard batch.count == limit, let last = batch.last else { return }
+            after = last.id.key
+        }
+    }
+
     /// Copies records: this engine has no native lightweight path.
     public func migrateNatively(_ step: LightweightMigrationStep) throws -> Bool { false }
 }

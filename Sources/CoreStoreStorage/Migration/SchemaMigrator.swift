@@ -28,6 +28,9 @@ public struct SchemaMigrator {
             var metadata = migration.sourceMetadata
             metadata.modelVersion = mapping.destination.modelVersion
             metadata.schemaHash = mapping.destination.schemaHash
+            metadata.recordSchema(mapping.destination)
+            // The source model's lock no longer applies; a `DataStack` records the new one.
+            metadata.userInfo[StoredMetadata.versionLockKey] = nil
             try migration.finish(metadata: metadata, counters: counters)
         } catch {
             migration.abandon()

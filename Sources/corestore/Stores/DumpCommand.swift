@@ -1,0 +1,113 @@
+import ArgumentParser
+import CoreStore
+import CoreStoreStorage
+import Foundation
+
+/// `corestore dump PATH`: every object of a store, streamed in key order, in bounded memory.
+struct DumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Print every object of a store with its attributes and relationships.",
+        discussion: """
+            Objects come entity by entity (parents first), each entity in key order, all from \
+            one snapshot of the store, a page at a time. Each object has "_entity" and "_key"; \
+            a relationship is the key of its destination (to-one, or null) or a list of keys \
+            (to-many). Numbers are JSON numbers (non-finite doubles: "nan", "inf", "-inf"); \
+            decimals, Base64 bytes, ISO 8601 dates and UUIDs are strings.
+
+            Formats: jsonl (one object per line; the default), json (one array), csv (one \
+            entity, given with --entity; its sub-entities' objects are not included, and a \
+            to-many relationship is its keys separated by spaces).
+
+            Examples:
+              corestore dump App.sqlite > app.jsonl
+              corestore dump Library.lmdb --entity Book --format json
+              corestore dump Library.lmdb --entity Book --format csv > books.csv
+            """
+    )
+
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case jsonl, json, csv
+    }
+
+    @Argument(help: "The store's file (SQLite) or directory (LMDB, LevelDB).")
+    var path: String
+
+    @Option(help: "Only this entity (and, except for csv, its sub-entities).")
+    var entity: String?
+
+    @Option(help: "Output format: jsonl, json or csv.")
+    var format: Format = .jsonl
+
+    @Option(help: "The backend, when the files should not decide: \(StoreBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var backend: StoreBackend?
+
+    @Option(help: "Objects read at a time.")
+    var pageSize = 1_000
+
+    func validate() throws {
+        if format == .csv && entity == nil {
+            throw ValidationError("--format csv needs --entity: each entity has its own columns")
+        }
+        if pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
+    }
+
+    func run() throws {
+        let store = try OpenedStore.open(path: path, backend: backend)
+        var entities = try store.concreteEntities(entity)
+        if format == .csv { entities = entities.filter { $0.name == entity } }
+        var out = OutputBuffer()
+        var first = true
+        if format == .json { out.append("[") }
+        if format == .csv, let only = entities.first { out.append(Self.csvHeader(only) + "\n") }
+        try store.read { reader in
+            for description in entities {
+                var after = Int64.min
+                while true {
+                    let page = try reader.records(of: description.name, after: after, limit: pageSize)
+                    for record in page {
+                        switch format {
+                        case .jsonl: out.append(Self.json(record, description) + "\n")
+                        case .json: out.append((first ? "\n" : ",\n") + Self.json(record, description))
+                        case .csv: out.append(Self.csvRow(record, description) + "\n")
+                        }
+                        first = false
+                    }
+                    guard page.count == pageSize, let last = page.last else { break }
+                    after = last.id.key
+                }
+            }
+        }
+        if format == .json { out.append(first ? "]\n" : "\n]\n") }
+        out.flush()
+    }
+
+    /// One object as a JSON object: `_entity`, `_key`, attributes, then relationships, in the
+    /// schema's order.
+    static func json(_ record: Record, _ entity: EntityDescription) -> String {
+        var parts = ["\"_entity\":" + DumpValueText.jsonString(record.id.entity), "\"_key\":\(record.id.key)"]
+        for (attribute, value) in zip(entity.attributes, record.attributes) {
+            parts.append(DumpValueText.jsonString(attribute.name) + ":" + DumpValueText.json(value))
+        }
+        for (relationship, destinations) in zip(entity.relationships, record.relationships) {
+            let text = relationship.kind == .toOne
+                ? destinations.first.map { String($0.key) } ?? "null"
+                : "[" + destinations.map { String($0.key) }.joined(separator: ",") + "]"
+            parts.append(DumpValueText.jsonString(relationship.name) + ":" + text)
+        }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+
+    static func csvHeader(_ entity: EntityDescription) -> String {
+        (["_key"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)).map(DumpValueText.csvField).joined(separator: ",")
+    }
+
+    static func csvRow(_ record: Record, _ entity: EntityDescription) -> String {
+        var fields = [String(record.id.key)]
+        fields += record.attributes.map(DumpValueText.csv)
+        fields += zip(entity.relationships, record.relationships).map { relationship, destinations in
+            relationship.kind == .toOne && destinations.isEmpty ? "" : destinations.map { String($0.key) }.joined(separator: " ")
+        }
+        return fields.joined(separator: ",")
+    }
+}

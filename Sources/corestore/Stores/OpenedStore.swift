@@ -1,0 +1,94 @@
+import CoreStore
+import CoreStoreStorage
+import Foundation
+
+/// A store a tool opened without the application's model: with the schema recorded in its
+/// metadata (see `StoredMetadata.recordedSchema(store:)`). Nothing is written: opening with
+/// another schema than the stored one leaves a store as it is, and the tools never commit.
+final class OpenedStore {
+    let url: URL
+    let backend: StoreBackend
+    let storage: any LocalStorage
+    /// What the store keeps about its data.
+    let metadata: StoredMetadata
+    /// The recorded schema; `nil` when the store has none (it is then left closed).
+    let schema: StoreSchema?
+
+    private init(url: URL, backend: StoreBackend, storage: any LocalStorage, metadata: StoredMetadata, schema: StoreSchema?) {
+        self.url = url
+        self.backend = backend
+        self.storage = storage
+        self.metadata = metadata
+        self.schema = schema
+    }
+
+    deinit {
+        storage.close()
+    }
+
+    /// A schema no store is written with: opening a store with it only reads the metadata.
+    private static let probe = StoreSchema(modelVersion: "", schemaHash: "corestore-tool-probe", entities: [])
+
+    /// Opens the store at `path`, of `backend` or of the backend its files show.
+    static func open(path: String, backend: StoreBackend?) throws -> OpenedStore {
+        let url = URL(fileURLWithPath: path)
+        let detected = try StoreBackend.detect(at: url)
+        let backend = backend ?? detected
+        let storage = backend.makeStore(at: url)
+        func failure(_ error: any Error) -> StoreToolError {
+            StoreToolError("cannot open \(path) as a \(backend.rawValue) store: \(error)")
+        }
+        let metadata: StoredMetadata
+        do {
+            guard let stored = try storage.open(schema: probe) else {
+                storage.close()
+                throw StoreToolError("\(path) holds no CoreStore data (no metadata was found in it)")
+            }
+            storage.close()
+            metadata = stored
+        } catch let error as StoreToolError {
+            throw error
+        } catch {
+            throw failure(error)
+        }
+        let schema: StoreSchema?
+        do {
+            schema = try metadata.recordedSchema(store: path)
+            if let schema { _ = try storage.open(schema: schema) }
+        } catch {
+            storage.close()
+            throw failure(error)
+        }
+        return OpenedStore(url: url, backend: backend, storage: storage, metadata: metadata, schema: schema)
+    }
+
+    /// The recorded schema, or an error that says how to get one recorded.
+    func requireSchema() throws -> StoreSchema {
+        guard let schema else {
+            throw StoreToolError("\(url.path) has no recorded schema (model version '\(metadata.modelVersion)'): it was written before stores kept their schema; add it to a DataStack once with this version of CoreStore, which records it")
+        }
+        return schema
+    }
+
+    /// Runs `body` on one snapshot of the store.
+    func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        do {
+            return try storage.read(body)
+        } catch let error as StoreToolError {
+            throw error
+        } catch {
+            throw StoreToolError("reading \(url.path) failed: \(error)")
+        }
+    }
+
+    /// The concrete (non-abstract) entities of `name` and its sub-entities, or of every entity
+    /// when `name` is `nil`, parents first. Throws when the schema has no entity `name`.
+    func concreteEntities(_ name: String?) throws -> [EntityDescription] {
+        let schema = try requireSchema()
+        guard let name else { return schema.entities.filter { !$0.isAbstract } }
+        guard schema.entity(named: name) != nil else {
+            throw StoreToolError("\(url.path) has no entity '\(name)'; it has \(schema.entities.map(\.name).joined(separator: ", "))")
+        }
+        return schema.entityAndDescendants(name).compactMap(schema.entity(named:)).filter { !$0.isAbstract }
+    }
+}
