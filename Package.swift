@@ -167,7 +167,7 @@ let package = Package(
         // damaged stores, and the store tools on stores the tests write.
         .testTarget(
             name: "CoreStoreTortureTests",
-            dependencies: ["corestore", "CoreStore", "CoreStoreSQLite", "CoreStoreLMDB", "CoreStoreLevelDB"]
+            dependencies: ["corestore", "CoreStore", "CoreStoreSQLite", "CoreStoreLMDB", "CoreStoreLevelDB", "CoreStoreKeyValue", "CSQLite"]
         ),
         .testTarget(
             name: "CoreStoreKVEngineTests",

@@ -2,7 +2,8 @@ import CoreStoreStorage
 
 /// A public store class that is a ``KeyValueStorage`` over one engine, such as `LMDBStore` or
 /// `LevelDBStore`: declare ``keyValueStorage`` and every ``StorageInterface`` requirement is
-/// forwarded to it, and so is ``MigratableStorage``'s: the wrapper migrates with no code of its own.
+/// forwarded to it, and so are ``MigratableStorage``'s and ``StorageIntegrityChecking``'s: the
+/// wrapper migrates and is checked with no code of its own.
 ///
 /// ```swift
 /// public final class MyStore: KeyValueStorageWrapper, LocalStorage {
@@ -12,7 +13,7 @@ import CoreStoreStorage
 ///     …
 /// }
 /// ```
-public protocol KeyValueStorageWrapper: MigratableStorage {
+public protocol KeyValueStorageWrapper: MigratableStorage, StorageIntegrityChecking {
     /// The engine type.
     associatedtype Engine: OrderedKeyValueStore
     /// The record engine every requirement is forwarded to.
@@ -41,6 +42,8 @@ extension KeyValueStorageWrapper {
     public func erase() throws { try keyValueStorage.erase() }
     /// Closes the store.
     public func close() { keyValueStorage.close() }
+    /// Checks the indexes against the records (see ``KeyValueStorage/checkIntegrity(_:)``).
+    public func checkIntegrity(_ problem: (String) -> Void) throws -> Int { try keyValueStorage.checkIntegrity(problem) }
 }
 
 extension KeyValueStorageWrapper {

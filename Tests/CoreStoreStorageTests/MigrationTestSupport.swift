@@ -22,7 +22,9 @@ struct DictionaryReader: StorageReader {
     }
 }
 
-/// A migration step held in two dictionaries, recording what the engine does with it.
+/// A migration step held in two dictionaries, recording what the engine does with it. Its
+/// source is scanned by the protocol's default `scanSource`, through the default
+/// `StorageReader.records(of:after:limit:)`.
 final class DictionaryMigration: StorageMigration {
     let source: StoreSchema
     let destination: StoreSchema
@@ -45,16 +47,6 @@ final class DictionaryMigration: StorageMigration {
         try body(DictionaryReader(records: sourceRecords, schema: source))
     }
 
-    func scanSource(entity: String, batchSize: Int, _ visit: ([Record]) throws -> Void) throws {
-        let records = sourceRecords.values.filter { $0.id.entity == entity }.sorted { $0.id.key < $1.id.key }
-        var start = 0
-        while start < records.count {
-            let batch = Array(records[start..<min(start + batchSize, records.count)])
-            start += batch.count
-            try visit(batch)
-        }
-    }
-
     func readDestination<T>(_ body: (any StorageReader) throws -> T) throws -> T {
         try body(DictionaryReader(records: destinationRecords, schema: destination))
     }
@@ -70,7 +62,12 @@ final class DictionaryMigration: StorageMigration {
         for record in changes.deletes { destinationRecords[record.id.key] = nil }
     }
 
-    func finish(metadata: StoredMetadata, counters: CommitCounters) throws {}
+    /// The metadata the migration finished with.
+    var finishedMetadata: StoredMetadata?
+
+    func finish(metadata: StoredMetadata, counters: CommitCounters) throws {
+        finishedMetadata = metadata
+    }
     func abandon() {}
 
     /// The destination record with `key`.

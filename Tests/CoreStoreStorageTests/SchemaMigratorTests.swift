@@ -24,6 +24,17 @@ struct SchemaMigratorTests {
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.0 <= $1.0 })
     }
 
+    @Test("A finished step records the destination's version, hash and schema, and drops the source's version lock")
+    func finishRecordsTheDestinationSchema() throws {
+        let mapping = try InferredSchemaMappingProvider().schemaMapping(from: F.v1, to: F.v2)
+        let migration = DictionaryMigration(source: F.v1, destination: F.v2, records: F.records)
+        try SchemaMigrator(mapping: mapping, batchSize: 2).migrate(migration) { _, _ in }
+        let metadata = try #require(migration.finishedMetadata)
+        #expect(metadata.modelVersion == F.v2.modelVersion && metadata.schemaHash == F.v2.schemaHash)
+        #expect(try metadata.recordedSchema(store: "test") == F.v2)
+        #expect(metadata.userInfo[StoredMetadata.versionLockKey] == nil)
+    }
+
     @Test("Objects a transformer drops disappear from every relationship, also from records written before")
     func droppedObjects() throws {
         let provider = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [

@@ -178,6 +178,11 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on a read connection of the open store, outside any transaction of ours.
+    func withReadConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try lifecycle.open().readers.withConnection(body)
+    }
+
     /// Applies `changes` in one transaction: all of it, or nothing.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let state = try lifecycle.open()

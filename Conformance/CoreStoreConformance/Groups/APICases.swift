@@ -95,6 +95,7 @@ enum APICases {
     }
 
     static let all: [ConformanceCase] = basicCases + valueCases + transactionCases + relationshipCases + configurationCases + badInputCases
+        + recordedSchemaCases
 
     static let basicCases: [ConformanceCase] = [
         c("objects saved by a transaction are fetched back") { ctx in

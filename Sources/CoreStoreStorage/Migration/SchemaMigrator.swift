@@ -22,7 +22,12 @@ public struct SchemaMigrator {
     /// Migrates the closed `storage` from the mapping's source to its destination and leaves it
     /// closed. `progress` receives the number of source records done and their total.
     public func migrate(_ storage: any MigratableStorage, progress: (_ completed: Int64, _ total: Int64) -> Void = { _, _ in }) throws {
-        let migration = try storage.beginMigration(from: mapping.source, to: mapping.destination)
+        try migrate(try storage.beginMigration(from: mapping.source, to: mapping.destination), progress: progress)
+    }
+
+    /// Moves the records of the begun `migration` and finishes it with the destination's
+    /// version, hash and recorded schema; abandons it on any error.
+    func migrate(_ migration: any StorageMigration, progress: (_ completed: Int64, _ total: Int64) -> Void) throws {
         do {
             let counters = try run(migration, progress: progress)
             var metadata = migration.sourceMetadata

@@ -29,12 +29,13 @@ final class OpenedStore {
     /// A schema no store is written with: opening a store with it only reads the metadata.
     private static let probe = StoreSchema(modelVersion: "", schemaHash: "corestore-tool-probe", entities: [])
 
-    /// Opens the store at `path`, of `backend` or of the backend its files show.
-    static func open(path: String, backend: StoreBackend?) throws -> OpenedStore {
+    /// Opens the store at `path`, of `backend` or of the backend its files show; `verifying`
+    /// checks an LMDB store's pages before opening it.
+    static func open(path: String, backend: StoreBackend?, verifying: Bool = false) throws -> OpenedStore {
         let url = URL(fileURLWithPath: path)
         let detected = try StoreBackend.detect(at: url)
         let backend = backend ?? detected
-        let storage = backend.makeStore(at: url)
+        let storage = backend.makeStore(at: url, verifying: verifying)
         func failure(_ error: any Error) -> StoreToolError {
             StoreToolError("cannot open \(path) as a \(backend.rawValue) store: \(error)")
         }

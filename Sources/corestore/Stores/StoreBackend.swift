@@ -36,11 +36,12 @@ enum StoreBackend: String, CaseIterable, ExpressibleByArgument {
         return .sqlite
     }
 
-    /// A store object for the files at `url` (opened later, by ``OpenedStore``).
-    func makeStore(at url: URL) -> any LocalStorage {
+    /// A store object for the files at `url` (opened later, by ``OpenedStore``); `verifying`
+    /// has an LMDB store read every page before it opens (`LMDBStore(verifiesOnOpen:)`).
+    func makeStore(at url: URL, verifying: Bool = false) -> any LocalStorage {
         switch self {
         case .sqlite: SQLiteStore(fileURL: url)
-        case .lmdb: LMDBStore(fileURL: url)
+        case .lmdb: LMDBStore(fileURL: url, verifiesOnOpen: verifying)
         case .leveldb: LevelDBStore(fileURL: url)
         }
     }
