@@ -36,6 +36,17 @@ enum StoreBackend: String, CaseIterable, ExpressibleByArgument {
         return .sqlite
     }
 
+    /// The backend a path's extension names: `.sqlite`, `.sqlite3`, `.db` → SQLite, `.lmdb` →
+    /// LMDB, `.leveldb`, `.ldb` → LevelDB.
+    static func named(byExtensionOf url: URL) -> StoreBackend? {
+        switch url.pathExtension.lowercased() {
+        case "sqlite", "sqlite3", "db": .sqlite
+        case "lmdb": .lmdb
+        case "leveldb", "ldb": .leveldb
+        default: nil
+        }
+    }
+
     /// A store object for the files at `url` (opened later, by ``OpenedStore``); `verifying`
     /// has an LMDB store read every page before it opens (`LMDBStore(verifiesOnOpen:)`).
     func makeStore(at url: URL, verifying: Bool = false) -> any LocalStorage {
