@@ -66,6 +66,17 @@ public final class CoreStoreSchema: @unchecked Sendable, CustomDebugStringConver
         try runtime().versionLock
     }
 
+    /// The schema a store of `configuration` (`nil`: every entity) is written with, as the JSON
+    /// stores record in their metadata: what `corestore migrate --schema FILE` takes, to forecast
+    /// or run the migration of a store file to this version from the command line.
+    ///
+    /// ```swift
+    /// try V2.schema.storeSchemaJSON().write(toFile: "v2.json", atomically: true, encoding: .utf8)
+    /// ```
+    public func storeSchemaJSON(configuration: String? = nil) throws(CoreStoreError) -> String {
+        StoredMetadata.schemaJSON(try runtime().storeSchema(configuration: configuration))
+    }
+
     /// The canonical description of one entity (see the type's documentation), or `nil` if the
     /// schema has no such entity or is invalid.
     public func canonicalDescription(ofEntity name: String) -> String? {

@@ -58,7 +58,10 @@ struct CheckCommand: ParsableCommand {
         }
         let summary: StoreIntegrityCheck.Summary
         do {
-            summary = try StoreIntegrityCheck(schema: schema).run(on: store.storage, problem: report)
+            let total = try store.read { try EntityPages.total(schema, $0) }
+            let progress = ProgressReporter("check", total: total, quiet: quiet)
+            defer { progress.finish() }
+            summary = try StoreIntegrityCheck(schema: schema).run(on: store.storage, problem: report, progress: progress.update)
         } catch {
             throw StoreToolError("checking \(path) failed: \(error)")
         }

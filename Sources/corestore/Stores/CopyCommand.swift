@@ -99,12 +99,17 @@ struct CopyCommand: ParsableCommand {
                 var contents: [String: EntityContent] = [:]
                 var highestKey: Int64 = 0
                 try source.read { reader in
+                    let progress = ProgressReporter("copy", total: try EntityPages.total(schema, reader), quiet: quiet)
+                    var done = 0
                     for entity in schema.entities where !entity.isAbstract {
                         contents[entity.name] = try EntityPages.read(entity, from: reader, pageSize: batchSize) { page in
                             highestKey = max(highestKey, page.last?.id.key ?? 0)
                             try migration.writeDestination(MergedChanges(inserts: page))
+                            done += page.count
+                            progress.update(done)
                         }
                     }
+                    progress.finish()
                 }
                 try migration.finish(metadata: source.metadata, counters: CommitCounters(nextKey: highestKey + 1, sequence: 1))
                 return contents

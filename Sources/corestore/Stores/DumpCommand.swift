@@ -45,6 +45,9 @@ struct DumpCommand: ParsableCommand {
     @Option(help: "Objects read at a time.")
     var pageSize = 1_000
 
+    @Flag(help: "No progress on standard error (shown only when the output is not a terminal).")
+    var quiet = false
+
     func validate() throws {
         if format == .csv && entity == nil {
             throw ValidationError("--format csv needs --entity: each entity has its own columns")
@@ -61,6 +64,10 @@ struct DumpCommand: ParsableCommand {
         if format == .json { out.append("[") }
         if format == .csv, let only = entities.first { out.append(Self.csvHeader(only) + "\n") }
         try store.read { reader in
+            let total = try entities.reduce(0) { $0 + (try reader.count(FetchRequest(entity: $1.name, includesSubentities: false))) }
+            let progress = ProgressReporter("dump", total: total, quiet: quiet || isatty(STDOUT_FILENO) == 1)
+            var done = 0
+            defer { progress.finish() }
             for description in entities {
                 var after = Int64.min
                 while true {
@@ -73,6 +80,8 @@ struct DumpCommand: ParsableCommand {
                         }
                         first = false
                     }
+                    done += page.count
+                    progress.update(done)
                     guard page.count == pageSize, let last = page.last else { break }
                     after = last.id.key
                 }

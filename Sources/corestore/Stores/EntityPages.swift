@@ -17,4 +17,11 @@ enum EntityPages {
         }
         return content
     }
+
+    /// The number of objects of every concrete entity, for a progress bar.
+    static func total(_ schema: StoreSchema, _ reader: any StorageReader) throws -> Int {
+        try schema.entities.filter { !$0.isAbstract }.reduce(0) { sum, entity in
+            sum + (try reader.count(FetchRequest(entity: entity.name, includesSubentities: false)))
+        }
+    }
 }

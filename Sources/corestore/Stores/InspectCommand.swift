@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreStoreStorage
 import Foundation
 
 /// `corestore inspect PATH`: what a store holds, without the application's model.
@@ -14,6 +15,7 @@ struct InspectCommand: ParsableCommand {
               corestore inspect App.sqlite
               corestore inspect Library.lmdb --json
               corestore inspect data/store --backend leveldb
+              corestore inspect App.sqlite --schema > v1.json
             """
     )
 
@@ -26,8 +28,15 @@ struct InspectCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts instead of text.")
     var json = false
 
+    @Flag(help: "Print only the recorded schema, as JSON (the form `corestore migrate --schema` takes).")
+    var schema = false
+
     func run() throws {
         let store = try OpenedStore.open(path: path, backend: backend)
+        if schema {
+            print(StoredMetadata.schemaJSON(try store.requireSchema()))
+            return
+        }
         let report = try InspectReport(store)
         if json {
             let encoder = JSONEncoder()

@@ -58,8 +58,11 @@ struct LoadCommand: ParsableCommand {
             throw StoreToolError("\(path) has no entity '\(entity)'; it has \(schema.entities.map(\.name).joined(separator: ", "))")
         }
         var plan = LoadPlan(schema: schema, entity: entity)
+        let progress = ProgressReporter("load", total: objects.count, quiet: quiet)
+        defer { progress.finish() }
         try store.read { reader in
-            for (label, fields) in objects {
+            for (index, (label, fields)) in objects.enumerated() {
+                progress.update(index)
                 do {
                     try plan.add(fields, reader: reader)
                 } catch {
