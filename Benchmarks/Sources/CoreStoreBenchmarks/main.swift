@@ -1,7 +1,7 @@
 import Foundation
 
-/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]`
-let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]"
+/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]` or `corestore-bench --copy-memory PATH [--copy-objects 100000,1000000]`
+let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]\n       corestore-bench --copy-memory CORESTORE_EXECUTABLE [--copy-objects 100000,1000000] [--directory DIR]"
 
 struct Options {
     var size = WorkloadSize.full
@@ -12,6 +12,10 @@ struct Options {
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-bench")
     /// The last workload to run (for profiling one workload); `nil` runs them all.
     var lastWorkload: Workload?
+    /// `--copy-memory PATH`: measure `corestore copy` (the executable at PATH) instead.
+    var copyMemory: URL?
+    /// The store sizes `--copy-memory` copies.
+    var copyObjects = [100_000, 1_000_000]
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -49,6 +53,15 @@ struct Options {
                     throw BenchmarkError.usage("--through needs one of \(Workload.runOrder.map { $0.rawValue.uppercased() }.joined(separator: ", "))\n\(usage)")
                 }
                 lastWorkload = workload
+            case "--copy-memory":
+                guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--copy-memory needs the path of the corestore executable\n\(usage)") }
+                copyMemory = URL(fileURLWithPath: value)
+            case "--copy-objects":
+                guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--copy-objects needs a list of sizes\n\(usage)") }
+                copyObjects = try value.split(separator: ",").map {
+                    guard let n = Int($0), n > 0 else { throw BenchmarkError.usage("--copy-objects: '\($0)' is not a positive number") }
+                    return n
+                }
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -65,6 +78,11 @@ func standardError(_ line: String) {
 
 do {
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+    if let corestore = options.copyMemory {
+        let results = try CopyMemoryBenchmark(corestore: corestore, sizes: options.copyObjects, directory: options.directory, progress: standardError).run()
+        print(CopyMemoryBenchmark.markdown(results))
+        exit(0)
+    }
     let repetitions = options.repetitions ?? (options.size.rows == WorkloadSize.full.rows ? 5 : 3)
     #if DEBUG
     standardError("warning: a debug build; run `swift run -c release corestore-bench` for numbers worth reporting.")
