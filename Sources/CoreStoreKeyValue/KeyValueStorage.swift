@@ -14,7 +14,7 @@ import CoreStoreStorage
 /// The key layout is described by ``KeyValueLayout``; fetches are planned by ``FetchPlanner``;
 /// migrations write the next ``KeyValueGeneration`` of the keys (see
 /// ``beginMigration(from:to:)``).
-public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterface, @unchecked Sendable {
+public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterface, ReadOnlyOpening, @unchecked Sendable {
     /// The engine holding the bytes.
     public let engine: Engine
     /// The configuration whose entities this store holds; `nil` holds every entity.
@@ -39,6 +39,9 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// engine refuses a second opener), so the next write starts from them instead of reading
     /// them back: two engine reads fewer per commit. Forgotten at every open, close and erase.
     private let latestCounters = LatestCounters()
+    /// Whether the open store was opened with ``openForReading(schema:)``. Set and read only by
+    /// `open`, `write`, `erase` and `close`, which the caller serializes.
+    private var isOpenForReading = false
 
     /// A store over `engine` for `configuration` (`nil`: every entity). Nothing is opened yet.
     public init(engine: Engine, configuration: String? = nil) {
@@ -85,6 +88,31 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         }
     }
 
+    /// Opens an existing store for reads only (see ``ReadOnlyOpening``): no metadata is written
+    /// to an empty engine, and another generation left by a crashed migration is left in place.
+    public func openForReading(schema: StoreSchema) throws -> StoredMetadata {
+        guard lifecycle.current == nil else { throw StorageError.invalidRequest("\(storeDescription) is already open") }
+        try migrationSlot.requireVacant(storeDescription)
+        var found: StoredState?
+        try engine.open(confirmingWith: { found = try storedState() })
+        do {
+            guard let stored = found, let metadata = stored.metadata else {
+                throw StorageError.incompatibleStore(path: storeDescription, reason: "it holds no CoreStore data")
+            }
+            guard metadata.schemaHash == schema.schemaHash else {
+                engine.close()
+                return metadata
+            }
+            latestCounters.forget()
+            isOpenForReading = true
+            lifecycle.install(KeyValueLayout(schema: schema, generation: stored.generation.number))
+            return metadata
+        } catch {
+            engine.close()
+            throw error
+        }
+    }
+
     /// Runs `body` on one engine snapshot.
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
         let layout = try lifecycle.open()
@@ -98,6 +126,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// metadata — all or nothing.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let layout = try lifecycle.open()
+        if isOpenForReading { throw StorageError.openedForReading(storeDescription) }
         let generation = layout.generation.number
         let known = latestCounters.value(for: generation)
         var written: CommitCounters?
@@ -130,6 +159,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
 
     /// Destroys the engine's data; the next ``open(schema:)`` starts a new store.
     public func erase() throws {
+        if lifecycle.isOpen && isOpenForReading { throw StorageError.openedForReading(storeDescription) }
         latestCounters.forget()
         lifecycle.close()
         try engine.destroy()
@@ -138,6 +168,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// Closes the engine; later calls throw ``StorageError/notOpen(store:)``.
     public func close() {
         latestCounters.forget()
+        isOpenForReading = false
         lifecycle.close()
         engine.close()
     }

@@ -13,7 +13,7 @@ import CoreStoreStorage
 ///     …
 /// }
 /// ```
-public protocol KeyValueStorageWrapper: MigratableStorage, StorageIntegrityChecking {
+public protocol KeyValueStorageWrapper: MigratableStorage, StorageIntegrityChecking, ReadOnlyOpening {
     /// The engine type.
     associatedtype Engine: OrderedKeyValueStore
     /// The record engine every requirement is forwarded to.
@@ -34,6 +34,8 @@ extension KeyValueStorageWrapper {
     public var storeDescription: String { keyValueStorage.storeDescription }
     /// Opens the store (see ``StorageInterface/open(schema:)``).
     public func open(schema: StoreSchema) throws -> StoredMetadata? { try keyValueStorage.open(schema: schema) }
+    /// Opens the existing store for reads only (see ``KeyValueStorage/openForReading(schema:)``).
+    public func openForReading(schema: StoreSchema) throws -> StoredMetadata { try keyValueStorage.openForReading(schema: schema) }
     /// Runs `body` on one snapshot.
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T { try keyValueStorage.read(body) }
     /// Applies `changes` atomically.

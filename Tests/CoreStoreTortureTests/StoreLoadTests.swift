@@ -65,6 +65,8 @@ struct StoreLoadTests {
         ("{\"isbn\":\"777\",\"title\":null}", "line 2: 'title' must be a value (it is not optional)"),
         ("{\"_entity\":\"Shelf\",\"name\":\"x\"}", "line 2: 'Shelf' is not Book or one of its sub-entities"),
         ("not json", "line 2: not a JSON object"),
+        ("{\"isbn\":\"777\",\"published\":\"\"}", "line 2: 'published' must be an ISO 8601 date"),
+        ("{\"_entity\":\"EBook\",\"isbn\":\"888\"}", "line 2: its unique values are those of an earlier Book in the file, which is not a EBook"),
     ])
     func badObject(line: String, message: String) throws {
         let (directory, path) = try Self.writtenStore("lmdb")

@@ -84,3 +84,36 @@ enum StoreToolModel {
         })
     }
 }
+
+/// An owner with an unordered to-many (`Set`) whose inverse is a to-one: key-value stores keep
+/// its destinations in the order they were added, SQLite in key order.
+final class ToolOwner: CoreStoreObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("pets", inverse: \ToolPet.$owner) var pets: Set<ToolPet>
+}
+
+final class ToolPet: CoreStoreObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("owner") var owner: ToolOwner?
+}
+
+extension StoreToolModel {
+    static let petsSchema = CoreStoreSchema(modelVersion: "Pets1", entities: [Entity<ToolOwner>("Owner"), Entity<ToolPet>("Pet")])
+
+    /// An owner whose five pets were given to it one commit at a time, last pet first, so that
+    /// the stored order of `pets` is not key order on the key-value stores.
+    static func writePetsStore(_ backend: String, at url: URL) throws {
+        let stack = DataStack(petsSchema)
+        try stack.addStorageAndWait(store(backend, at: url))
+        try stack.perform(synchronous: { t in
+            t.create(Into<ToolOwner>()).name = "Ann"
+            for i in 1...5 { t.create(Into<ToolPet>()).name = "Pet \(i)" }
+        })
+        for i in (1...5).reversed() {
+            try stack.perform(synchronous: { t in
+                let pet = try t.fetchOne(From<ToolPet>().where(\.$name == "Pet \(i)"))
+                pet?.owner = try t.fetchOne(From<ToolOwner>())
+            })
+        }
+    }
+}

@@ -43,7 +43,7 @@ import CoreStoreStorage
 ///
 /// The table layout is described in `SQLiteSchemaMapping` and the column encodings in
 /// `SQLiteValueCodec`.
-public final class SQLiteStore: LocalStorage, @unchecked Sendable {
+public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendable {
     /// How SQLite keeps a commit atomic.
     public enum JournalMode: String, Sendable, Hashable {
         /// Write-ahead log (the default): readers never block the writer and see a snapshot.
@@ -89,6 +89,8 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     private struct OpenState: @unchecked Sendable {
         let writer: SQLiteConnection
         let readers: SQLiteConnectionPool
+        /// Opened with `openForReading`: `writer` is a read-only connection too.
+        var isReadOnly = false
         let mapping: SQLiteSchemaMapping
     }
 
@@ -168,6 +170,23 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         return nil
     }
 
+    /// Opens the existing database for reads only (see `ReadOnlyOpening`): every connection is
+    /// opened read-only, the journal mode is left as it is, and a file without CoreStore's
+    /// tables is refused untouched.
+    public func openForReading(schema: StoreSchema) throws -> StoredMetadata {
+        guard lifecycle.current == nil else { throw StorageError.invalidRequest("\(fileURL.path) is already open") }
+        guard let existing = try SQLiteMetadata.inspect(path: fileURL.path, schema: schema) else {
+            throw StorageError.incompatibleStore(path: fileURL.path, reason: "it holds no CoreStore data")
+        }
+        guard existing.schemaHash == schema.schemaHash else { return existing }
+        let mapping = try SQLiteSchemaMapping(schema: schema)
+        let connection = try SQLiteConnection(path: fileURL.path, flags: SQLITE_OPEN_READONLY, schema: schema)
+        sqlite3_busy_timeout(connection.handle, 5000)
+        try SQLiteMetadata.verifyTables(connection, mapping: mapping)
+        install(connection, mapping: mapping, schema: schema, readOnly: true)
+        return existing
+    }
+
     /// Runs `body` inside one read transaction on a pooled connection.
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
         let state = try lifecycle.open()
@@ -186,6 +205,7 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
     /// Applies `changes` in one transaction: all of it, or nothing.
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let state = try lifecycle.open()
+        if state.isReadOnly { throw StorageError.openedForReading(storeDescription) }
         return try state.writer.transaction("IMMEDIATE") {
             let stored = SQLiteReader(connection: state.writer, mapping: state.mapping)
             let prepared = try changes.prepareCommit(schema: state.mapping.schema, counters: try SQLiteMetadata.counters(state.writer)) { ids in
@@ -199,6 +219,7 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
 
     /// Closes the store and deletes the database file and its side files.
     public func erase() throws {
+        if lifecycle.current?.isReadOnly == true { throw StorageError.openedForReading(storeDescription) }
         closeState()
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let url = URL(fileURLWithPath: fileURL.path + suffix)
@@ -222,15 +243,17 @@ public final class SQLiteStore: LocalStorage, @unchecked Sendable {
         lifecycle.close()?.readers.close()
     }
 
-    private func install(_ writer: SQLiteConnection, mapping: SQLiteSchemaMapping, schema: StoreSchema) {
+    private func install(_ writer: SQLiteConnection, mapping: SQLiteSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
         let path = fileURL.path
         let readers = SQLiteConnectionPool(maximum: 4) {
-            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE, schema: schema)
+            let connection = try SQLiteConnection(path: path, flags: readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, schema: schema)
             sqlite3_busy_timeout(connection.handle, 5000)
             try connection.execute("PRAGMA query_only = 1")
             return connection
         }
-        lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping))
+        var state = OpenState(writer: writer, readers: readers, mapping: mapping)
+        state.isReadOnly = readOnly
+        lifecycle.install(state)
     }
 
     /// Whether the store is open (a migration needs it closed).

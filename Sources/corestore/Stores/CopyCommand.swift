@@ -19,6 +19,9 @@ struct CopyCommand: ParsableCommand {
             a kill, by the next copy to TO). An existing TO is replaced only with --force. The \
             copy's next new object gets a key above every copied one.
 
+            Stop the app first: an LMDB store does not keep a second process from writing it, and \
+            an app with the store open would not see this change.
+
             The target backend comes from --to-backend or TO's extension: .sqlite, .sqlite3, \
             .db (SQLite), .lmdb (LMDB), .leveldb, .ldb (LevelDB).
 

@@ -12,7 +12,7 @@ struct DumpCommand: ParsableCommand {
             Objects come entity by entity (parents first), each entity in key order, all from \
             one snapshot of the store, a page at a time. Each object has "_entity" and "_key"; \
             a relationship is the key of its destination (to-one, or null) or a list of keys \
-            (to-many). Numbers are JSON numbers (non-finite doubles: "nan", "inf", "-inf"); \
+            (to-many; in key order when it is unordered). Numbers are JSON numbers (non-finite doubles: "nan", "inf", "-inf"); \
             decimals, Base64 bytes, ISO 8601 dates and UUIDs are strings.
 
             Formats: jsonl (one object per line; the default), json (one array), csv (one \
@@ -101,7 +101,7 @@ struct DumpCommand: ParsableCommand {
         for (relationship, destinations) in zip(entity.relationships, record.relationships) {
             let text = relationship.kind == .toOne
                 ? destinations.first.map { String($0.key) } ?? "null"
-                : "[" + destinations.map { String($0.key) }.joined(separator: ",") + "]"
+                : "[" + keys(destinations, relationship).map(String.init).joined(separator: ",") + "]"
             parts.append(DumpValueText.jsonString(relationship.name) + ":" + text)
         }
         return "{" + parts.joined(separator: ",") + "}"
@@ -115,8 +115,15 @@ struct DumpCommand: ParsableCommand {
         var fields = [String(record.id.key)]
         fields += record.attributes.map(DumpValueText.csv)
         fields += zip(entity.relationships, record.relationships).map { relationship, destinations in
-            relationship.kind == .toOne && destinations.isEmpty ? "" : destinations.map { String($0.key) }.joined(separator: " ")
+            relationship.kind == .toOne && destinations.isEmpty ? "" : keys(destinations, relationship).map(String.init).joined(separator: " ")
         }
         return fields.joined(separator: ",")
+    }
+
+    /// The keys of a relationship's destinations: in their order for an ordered to-many, in key
+    /// order otherwise (an unordered to-many has no order, and stores keep different ones).
+    static func keys(_ destinations: [RecordID], _ relationship: RelationshipDescription) -> [Int64] {
+        let keys = destinations.map(\.key)
+        return relationship.kind == .toManyUnordered ? keys.sorted() : keys
     }
 }

@@ -22,6 +22,9 @@ struct LoadCommand: ParsableCommand {
             values are one object, the later fields winning. Any bad value stops the load with \
             its line and nothing is written.
 
+            Stop the app first: an LMDB store does not keep a second process from writing it, and \
+            an app with the store open would not see this change.
+
             Examples:
               corestore load App.sqlite --entity Book books.jsonl
               corestore dump Old.lmdb --entity Book | corestore load App.sqlite --entity Book -
@@ -52,7 +55,7 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         let objects = try readObjects()
-        let store = try OpenedStore.open(path: path, backend: backend)
+        let store = try OpenedStore.open(path: path, backend: backend, forWriting: true)
         let schema = try store.requireSchema()
         guard schema.entity(named: entity) != nil else {
             throw StoreToolError("\(path) has no entity '\(entity)'; it has \(schema.entities.map(\.name).joined(separator: ", "))")

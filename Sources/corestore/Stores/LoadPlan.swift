@@ -6,10 +6,16 @@ struct LoadPlan {
     let schema: StoreSchema
     let entity: String
     private(set) var changes = ChangeSet()
-    /// Objects of the file by their unique values: where their change is.
-    private var byUniqueValues: [[Value]: Pending] = [:]
+    /// Objects of the file by the constraint they are unique under and their values for it:
+    /// where their change is.
+    private var byUniqueValues: [UniqueKey: Pending] = [:]
     private var nextTemporaryKey: Int64 = -1
 
+    private struct UniqueKey: Hashable {
+        let owner: String
+        let attributes: [String]
+        let values: [Value]
+    }
     private enum Pending {
         case insert(Int)
         case update(Int)
@@ -51,17 +57,24 @@ struct LoadPlan {
             return record
         }
 
-        let unique = try uniqueValues(of: concrete, attributes: attributes, description: description)
+        let unique = try uniqueKey(of: concrete, attributes: attributes, description: description)
         if let unique, let pending = byUniqueValues[unique] {
             switch pending {
-            case .insert(let i): changes.inserts[i] = applied(to: changes.inserts[i])
+            case .insert(let i):
+                guard changes.inserts[i].id.entity == concrete else {
+                    throw StoreToolError("its unique values are those of an earlier \(changes.inserts[i].id.entity) in the file, which is not a \(concrete)")
+                }
+                changes.inserts[i] = applied(to: changes.inserts[i])
             case .update(let i):
                 let update = changes.updates[i]
+                guard update.record.id.entity == concrete else {
+                    throw StoreToolError("its unique values belong to \(update.record.id), which is not a \(concrete)")
+                }
                 changes.updates[i] = RecordUpdate(record: applied(to: update.record), changedKeys: update.changedKeys.union(changedKeys), base: update.base)
             }
             return
         }
-        if let unique, let stored = try storedRecord(matching: unique, of: concrete, reader: reader) {
+        if let unique, let stored = try storedRecord(matching: unique, reader: reader) {
             guard stored.id.entity == concrete else {
                 throw StoreToolError("its unique values belong to \(stored.id), which is not a \(concrete)")
             }
@@ -100,23 +113,22 @@ struct LoadPlan {
         return ids
     }
 
-    /// The object's values for the first unique constraint of its entity, or `nil` when there
-    /// is none or the object leaves one of its attributes out or `nil`.
-    private func uniqueValues(of concrete: String, attributes: [Int: Value], description: EntityDescription) throws -> [Value]? {
+    /// The object's first unique constraint and its values for it, or `nil` when the entity has
+    /// none or the object leaves one of its attributes out or `nil`.
+    private func uniqueKey(of concrete: String, attributes: [Int: Value], description: EntityDescription) throws -> UniqueKey? {
         guard let constraint = schema.uniqueConstraints(applyingTo: concrete).first else { return nil }
         var values: [Value] = []
         for name in constraint.attributes {
             guard let ordinal = description.attributeOrdinal(name), let value = attributes[ordinal], !value.isNull else { return nil }
             values.append(value)
         }
-        return values
+        return UniqueKey(owner: constraint.owner, attributes: constraint.attributes, values: values)
     }
 
-    /// The stored record of the constraint's scope holding `values`.
-    private func storedRecord(matching values: [Value], of concrete: String, reader: any StorageReader) throws -> Record? {
-        guard let constraint = schema.uniqueConstraints(applyingTo: concrete).first else { return nil }
-        let predicate = RecordPredicate.and(zip(constraint.attributes, values).map { .comparison(Comparison($0, .equal, $1)) })
-        let request = FetchRequest(entity: constraint.owner, predicate: predicate, limit: 1)
+    /// The stored record of the constraint's scope holding its values.
+    private func storedRecord(matching key: UniqueKey, reader: any StorageReader) throws -> Record? {
+        let predicate = RecordPredicate.and(zip(key.attributes, key.values).map { .comparison(Comparison($0, .equal, $1)) })
+        let request = FetchRequest(entity: key.owner, predicate: predicate, limit: 1)
         return try reader.fetch(request).completed(for: request, schema: schema).first
     }
 }

@@ -91,8 +91,9 @@ enum LoadValue {
 
     /// `2026-11-27T05:41:12Z`, with up to nine fractional digits, in UTC.
     static func iso8601(_ text: String) -> Date? {
-        let parts = text.split(separator: ".", maxSplits: 1)
-        var whole = String(parts[0])
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, !first.isEmpty else { return nil }
+        var whole = String(first)
         var fraction = 0.0
         if parts.count == 2 {
             var digits = String(parts[1])

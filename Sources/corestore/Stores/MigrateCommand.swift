@@ -19,6 +19,9 @@ struct MigrateCommand: ParsableCommand {
             and survives being killed at any moment: the store keeps the old version until the \
             new one is complete.
 
+            Stop the app first: an LMDB store does not keep a second process from writing it, and \
+            an app with the store open would not see this change.
+
             Examples:
               corestore migrate App.sqlite --schema v2.json --dry-run
               corestore migrate App.lmdb --schema v2.json

@@ -3,8 +3,8 @@ import CoreStoreStorage
 import Foundation
 
 /// A store a tool opened without the application's model: with the schema recorded in its
-/// metadata (see `StoredMetadata.recordedSchema(store:)`). Nothing is written: opening with
-/// another schema than the stored one leaves a store as it is, and the tools never commit.
+/// metadata (see `StoredMetadata.recordedSchema(store:)`), through `ReadOnlyOpening`, so that
+/// reading creates, repairs and upgrades nothing; only `load` opens for writing.
 final class OpenedStore {
     let url: URL
     let backend: StoreBackend
@@ -26,41 +26,37 @@ final class OpenedStore {
         storage.close()
     }
 
-    /// A schema no store is written with: opening a store with it only reads the metadata.
+    /// A schema no store is written with: opening a store for reading with it only reads the
+    /// metadata and leaves the store closed.
     private static let probe = StoreSchema(modelVersion: "", schemaHash: "corestore-tool-probe", entities: [])
 
-    /// Opens the store at `path`, of `backend` or of the backend its files show; `verifying`
-    /// checks an LMDB store's pages before opening it.
-    static func open(path: String, backend: StoreBackend?, verifying: Bool = false) throws -> OpenedStore {
+    /// Opens the store at `path`, of `backend` or of the backend its files show, for reading
+    /// (or, `forWriting`, as an app opens it once its metadata was read without writing);
+    /// `verifying` checks an LMDB store's pages before opening it.
+    static func open(path: String, backend: StoreBackend?, verifying: Bool = false, forWriting: Bool = false) throws -> OpenedStore {
         let url = URL(fileURLWithPath: path)
         let detected = try StoreBackend.detect(at: url)
         let backend = backend ?? detected
         let storage = backend.makeStore(at: url, verifying: verifying)
-        func failure(_ error: any Error) -> StoreToolError {
-            StoreToolError("cannot open \(path) as a \(backend.rawValue) store: \(error)")
+        guard let reading = storage as? any ReadOnlyOpening else {
+            throw StoreToolError("a \(backend.rawValue) store cannot be opened for reading only")
         }
-        let metadata: StoredMetadata
         do {
-            guard let stored = try storage.open(schema: probe) else {
-                storage.close()
-                throw StoreToolError("\(path) holds no CoreStore data (no metadata was found in it)")
+            let metadata = try reading.openForReading(schema: probe)
+            storage.close()
+            let schema = try metadata.recordedSchema(store: path)
+            if let schema {
+                if forWriting {
+                    _ = try storage.open(schema: schema)
+                } else {
+                    _ = try reading.openForReading(schema: schema)
+                }
             }
-            storage.close()
-            metadata = stored
-        } catch let error as StoreToolError {
-            throw error
-        } catch {
-            throw failure(error)
-        }
-        let schema: StoreSchema?
-        do {
-            schema = try metadata.recordedSchema(store: path)
-            if let schema { _ = try storage.open(schema: schema) }
+            return OpenedStore(url: url, backend: backend, storage: storage, metadata: metadata, schema: schema)
         } catch {
             storage.close()
-            throw failure(error)
+            throw StoreToolError("cannot open \(path) as a \(backend.rawValue) store: \(error)")
         }
-        return OpenedStore(url: url, backend: backend, storage: storage, metadata: metadata, schema: schema)
     }
 
     /// The recorded schema, or an error that says how to get one recorded.

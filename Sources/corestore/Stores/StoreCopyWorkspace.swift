@@ -20,7 +20,7 @@ struct StoreCopyWorkspace {
         let prefix = ".\(target.lastPathComponent).corestore-copy-"
         // What a copy to the same target that was killed left behind.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+            Self.recover(parent.appendingPathComponent(name, isDirectory: true), target: target)
         }
         directory = parent.appendingPathComponent(prefix + UUID().uuidString, isDirectory: true)
         do {
@@ -40,7 +40,14 @@ struct StoreCopyWorkspace {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Moves the closed store at `url` to `target`, replacing what is there.
+    /// The parts of an old target set aside during a move, by name in the workspace, with the
+    /// suffix they have beside the target.
+    private static let setAsideParts = [("replaced", ""), ("replaced-wal", "-wal"), ("replaced-shm", "-shm"), ("replaced-journal", "-journal")]
+
+    /// Moves the closed store at `url` to `target`, replacing what is there. The old store's
+    /// parts that must not stay beside the new one (a directory, which cannot be renamed over;
+    /// a SQLite file's log, shared memory and journal) are first moved into the workspace, and
+    /// moved back if the move fails, or by the next copy to `target` if this one is killed.
     func moveStore(at url: URL, backend: StoreBackend, to target: URL) throws {
         let fm = FileManager.default
         if backend == .sqlite {
@@ -48,25 +55,38 @@ struct StoreCopyWorkspace {
             let wal = (try? fm.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber)?.int64Value ?? 0
             guard wal == 0 else { throw StoreToolError("the copy's SQLite log was not checkpointed; \(target.path) was left as it was") }
         }
-        var replaced: URL?
-        var isDirectory: ObjCBool = false
-        if fm.fileExists(atPath: target.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue || backend != .sqlite {
-                // A directory cannot be renamed over: set the old store aside first.
-                let aside = directory.appendingPathComponent("replaced", isDirectory: isDirectory.boolValue)
-                try rename(target, aside)
-                replaced = aside
-            }
-            // The old database's log and shared memory must not be read with the new file.
-            for suffix in ["-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: target.path + suffix) }
-        }
+        var setAside: [(original: URL, aside: URL)] = []
         do {
+            for (name, suffix) in Self.setAsideParts {
+                let original = URL(fileURLWithPath: target.path + suffix)
+                var isDirectory: ObjCBool = false
+                guard fm.fileExists(atPath: original.path, isDirectory: &isDirectory) else { continue }
+                // A SQLite file is renamed over in one step; everything else is set aside.
+                if suffix.isEmpty && backend == .sqlite && !isDirectory.boolValue { continue }
+                let aside = directory.appendingPathComponent(name)
+                try rename(original, aside)
+                setAside.append((original, aside))
+            }
             try rename(url, target)
         } catch {
-            if let replaced { try? rename(replaced, target) }
+            for part in setAside.reversed() { try? rename(part.aside, part.original) }
             throw error
         }
         syncDirectory(target.deletingLastPathComponent())
+    }
+
+    /// Cleans up the workspace of a copy to `target` that was killed: when its new store is still
+    /// in it, the move never happened, so the old store's parts it set aside go back.
+    private static func recover(_ workspace: URL, target: URL) {
+        let fm = FileManager.default
+        let names = (try? fm.contentsOfDirectory(atPath: workspace.path)) ?? []
+        if names.contains(where: { $0.hasPrefix("store.") }) {
+            for (name, suffix) in setAsideParts where names.contains(name) {
+                let original = target.path + suffix
+                if !fm.fileExists(atPath: original) { _ = Glibc.rename(workspace.appendingPathComponent(name).path, original) }
+            }
+        }
+        try? fm.removeItem(at: workspace)
     }
 
     private func rename(_ from: URL, _ to: URL) throws {
