@@ -7,6 +7,11 @@
 #   scripts/fuzz.sh                         # every target, 10 minutes each
 #   scripts/fuzz.sh --time 3600 record-codec
 #   scripts/fuzz.sh --runs 20000            # a fixed number of executions per target (CI)
+#   scripts/fuzz.sh --time 7200 --timeout 120 import-values   # a long run beside other work
+#
+# --timeout S (default 10) is how long one input may take before libFuzzer reports a hang. It is
+# wall-clock time: on a machine busy with builds, a low-priority run can be starved past 10 s
+# on an input that takes milliseconds, so long runs beside other work want a larger value.
 #
 # Targets: record-codec, tuple-key, format-predicate, import-values. Prints the executions per
 # target.
@@ -15,12 +20,14 @@ cd "$(dirname "$0")/.."
 
 time_limit=600
 runs=
+timeout=10
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_limit="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -46,7 +53,7 @@ for target in "${targets[@]}"; do
   limit=(-max_total_time="$time_limit")
   [ -z "$runs" ] || limit=(-runs="$runs")
   log="$artifacts/$target.log"
-  if "$bin/fuzz-$target" "$work" -max_len=4096 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+  if "$bin/fuzz-$target" "$work" -max_len=4096 -rss_limit_mb=2048 -timeout="$timeout" -print_final_stats=1 \
        -artifact_prefix="$artifacts/$target-" "${limit[@]}" >"$log" 2>&1; then
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     echo "$target: $executions executions, 0 crashes ($(date -u +%Y-%m-%d))"
