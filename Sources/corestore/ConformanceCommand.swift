@@ -8,7 +8,16 @@ import CoreStoreStorage
 struct ConformanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
-        abstract: "Run the conformance suite (and the differential runner) against a store."
+        abstract: "Run the conformance suite (and the differential runner) against a store.",
+        discussion: """
+            Prints a table per group of cases and a closing line `N passed, N failed, N \
+            skipped`; exits non-zero when a case fails.
+
+            Examples:
+              corestore conformance --backend lmdb
+              corestore conformance --backend sqlite --group predicates --group sorting
+              corestore conformance --backend leveldb --group differential --sequences 1000 --seed 7
+            """
     )
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {

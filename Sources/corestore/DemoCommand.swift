@@ -7,7 +7,17 @@ import Foundation
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Tour models, transactions and fetches on an embedded store."
+        abstract: "Tour models, transactions and fetches on an embedded store.",
+        discussion: """
+            Creates (or migrates, then reuses) a SQLite store and walks through models with \
+            inheritance and relationships, transactions, fetches and queries, importing, list \
+            and object monitors, and a migration; the default subcommand.
+
+            Examples:
+              corestore demo
+              corestore demo --path /tmp/demo.sqlite && corestore inspect /tmp/demo.sqlite
+              corestore demo --in-memory --verbose
+            """
     )
 
     @Flag(name: .long, help: "Log everything the framework does (trace level).")
