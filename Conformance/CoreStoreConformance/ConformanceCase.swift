@@ -30,17 +30,20 @@ public struct ConformanceCase: Sendable, Hashable, CustomStringConvertible {
     public let level: ConformanceLevel
     /// The capabilities a store must declare for the case to apply; otherwise it is skipped.
     public let requires: StorageCapabilities
+    /// The optional protocols a store must adopt for the case to apply; otherwise it is skipped.
+    public let adopts: Set<OptionalStorageProtocol>
     let body: @Sendable (ConformanceContext) throws -> Void
 
     /// Creates a case.
     public init(
         _ name: String, group: String, level: ConformanceLevel = .contract, requires: StorageCapabilities = [],
-        body: @escaping @Sendable (ConformanceContext) throws -> Void
+        adopts: Set<OptionalStorageProtocol> = [], body: @escaping @Sendable (ConformanceContext) throws -> Void
     ) {
         self.name = name
         self.group = group
         self.level = level
         self.requires = requires
+        self.adopts = adopts
         self.body = body
     }
 
@@ -76,27 +79,35 @@ public struct ConformanceCase: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether a store declaring `capabilities` runs this case (it declares every capability in
-    /// ``requires``).
+    /// Whether a store declaring `capabilities` may run this case (it declares every capability
+    /// in ``requires``; whether it adopts ``adopts`` is known only from a store).
     public func applies(to capabilities: StorageCapabilities) -> Bool {
         requires.isSubset(of: capabilities)
     }
 
-    /// Why a store declaring `capabilities` skips this case, or `nil` when it runs it.
-    func skipReason(for capabilities: StorageCapabilities, backend: String) -> String? {
+    /// Why a store declaring `capabilities` and adopting `adopted` skips this case, or `nil`
+    /// when it runs it.
+    func skipReason(for capabilities: StorageCapabilities, adopted: Set<OptionalStorageProtocol>, backend: String) -> String? {
+        var reasons: [String] = []
         let missing = requires.subtracting(capabilities)
-        return missing.isEmpty ? nil : "\(backend) does not declare \(missing.names.joined(separator: ", "))"
+        if !missing.isEmpty { reasons.append("does not declare \(missing.names.joined(separator: ", "))") }
+        let unadopted = adopts.subtracting(adopted).map(\.name).sorted()
+        if !unadopted.isEmpty { reasons.append("does not adopt \(unadopted.joined(separator: ", "))") }
+        return reasons.isEmpty ? nil : "\(backend) " + reasons.joined(separator: " and ")
     }
 
     /// What running the case gave, without throwing.
     public func outcome(with factory: some StorageFactory) -> ConformanceOutcome {
         let capabilities: StorageCapabilities
+        let adopted: Set<OptionalStorageProtocol>
         do {
-            capabilities = try factory.makeStorage(configuration: nil).capabilities
+            let probe = try factory.makeStorage(configuration: nil)
+            capabilities = probe.capabilities
+            adopted = OptionalStorageProtocol.adopted(by: probe)
         } catch {
             return .failed(ConformanceFailure(caseID: id, message: "the factory could not make a store: \(error)"))
         }
-        if let reason = skipReason(for: capabilities, backend: factory.name) {
+        if let reason = skipReason(for: capabilities, adopted: adopted, backend: factory.name) {
             return .skipped(reason)
         }
         let context = ConformanceContext(caseID: id, factory: factory, capabilities: capabilities)

@@ -12,7 +12,7 @@ public enum ConformanceSuite {
 
     /// Every case of every group.
     public static let cases: [ConformanceCase] =
-        LifecycleCases.all + ValueCases.all + CRUDCases.all + CRUDCases.pages + RelationshipCases.all + PredicateCases.all
+        LifecycleCases.all + LifecycleCases.readOnlyCases + ValueCases.all + CRUDCases.all + CRUDCases.pages + RelationshipCases.all + PredicateCases.all
         + SortingCases.all + AggregateCases.all + AtomicityCases.all + IsolationCases.all + DurabilityCases.all
         + UniquenessCases.all + ErrorCases.all + ChangeCases.all + FileCases.all + APICases.all
         + ObservationCases.all + ImportingCases.all + MergingCases.all + MigrationCases.all
@@ -32,11 +32,12 @@ public enum ConformanceSuite {
     /// ```
     /// When the factory cannot make a store, every case is returned, so that each fails and says so.
     public static func cases(applicableTo factory: some StorageFactory) -> [ConformanceCase] {
-        guard let capabilities = probeCapabilities(factory) else { return cases }
-        return cases(applicableTo: capabilities)
+        guard let probe = probe(factory) else { return cases }
+        return cases.filter { $0.skipReason(for: probe.capabilities, adopted: probe.adopted, backend: factory.name) == nil }
     }
 
-    /// The cases the stores of `factory` skip, each with the missing capabilities as its reason;
+    /// The cases the stores of `factory` skip, each with the missing capabilities or protocols
+    /// as its reason;
     /// together with ``cases(applicableTo:)`` they are every case.
     ///
     /// ```swift
@@ -45,18 +46,19 @@ public enum ConformanceSuite {
     /// }
     /// ```
     public static func skips(for factory: some StorageFactory) -> [ConformanceSkip] {
-        guard let capabilities = probeCapabilities(factory) else { return [] }
+        guard let probe = probe(factory) else { return [] }
         return cases.compactMap { c in
-            c.skipReason(for: capabilities, backend: factory.name).map { ConformanceSkip(caseID: c.id, reason: $0) }
+            c.skipReason(for: probe.capabilities, adopted: probe.adopted, backend: factory.name).map { ConformanceSkip(caseID: c.id, reason: $0) }
         }
     }
 
-    /// The capabilities of a new store of `factory` (closed again, files cleaned up), or `nil`.
-    private static func probeCapabilities(_ factory: some StorageFactory) -> StorageCapabilities? {
+    /// The capabilities and optional protocols of a new store of `factory` (closed again, files
+    /// cleaned up), or `nil`.
+    private static func probe(_ factory: some StorageFactory) -> (capabilities: StorageCapabilities, adopted: Set<OptionalStorageProtocol>)? {
         defer { factory.cleanUp() }
         guard let store = try? factory.makeStorage(configuration: nil) else { return nil }
         defer { store.close() }
-        return store.capabilities
+        return (store.capabilities, OptionalStorageProtocol.adopted(by: store))
     }
 
     /// Runs the cases of `groups` (all when `nil`) against `factory`, one after the other.

@@ -75,11 +75,15 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
     /// Opens the store; does nothing when it is open. Inspects the directory first
     /// (``DirectoryStoreFormat/inspect(_:)``), creates it when it is ``DirectoryStoreContents/absent``,
     /// then calls `connect` with `creating` set in that case. A foreign or damaged directory
-    /// throws ``StorageError/incompatibleStore(path:reason:)`` before anything is written.
-    public func open(_ connect: (_ creating: Bool) throws -> Connection) throws {
+    /// throws ``StorageError/incompatibleStore(path:reason:)`` before anything is written, and
+    /// so does an absent one when `creatingWhenAbsent` is false (nothing is created).
+    public func open(creatingWhenAbsent: Bool = true, _ connect: (_ creating: Bool) throws -> Connection) throws {
         try lock.withLock {
             guard session == nil else { return }
             let creating = try format.inspect(directoryURL) == .absent
+            if creating && !creatingWhenAbsent {
+                throw StorageError.incompatibleStore(path: directoryURL.path, reason: "there is no \(format.storeKind) store there")
+            }
             if creating {
                 do {
                     try PrivateFiles.createDirectory(directoryURL)

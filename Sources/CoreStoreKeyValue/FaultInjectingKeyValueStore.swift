@@ -102,6 +102,8 @@ public final class FaultInjectingKeyValueStore<Base: OrderedKeyValueStore>: Orde
     public func open() throws { try base.open() }
     /// Opens the base engine with its own confirmation (never fails by injection).
     public func open(confirmingWith check: () throws -> Void) throws { try base.open(confirmingWith: check) }
+    /// Opens the base engine only if its store exists (never fails by injection).
+    public func openExisting(confirmingWith check: () throws -> Void) throws { try base.openExisting(confirmingWith: check) }
     /// Closes the base engine.
     public func close() { base.close() }
     /// Deletes the base engine's files (never fails by injection).

@@ -94,7 +94,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         guard lifecycle.current == nil else { throw StorageError.invalidRequest("\(storeDescription) is already open") }
         try migrationSlot.requireVacant(storeDescription)
         var found: StoredState?
-        try engine.open(confirmingWith: { found = try storedState() })
+        try engine.openExisting(confirmingWith: { found = try storedState() })
         do {
             guard let stored = found, let metadata = stored.metadata else {
                 throw StorageError.incompatibleStore(path: storeDescription, reason: "it holds no CoreStore data")

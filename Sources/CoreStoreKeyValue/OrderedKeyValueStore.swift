@@ -60,6 +60,13 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// default opens, runs `check` and closes when it throws.
     func open(confirmingWith check: () throws -> Void) throws
 
+    /// ``open(confirmingWith:)`` for a store that must already exist: when there is none, throws
+    /// ``StorageError/incompatibleStore(path:reason:)`` and creates nothing (no file, no
+    /// directory), as ``KeyValueStorage/openForReading(schema:)`` promises. Optional: the
+    /// default is ``open(confirmingWith:)``, right for an engine that keeps nothing outside
+    /// memory (an empty store then holds no metadata, which the caller refuses).
+    func openExisting(confirmingWith check: () throws -> Void) throws
+
     /// Runs `body` on one consistent snapshot of the committed data.
     func read<T>(_ body: (any KeyValueReader) throws -> T) throws -> T
 
@@ -90,6 +97,11 @@ extension OrderedKeyValueStore {
             close()
             throw error
         }
+    }
+
+    /// ``open(confirmingWith:)``: nothing outside memory to create.
+    public func openExisting(confirmingWith check: () throws -> Void) throws {
+        try open(confirmingWith: check)
     }
 
     /// Scans and deletes through ``write(_:)``.

@@ -44,40 +44,35 @@ public struct StoreIntegrityCheck {
             for entity in schema.entities where !entity.isAbstract {
                 var count = 0
                 var after = Int64.min
-                while true {
-                    let page: [Record]
-                    do {
-                        page = try reader.records(of: entity.name, after: after, limit: pageSize)
-                    } catch {
-                        report("\(entity.name): the objects after key \(after) cannot be read: \(error)")
-                        break
-                    }
-                    var wellFormed: [Record] = []
-                    for record in page {
-                        guard record.id.entity == entity.name else {
-                            report("\(record.id): handed out among the objects of \(entity.name)")
-                            continue
-                        }
-                        do {
-                            try RecordValidator(schema: schema).validateShape(record)
-                        } catch {
-                            report("\(record.id): \(error)")
-                            continue
-                        }
-                        wellFormed.append(record)
-                        for (owner, attributes) in schema.uniqueConstraints(applyingTo: entity.name) {
-                            if let other = uniques.insert(record, owner: owner, attributes: attributes, schema: schema) {
-                                report("\(record.id): breaks the unique constraint \(owner)(\(attributes.joined(separator: ", "))) with \(other)")
+                do {
+                    try reader.forEachPage(of: entity.name, pageSize: pageSize) { page in
+                        var wellFormed: [Record] = []
+                        for record in page {
+                            guard record.id.entity == entity.name else {
+                                report("\(record.id): handed out among the objects of \(entity.name)")
+                                continue
+                            }
+                            do {
+                                try RecordValidator(schema: schema).validateShape(record)
+                            } catch {
+                                report("\(record.id): \(error)")
+                                continue
+                            }
+                            wellFormed.append(record)
+                            for (owner, attributes) in schema.uniqueConstraints(applyingTo: entity.name) {
+                                if let other = uniques.insert(record, owner: owner, attributes: attributes, schema: schema) {
+                                    report("\(record.id): breaks the unique constraint \(owner)(\(attributes.joined(separator: ", "))) with \(other)")
+                                }
                             }
                         }
+                        summary.destinations += try checkRelationships(of: wellFormed, entity: entity, reader: reader, report: report)
+                        count += page.count
+                        read += page.count
+                        progress(read)
+                        after = page.last?.id.key ?? after
                     }
-                    let followed = try checkRelationships(of: wellFormed, entity: entity, reader: reader, report: report)
-                    summary.destinations += followed
-                    count += page.count
-                    read += page.count
-                    progress(read)
-                    guard page.count == pageSize, let last = page.last else { break }
-                    after = last.id.key
+                } catch {
+                    report("\(entity.name): the objects after key \(after) cannot be read or followed: \(error)")
                 }
                 summary.objects[entity.name] = count
                 let counted = try reader.count(FetchRequest(entity: entity.name, includesSubentities: false))

@@ -114,9 +114,25 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// Opens (creating if needed) the environment; does nothing when already open. See the
     /// type's documentation for what is checked.
     public func open() throws {
+        try open(creatingWhenAbsent: true)
+    }
+
+    /// Opens the environment only if the directory holds one, then runs `check`; closes it when
+    /// `check` throws. An absent store throws `incompatibleStore` and nothing is created.
+    public func openExisting(confirmingWith check: () throws -> Void) throws {
+        try open(creatingWhenAbsent: false)
+        do {
+            try check()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private func open(creatingWhenAbsent: Bool) throws {
         var flags = UInt32(MDB_NOTLS)
         if durability == .normal { flags |= UInt32(MDB_NOMETASYNC) }
-        try shell.open { creating in
+        try shell.open(creatingWhenAbsent: creatingWhenAbsent) { creating in
             if creating {
                 // Before LMDB writes `lock.mdb`: see `LMDBFileFormat`.
                 let data = directoryURL.appendingPathComponent("data.mdb").path

@@ -79,8 +79,18 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// back as they were before this open (LevelDB's recovery rewrote some), unless another
     /// process opened it meanwhile.
     public func open(confirmingWith check: () throws -> Void) throws {
+        try open(creatingWhenAbsent: true, confirmingWith: check)
+    }
+
+    /// ``open(confirmingWith:)`` only if the directory holds a database: an absent one throws
+    /// `incompatibleStore` and nothing is created.
+    public func openExisting(confirmingWith check: () throws -> Void) throws {
+        try open(creatingWhenAbsent: false, confirmingWith: check)
+    }
+
+    private func open(creatingWhenAbsent: Bool, confirmingWith check: () throws -> Void) throws {
         var backup: LevelDBOpeningBackup?
-        try shell.open { creating in
+        try shell.open(creatingWhenAbsent: creatingWhenAbsent) { creating in
             let database = try LevelDBDatabase(directoryURL: directoryURL, create: creating, sync: durability == .full)
             backup = database.openingBackup
             return database

@@ -69,9 +69,7 @@ struct DumpCommand: ParsableCommand {
             var done = 0
             defer { progress.finish() }
             for description in entities {
-                var after = Int64.min
-                while true {
-                    let page = try reader.records(of: description.name, after: after, limit: pageSize)
+                try reader.forEachPage(of: description.name, pageSize: pageSize) { page in
                     for record in page {
                         switch format {
                         case .jsonl: out.append(Self.json(record, description) + "\n")
@@ -82,8 +80,6 @@ struct DumpCommand: ParsableCommand {
                     }
                     done += page.count
                     progress.update(done)
-                    guard page.count == pageSize, let last = page.last else { break }
-                    after = last.id.key
                 }
             }
         }

@@ -1,19 +1,14 @@
 import CoreStoreStorage
 
-/// Reads every object of one entity a page at a time (``StorageReader/records(of:after:limit:)``),
+/// Reads every object of one entity a page at a time (``StorageReader/forEachPage(of:pageSize:_:)``),
 /// hands each page to `visit` and returns what the entity holds.
 enum EntityPages {
     static func read(_ entity: EntityDescription, from reader: any StorageReader, pageSize: Int, _ visit: ([Record]) throws -> Void = { _ in }) throws -> EntityContent {
         var content = EntityContent()
-        var after = Int64.min
-        while true {
-            let page = try reader.records(of: entity.name, after: after, limit: pageSize)
-            if page.isEmpty { break }
+        try reader.forEachPage(of: entity.name, pageSize: pageSize) { page in
             for record in page { content.digest.add(DumpCommand.json(record, entity)) }
             content.objects += page.count
             try visit(page)
-            guard page.count == pageSize, let last = page.last else { break }
-            after = last.id.key
         }
         return content
     }

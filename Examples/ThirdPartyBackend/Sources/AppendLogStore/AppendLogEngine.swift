@@ -28,7 +28,25 @@ public final class AppendLogEngine: OrderedKeyValueStore, @unchecked Sendable {
 
     /// Opens the store, creating an empty log in a new directory, replaying the log otherwise.
     public func open() throws {
-        try shell.open { creating in try AppendLog(shell.directoryURL.appendingPathComponent(AppendLogFormat.fileName), creating: creating) }
+        try open(creatingWhenAbsent: true)
+    }
+
+    /// Opens the store only if its directory holds a log, then runs `check`; nothing is created
+    /// (the store tools open what they read this way).
+    public func openExisting(confirmingWith check: () throws -> Void) throws {
+        try open(creatingWhenAbsent: false)
+        do {
+            try check()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private func open(creatingWhenAbsent: Bool) throws {
+        try shell.open(creatingWhenAbsent: creatingWhenAbsent) { creating in
+            try AppendLog(shell.directoryURL.appendingPathComponent(AppendLogFormat.fileName), creating: creating)
+        }
     }
 
     /// Runs `body` on the pairs committed when it starts.

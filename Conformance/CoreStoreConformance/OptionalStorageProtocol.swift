@@ -1,0 +1,30 @@
+import CoreStoreStorage
+
+/// A protocol of the storage contract that a store may adopt beside ``StorageInterface``, such as
+/// ``ReadOnlyOpening``: the cases that test one run only on the stores that adopt it, and the
+/// others list them as skipped, with the protocol's name as the reason.
+public struct OptionalStorageProtocol: Sendable, Hashable, CustomStringConvertible {
+    /// The protocol's name, as the skip reasons show it.
+    public let name: String
+    let isAdopted: @Sendable (any StorageInterface) -> Bool
+
+    /// The stores the tools can open without changing them.
+    public static let readOnlyOpening = OptionalStorageProtocol(name: "ReadOnlyOpening") { $0 is any ReadOnlyOpening }
+
+    /// Every optional protocol some case needs.
+    public static let all: [OptionalStorageProtocol] = [.readOnlyOpening]
+
+    /// The protocols of ``all`` that `store` adopts.
+    static func adopted(by store: any StorageInterface) -> Set<OptionalStorageProtocol> {
+        Set(all.filter { $0.isAdopted(store) })
+    }
+
+    /// The protocol's name.
+    public var description: String { name }
+
+    /// Protocols are identified by ``name``.
+    public static func == (lhs: OptionalStorageProtocol, rhs: OptionalStorageProtocol) -> Bool { lhs.name == rhs.name }
+
+    /// Hashes ``name``.
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
