@@ -61,15 +61,21 @@ public enum ConformanceSuite {
         return (store.capabilities, OptionalStorageProtocol.adopted(by: store))
     }
 
-    /// Runs the cases of `groups` (all when `nil`) against `factory`, one after the other.
-    public static func run(with factory: some StorageFactory, groups: Set<String>? = nil) -> ConformanceReport {
+    /// Runs the cases of `groups` (all when `nil`) against `factory`, one after the other,
+    /// calling `progress` with the number of cases done after each.
+    public static func run(
+        with factory: some StorageFactory, groups: Set<String>? = nil, progress: (Int) -> Void = { _ in }
+    ) -> ConformanceReport {
         var report = ConformanceReport(backend: factory.name)
+        var done = 0
         for c in cases where groups.map({ $0.contains(c.group) }) ?? true {
             switch c.outcome(with: factory) {
             case .passed: report.passed.append(c.id)
             case .failed(let failure): report.failed.append(failure)
             case .skipped(let reason): report.skipped.append(ConformanceSkip(caseID: c.id, reason: reason))
             }
+            done += 1
+            progress(done)
         }
         return report
     }

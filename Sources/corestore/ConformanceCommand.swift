@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoreStoreConformance
+import Foundation
 import CoreStoreFirstPartyFactories
 import CoreStoreStorage
 
@@ -11,7 +12,8 @@ struct ConformanceCommand: ParsableCommand {
         abstract: "Run the conformance suite (and the differential runner) against a store.",
         discussion: """
             Prints a table per group of cases and a closing line `N passed, N failed, N \
-            skipped`; exits non-zero when a case fails.
+            skipped`; exits non-zero when a case fails. Progress goes to standard error (a bar \
+            on a terminal, a line every few seconds otherwise; --quiet turns it off).
 
             Examples:
               corestore conformance --backend lmdb
@@ -45,6 +47,9 @@ struct ConformanceCommand: ParsableCommand {
     @Option(help: "Run only this group of cases (repeatable); the differential runner is the group 'differential'.")
     var group: [String] = []
 
+    @Flag(help: "No progress on standard error.")
+    var quiet = false
+
     func validate() throws {
         let known = Set(ConformanceSuite.groups + ["differential"])
         for name in group where !known.contains(name) {
@@ -62,7 +67,10 @@ struct ConformanceCommand: ParsableCommand {
 
         let caseGroups = ConformanceSuite.groups.filter { selected?.contains($0) ?? true }
         if !caseGroups.isEmpty {
-            let report = ConformanceSuite.run(with: factory, groups: Set(caseGroups))
+            let total = ConformanceSuite.cases.filter { caseGroups.contains($0.group) }.count
+            let progress = ProgressReporter("conformance", total: total, unit: "cases", quiet: quiet)
+            let report = ConformanceSuite.run(with: factory, groups: Set(caseGroups), progress: progress.update)
+            progress.finish()
             for name in caseGroups {
                 let inGroup = { (id: String) in id.hasPrefix(name + "/") }
                 let p = report.passed.filter(inGroup).count
@@ -80,7 +88,9 @@ struct ConformanceCommand: ParsableCommand {
         if selected?.contains("differential") ?? true, sequences > 0 {
             var runner = DifferentialRunner(seed: seed, sequences: sequences)
             runner.continuesAfterMismatch = true
-            let report = try runner.run(with: factory)
+            let progress = ProgressReporter("differential", total: sequences, unit: "sequences", quiet: quiet)
+            let report = try runner.run(with: factory, progress: progress.update)
+            progress.finish()
             let f = report.mismatches.count
             print(pad("differential", 16) + pad("\(report.sequencesRun - f)", 8) + pad("\(f)", 8) + "0")
             for mismatch in report.mismatches { print("  MISMATCH \(mismatch)") }

@@ -132,13 +132,14 @@ public struct DifferentialRunner: Sendable {
 
     /// Runs every sequence against fresh stores from `factory`; stops at the first mismatch.
     /// Throws only when the factory cannot make or open a store.
-    public func run(with factory: any StorageFactory) throws -> DifferentialReport {
+    public func run(with factory: any StorageFactory, progress: (Int) -> Void = { _ in }) throws -> DifferentialReport {
         var report = DifferentialReport(sequencesRun: 0, operationsRun: 0)
         for index in 0..<max(sequences, 0) {
             let (operations, mismatch, statistics) = try runSequenceReturningCount(index, with: factory)
             report.statistics.add(statistics)
             report.sequencesRun += 1
             report.operationsRun += operations
+            progress(report.sequencesRun)
             if let mismatch {
                 report.mismatches.append(mismatch)
                 if !continuesAfterMismatch { break }

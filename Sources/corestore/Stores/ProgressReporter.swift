@@ -3,16 +3,18 @@ import Foundation
 import Glibc
 #endif
 
-/// Progress of long work (copy, dump, load, check, migrate) on standard error.
+/// Progress of long work (copy, dump, load, check, migrate, conformance) on standard error.
 ///
 /// On a terminal: one line redrawn at most ten times a second, `label [#####-----] 45%
-/// 12,345/27,000 objects  3,210/s  ETA 0:04`, cleared when the work ends. Otherwise (a pipe, a
+/// 12,345/27,000 objects  3,210/s  ETA 0:04` (the unit is the work's), cleared when the work
+/// ends. Otherwise (a pipe, a
 /// file, CI): nothing for the first two seconds, so quick work stays silent; then a plain line
 /// every five seconds and one at the end. `--quiet` turns it off. Written here rather than taken
 /// from a library: the only candidate on this machine's mirror, console-kit, would bring
 /// SwiftNIO into the command-line tool for one progress line.
 final class ProgressReporter {
     private let label: String
+    private let unit: String
     /// The number of objects the work has, when known (it may become known once the work starts).
     var total: Int?
     private let enabled: Bool
@@ -22,9 +24,11 @@ final class ProgressReporter {
     private var printedAny = false
     private var done = 0
 
-    /// A reporter for work of `total` objects (`nil`: unknown); silent when `quiet`.
-    init(_ label: String, total: Int?, quiet: Bool) {
+    /// A reporter for work of `total` things counted in `unit` (`nil`: unknown); silent when
+    /// `quiet`.
+    init(_ label: String, total: Int?, unit: String = "objects", quiet: Bool) {
         self.label = label
+        self.unit = unit
         self.total = total
         self.enabled = !quiet
         self.isTerminal = isatty(STDERR_FILENO) == 1
@@ -68,12 +72,12 @@ final class ProgressReporter {
                 let filled = Int(fraction * Double(width))
                 text += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
             }
-            text += "\(Int(fraction * 100))% \(done.formatted)/\(total.formatted) objects"
+            text += "\(Int(fraction * 100))% \(done.formatted)/\(total.formatted) \(unit)"
             if rate > 0, done < total {
                 text += "  \(Int(rate).formatted)/s  ETA \(Self.duration(Double(total - done) / rate))"
             }
         } else {
-            text += "\(done.formatted) objects  \(Int(rate).formatted)/s"
+            text += "\(done.formatted) \(unit)  \(Int(rate).formatted)/s"
         }
         return text
     }
