@@ -42,7 +42,7 @@ struct CheckCommand: ParsableCommand {
         let store: OpenedStore
         let schema: StoreSchema
         do {
-            store = try OpenedStore.open(path: path, backend: backend, verifying: true)
+            store = try OpenedStore.open(path: path, backend: backend, verifying: true, toolAction: "check it")
             schema = try store.requireSchema()
         } catch {
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))

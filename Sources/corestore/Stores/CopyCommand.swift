@@ -19,8 +19,9 @@ struct CopyCommand: ParsableCommand {
             a kill, by the next copy to TO). An existing TO is replaced only with --force. The \
             copy's next new object gets a key above every copied one.
 
-            Stop the app first: an LMDB store does not keep a second process from writing it, and \
-            an app with the store open would not see this change.
+            Stop the app first: an app with the store open would not see this change. A store \
+            another process has open is refused, naming the process (LMDB, LevelDB, and SQLite \
+            in WAL mode show it through their file locks).
 
             The target backend comes from --to-backend or TO's extension: .sqlite, .sqlite3, \
             .db (SQLite), .lmdb (LMDB), .leveldb, .ldb (LevelDB).
@@ -58,7 +59,7 @@ struct CopyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source = try OpenedStore.open(path: from, backend: fromBackend)
+        let source = try OpenedStore.open(path: from, backend: fromBackend, toolAction: "copy it")
         let schema = try source.requireSchema()
         let target = URL(fileURLWithPath: to).standardizedFileURL
         guard let backend = toBackend ?? StoreBackend.named(byExtensionOf: target) else {
@@ -67,8 +68,11 @@ struct CopyCommand: ParsableCommand {
         guard target.path != source.url.standardizedFileURL.path else {
             throw StoreToolError("\(to) is the store being copied")
         }
-        if FileManager.default.fileExists(atPath: target.path) && !force {
-            throw StoreToolError("\(to) exists; add --force to replace it")
+        if FileManager.default.fileExists(atPath: target.path) {
+            guard force else { throw StoreToolError("\(to) exists; add --force to replace it") }
+            if let existing = try? StoreBackend.detect(at: target) {
+                try existing.refuseIfOpenElsewhere(target, toolAction: "replace it")
+            }
         }
         let workspace = try StoreCopyWorkspace(beside: target)
         defer { workspace.remove() }

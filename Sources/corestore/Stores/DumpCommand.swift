@@ -56,7 +56,7 @@ struct DumpCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try OpenedStore.open(path: path, backend: backend)
+        let store = try OpenedStore.open(path: path, backend: backend, toolAction: "dump it")
         var entities = try store.concreteEntities(entity)
         if format == .csv { entities = entities.filter { $0.name == entity } }
         var out = OutputBuffer()

@@ -32,7 +32,7 @@ struct InspectCommand: ParsableCommand {
     var schema = false
 
     func run() throws {
-        let store = try OpenedStore.open(path: path, backend: backend)
+        let store = try OpenedStore.open(path: path, backend: backend, toolAction: "inspect it")
         if schema {
             print(StoredMetadata.schemaJSON(try store.requireSchema()))
             return

@@ -22,8 +22,9 @@ struct LoadCommand: ParsableCommand {
             values are one object, the later fields winning. Any bad value stops the load with \
             its line and nothing is written.
 
-            Stop the app first: an LMDB store does not keep a second process from writing it, and \
-            an app with the store open would not see this change.
+            Stop the app first: an app with the store open would not see this change. A store \
+            another process has open is refused, naming the process (LMDB, LevelDB, and SQLite \
+            in WAL mode show it through their file locks).
 
             Examples:
               corestore load App.sqlite --entity Book books.jsonl
@@ -55,7 +56,7 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         let objects = try readObjects()
-        let store = try OpenedStore.open(path: path, backend: backend, forWriting: true)
+        let store = try OpenedStore.open(path: path, backend: backend, access: .writing, toolAction: "load into it")
         let schema = try store.requireSchema()
         guard schema.entity(named: entity) != nil else {
             throw StoreToolError("\(path) has no entity '\(entity)'; it has \(schema.entities.map(\.name).joined(separator: ", "))")

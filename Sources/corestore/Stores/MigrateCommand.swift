@@ -19,8 +19,9 @@ struct MigrateCommand: ParsableCommand {
             and survives being killed at any moment: the store keeps the old version until the \
             new one is complete.
 
-            Stop the app first: an LMDB store does not keep a second process from writing it, and \
-            an app with the store open would not see this change.
+            Stop the app first: an app with the store open would not see this change. A store \
+            another process has open is refused, naming the process (LMDB, LevelDB, and SQLite \
+            in WAL mode show it through their file locks).
 
             Examples:
               corestore migrate App.sqlite --schema v2.json --dry-run
@@ -50,7 +51,7 @@ struct MigrateCommand: ParsableCommand {
         } catch {
             throw StoreToolError("\(schema) is not a schema: \(error)")
         }
-        let store = try OpenedStore.open(path: path, backend: backend)
+        let store = try OpenedStore.open(path: path, backend: backend, access: .changingLater, toolAction: "migrate it")
         let source = try store.requireSchema()
         guard source.schemaHash != destination.schemaHash else {
             if !quiet { print("\(path) is already at model version '\(destination.modelVersion)'; nothing to do.") }

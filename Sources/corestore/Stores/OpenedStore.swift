@@ -30,13 +30,29 @@ final class OpenedStore {
     /// metadata and leaves the store closed.
     private static let probe = StoreSchema(modelVersion: "", schemaHash: "corestore-tool-probe", entities: [])
 
-    /// Opens the store at `path`, of `backend` or of the backend its files show, for reading
-    /// (or, `forWriting`, as an app opens it once its metadata was read without writing);
-    /// `verifying` checks an LMDB store's pages before opening it.
-    static func open(path: String, backend: StoreBackend?, verifying: Bool = false, forWriting: Bool = false) throws -> OpenedStore {
+    /// What a tool does with the store it opens.
+    enum Access {
+        /// Reads it (another process may have it open, except a LevelDB store).
+        case reading
+        /// Opens it for writing, as an app does once its metadata was read without writing.
+        case writing
+        /// Reads it now and changes it later through another instance (a migration).
+        case changingLater
+
+        var changesStore: Bool { self != .reading }
+    }
+
+    /// Opens the store at `path`, of `backend` or of the backend its files show, for `access`;
+    /// `verifying` checks an LMDB store's pages before opening it. A store another process has
+    /// open is refused when the tool would change it (and always for LevelDB).
+    static func open(path: String, backend: StoreBackend?, verifying: Bool = false, access: Access = .reading, toolAction: String = "read it") throws -> OpenedStore {
         let url = URL(fileURLWithPath: path)
         let detected = try StoreBackend.detect(at: url)
         let backend = backend ?? detected
+        if access.changesStore || backend == .leveldb {
+            try backend.refuseIfOpenElsewhere(url, toolAction: toolAction)
+        }
+        let forWriting = access == .writing
         let storage = backend.makeStore(at: url, verifying: verifying)
         guard let reading = storage as? any ReadOnlyOpening else {
             throw StoreToolError("a \(backend.rawValue) store cannot be opened for reading only")
