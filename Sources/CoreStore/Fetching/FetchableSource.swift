@@ -127,7 +127,8 @@ extension FetchableSource {
     public func fetchExisting<O: CoreStoreObject>(_ object: O) -> O? {
         guard let id = object.cs_id() else { return nil }
         if let context = try? context(), object.cs_state?.context === context {
-            return object.cs_isDeleted() ? nil : object
+            // Its store may have been removed from the stack since it was fetched.
+            return object.cs_isDeleted() || context.gateway.store(withID: id.storeID) == nil ? nil : object
         }
         return fetchExisting(id)
     }

@@ -261,13 +261,10 @@ final class ObjectContext: @unchecked Sendable {
         state.updateValues { state.recordID = new.recordID }
     }
 
-    /// Forgets every object and pending change, for good: the end of a transaction, or of the
-    /// stack. Nothing is registered afterwards (an object kept past the end still reads, but
-    /// related objects are made anew each time), so objects hold their context without the
-    /// context holding them: no cycle outlives the transaction.
-    func dropAllObjects() {
+    /// Forgets every object and pending change while the context stays usable: its stores
+    /// were detached (``DataStack/unsafeRemoveAllPersistentStoresAndWait()``).
+    func forgetAllObjects() {
         lock.withLock {
-            isFinished = true
             registeredObjects.removeAll()
             sweepThreshold = 1024
             inserted.removeAll()
@@ -276,5 +273,14 @@ final class ObjectContext: @unchecked Sendable {
             pendingErrors.removeAll()
             journals.removeAll()
         }
+    }
+
+    /// Forgets every object and pending change, for good: the end of a transaction, or of the
+    /// stack. Nothing is registered afterwards (an object kept past the end still reads, but
+    /// related objects are made anew each time), so objects hold their context without the
+    /// context holding them: no cycle outlives the transaction.
+    func dropAllObjects() {
+        lock.withLock { isFinished = true }
+        forgetAllObjects()
     }
 }

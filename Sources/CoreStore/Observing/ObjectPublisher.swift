@@ -119,7 +119,9 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     public var debugDescription: String { "ObjectPublisher<\(O.self)>(\(objectID))" }
 }
 
-/// Lets every model class hand out a publisher typed by itself: `person.asPublisher(in: dataStack)`.
+/// Lets every model class hand out its other representations typed by itself:
+/// `person.asPublisher(in: dataStack)`, `person.asSnapshot(in: transaction)` (see
+/// ``ObjectRepresentation`` for publishers and monitors).
 public protocol ObjectPublishing: AnyObject {}
 
 extension CoreStoreObject: ObjectPublishing {}
@@ -130,5 +132,26 @@ extension ObjectPublishing where Self: CoreStoreObject {
     public func asPublisher(in dataStack: DataStack) -> ObjectPublisher<Self> {
         let id = cs_id() ?? ObjectID(storeID: 0, recordID: RecordID(entity: "\(Self.self)", key: 0))
         return ObjectPublisher(dataStack: dataStack, objectID: id)
+    }
+
+    /// This object's instance in `dataStack`'s read-only context; `nil` when it is not stored
+    /// there (uncommitted, deleted, or of another stack).
+    public func asReadOnly(in dataStack: DataStack) -> Self? {
+        dataStack.fetchExisting(self)
+    }
+
+    /// This object's instance in `transaction`, to edit; `nil` when it does not exist there.
+    public func asEditable(in transaction: BaseDataTransaction) -> Self? {
+        transaction.fetchExisting(self)
+    }
+
+    /// This object's values as `dataStack` holds them now.
+    public func asSnapshot(in dataStack: DataStack) -> ObjectSnapshot<Self>? {
+        asReadOnly(in: dataStack).flatMap { ObjectSnapshot(of: $0, in: dataStack) }
+    }
+
+    /// This object's values as `transaction` sees them, its uncommitted changes included.
+    public func asSnapshot(in transaction: BaseDataTransaction) -> ObjectSnapshot<Self>? {
+        asEditable(in: transaction).flatMap { ObjectSnapshot(of: $0, in: transaction.dataStack) }
     }
 }

@@ -43,6 +43,14 @@ final class StorageGateway: @unchecked Sendable {
         }
     }
 
+    /// Detaches every store and returns them, in order.
+    func removeAll() -> [AttachedStore] {
+        lock.withLock {
+            defer { attached.removeAll() }
+            return attached
+        }
+    }
+
     /// The entity of a class, or an error naming the class.
     func entity(for type: CoreStoreObject.Type) throws(CoreStoreError) -> EntityMetadata {
         let runtime = try runtimeResult.get()
