@@ -27,6 +27,16 @@ public struct OrderBy<O: CoreStoreObject>: FetchClause {
             .descending(FieldKeys.key(keyPath, on: O.self))
         }
 
+        /// Ascending by the field a closure names on a meta instance: `.ascending({ $0.$name })`.
+        public static func ascending<K: KeyPathStringConvertible>(_ attribute: (O) -> K) -> SortKey {
+            .ascending(attribute(O(asMeta: ())).cs_keyPathString)
+        }
+
+        /// Descending by the field a closure names on a meta instance: `.descending({ $0.$age })`.
+        public static func descending<K: KeyPathStringConvertible>(_ attribute: (O) -> K) -> SortKey {
+            .descending(attribute(O(asMeta: ())).cs_keyPathString)
+        }
+
         var descriptor: RecordSortDescriptor {
             switch self {
             case .ascending(let key): return RecordSortDescriptor(key: key, ascending: true)

@@ -11,6 +11,7 @@ import CoreStoreStorage
 /// ```
 /// Following the object starts with the first observer or sequence; callbacks arrive on the
 /// delivery queue (the main queue by default). Observers are held weakly.
+@dynamicMemberLookup
 public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Hashable, Identifiable, CustomDebugStringConvertible {
     /// The stack the object lives in.
     public let dataStack: DataStack

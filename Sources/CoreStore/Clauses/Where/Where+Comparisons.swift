@@ -5,13 +5,13 @@ import CoreStoreStorage
 // `nil` equals only `nil`; ordering comparisons are never true for `nil`.
 
 extension Where {
-    fileprivate static func compare<V, W: FieldStorableType>(
+    static func compare<V, W: FieldStorableType>(
         _ lhs: Expression<WhereTarget.Single, V>, _ op: ComparisonOperator, _ value: W
     ) -> Where {
         lhs.comparison(op, .value(value.cs_toStoredValue()))
     }
 
-    fileprivate static func member<V: FieldStorableType, S: Sequence>(
+    static func member<V: FieldStorableType, S: Sequence>(
         _ lhs: Expression<WhereTarget.Single, V>, _ values: S
     ) -> Where where S.Element == V {
         lhs.comparison(.in, .list(values.map { $0.cs_toStoredValue() }))
