@@ -39,7 +39,7 @@ final class AllTypes: CoreStoreObject {
     var summary: String
 
     static func encodeReversed(_ value: String) -> Data? { Data(String(value.reversed()).utf8) }
-    static func decodeReversed(_ data: Data?) -> String? { data.map { String(String(decoding: $0, as: UTF8.self).reversed()) } }
+    static func decodeReversed(_ data: Data?) -> String { data.map { String(String(decoding: $0, as: UTF8.self).reversed()) } ?? "" }
 
     static func summary(of object: AllTypes) -> String { "\(object.string)#\(object.int)" }
     static func setSummary(_ object: AllTypes, _ value: String) {

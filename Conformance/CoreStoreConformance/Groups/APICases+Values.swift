@@ -55,7 +55,7 @@ final class ConformanceValues: CoreStoreObject {
     @Field.Coded("reversed", coder: (encode: ConformanceValues.encodeReversed, decode: ConformanceValues.decodeReversed)) var reversed: String = ""
 
     static func encodeReversed(_ value: String) -> Data? { Data(String(value.reversed()).utf8) }
-    static func decodeReversed(_ data: Data?) -> String? { data.map { String(String(decoding: $0, as: UTF8.self).reversed()) } }
+    static func decodeReversed(_ data: Data?) -> String { data.map { String(String(decoding: $0, as: UTF8.self).reversed()) } ?? "" }
 }
 
 /// One family of values: how to set object `i` of `count`, and what to expect when reading it.

@@ -6,10 +6,12 @@ extension Field {
     ///
     /// ```swift
     /// @Field.Coded("tags", coder: FieldCoders.Json.self) var tags: [String] = []
-    /// @Field.Coded("color", coder: (encode: { $0.hexData }, decode: { Color(hexData: $0) }))
+    /// @Field.Coded("color", coder: (encode: { $0.hexData }, decode: { $0.flatMap(Color.init(hexData:)) ?? .black }))
     /// var color: Color = .black
+    /// @Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?
     /// ```
-    /// A value the decoder cannot read yields the initial value (and an assertion in the log).
+    /// A value a ``FieldCoderType`` cannot decode yields the initial value (and an assertion in
+    /// the log); a `(encode:decode:)` pair decides itself what unreadable bytes give.
     @propertyWrapper
     public struct Coded<V>: FieldDescribing {
         /// The stored key.
@@ -21,39 +23,53 @@ extension Field {
         let encode: (V) -> Data?
         let decode: (Data?) -> V?
 
-        /// Declares a coded attribute with a fixed initial value and custom closures.
+        /// Declares a coded attribute with a fixed initial value and custom closures; `decode`
+        /// is given `nil` when nothing is stored.
         public init(
-            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: String,
-            coder: (encode: (V) -> Data?, decode: (Data?) -> V?),
-            previousVersionKeyPath: String? = nil
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V)
         ) {
+            let decode = coder.decode
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, encode: coder.encode, decode: { decode($0) })
+        }
+
+        /// Declares a coded attribute with custom closures whose initial value is computed for
+        /// every inserted object.
+        public init(
+            _ keyPath: KeyPathString, previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V), dynamicInitialValue: @escaping () -> V
+        ) {
+            let decode = coder.decode
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, encode: coder.encode, decode: { decode($0) })
+        }
+
+        /// Declares a coded attribute with a fixed initial value and a ``FieldCoderType``.
+        public init<Coder: FieldCoderType>(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder fieldCoderType: Coder.Type
+        ) where Coder.FieldStoredValue == V {
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData)
+        }
+
+        /// Declares a coded attribute with a ``FieldCoderType`` whose initial value is computed
+        /// for every inserted object.
+        public init<Coder: FieldCoderType>(
+            _ keyPath: KeyPathString, previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type, dynamicInitialValue: @escaping () -> V
+        ) where Coder.FieldStoredValue == V {
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData)
+        }
+
+        init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, encode: @escaping (V) -> Data?, decode: @escaping (Data?) -> V?) {
             self.keyPath = keyPath
             self.previousVersionKeyPath = previousVersionKeyPath
             self.initialValue = initialValue
-            self.isDynamic = false
-            self.encode = coder.encode
-            self.decode = coder.decode
-        }
-
-        /// Declares a coded attribute with a fixed initial value and a ``FieldCoder``.
-        public init<Coder: FieldCoder>(
-            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: String,
-            coder: Coder.Type, previousVersionKeyPath: String? = nil
-        ) where Coder.FieldStoredValue == V {
-            self.init(wrappedValue: initialValue(), keyPath, coder: (encode: Coder.cs_toFieldStoredData, decode: Coder.cs_fromFieldStoredData), previousVersionKeyPath: previousVersionKeyPath)
-        }
-
-        /// Declares a coded attribute whose initial value is computed for every inserted object.
-        public init<Coder: FieldCoder>(
-            _ keyPath: String, coder: Coder.Type, dynamicInitialValue: @escaping () -> V,
-            previousVersionKeyPath: String? = nil
-        ) where Coder.FieldStoredValue == V {
-            self.keyPath = keyPath
-            self.previousVersionKeyPath = previousVersionKeyPath
-            self.initialValue = dynamicInitialValue
-            self.isDynamic = true
-            self.encode = Coder.cs_toFieldStoredData
-            self.decode = Coder.cs_fromFieldStoredData
+            self.isDynamic = isDynamic
+            self.encode = encode
+            self.decode = decode
         }
 
         /// Unavailable: the value lives in the object's context.
@@ -102,44 +118,44 @@ extension Field {
     }
 }
 
-/// Turns values of one type into stored bytes and back, for ``Field/Coded``.
-public protocol FieldCoder {
-    /// The type being coded.
-    associatedtype FieldStoredValue
-    /// Encodes a value; `nil` stores `nil`.
-    static func cs_toFieldStoredData(_ value: FieldStoredValue) -> Data?
-    /// Decodes stored bytes; `nil` means the bytes cannot be read.
-    static func cs_fromFieldStoredData(_ data: Data?) -> FieldStoredValue?
-}
+extension Field.Coded where V: FieldOptionalType {
+    /// Declares an optional coded attribute (starting as `nil` unless given) whose
+    /// ``FieldCoderType`` codes the wrapped type; `nil` is stored as nothing:
+    /// `@Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?`.
+    public init<Coder: FieldCoderType>(
+        wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                  encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
+                  decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } })
+    }
 
-/// Ready-made ``FieldCoder``s.
-public enum FieldCoders {
-    /// Codes any `Codable` value as JSON (keys sorted, so equal values store equal bytes).
-    public enum Json<V: Codable>: FieldCoder {
-        public typealias FieldStoredValue = V
-        public static func cs_toFieldStoredData(_ value: V) -> Data? {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return try? encoder.encode(value)
-        }
-        public static func cs_fromFieldStoredData(_ data: Data?) -> V? {
-            guard let data else { return nil }
-            return try? JSONDecoder().decode(V.self, from: data)
-        }
+    /// Declares an optional coded attribute whose initial value is computed for every inserted
+    /// object.
+    public init<Coder: FieldCoderType>(
+        _ keyPath: KeyPathString, previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+        coder: Coder.Type, dynamicInitialValue: @escaping () -> V
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+                  encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
+                  decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } })
     }
 }
 
-extension Field.Coded where V: Codable {
-    /// Declares a JSON-coded attribute: `@Field.Coded("tags", coder: FieldCoders.Json.self)`.
-    public init(
-        wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: String,
-        coder: FieldCoders.Json<V>.Type, previousVersionKeyPath: String? = nil
-    ) {
-        self.keyPath = keyPath
-        self.previousVersionKeyPath = previousVersionKeyPath
-        self.initialValue = initialValue
-        self.isDynamic = false
-        self.encode = { FieldCoders.Json<V>.cs_toFieldStoredData($0) }
-        self.decode = { FieldCoders.Json<V>.cs_fromFieldStoredData($0) }
-    }
+/// An `Optional`, as the optional forms of ``Field/Coded`` see it.
+public protocol FieldOptionalType: ExpressibleByNilLiteral {
+    /// The type inside.
+    associatedtype Wrapped
+    /// The value inside, or `nil`.
+    var cs_wrappedValue: Wrapped? { get }
+    /// The optional holding `value`.
+    static func cs_fromWrappedValue(_ value: Wrapped?) -> Self
+}
+
+extension Optional: FieldOptionalType {
+    /// `self`.
+    public var cs_wrappedValue: Wrapped? { self }
+    /// `value`.
+    public static func cs_fromWrappedValue(_ value: Wrapped?) -> Self { value }
 }
