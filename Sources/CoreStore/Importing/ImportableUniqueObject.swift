@@ -1,7 +1,3 @@
-/// A type usable as the unique identifier of imported objects: a stored field type that can
-/// also key a dictionary (integers, strings, UUIDs, dates, …).
-public typealias ImportableAttributeType = FieldStorableType & Hashable
-
 /// A model type whose import sources carry an identifier: importing a source whose identifier
 /// is already stored updates that object instead of inserting another.
 ///
@@ -33,7 +29,7 @@ public typealias ImportableAttributeType = FieldStorableType & Hashable
 /// ```
 public protocol ImportableUniqueObject: ImportableObject {
     /// The type of the identifier.
-    associatedtype UniqueIDType: ImportableAttributeType
+    associatedtype UniqueIDType: ImportableAttributeType, FieldStorableType
 
     /// The stored name of the field holding the identifier, for example
     /// `String(keyPath: \Person.$remoteID)`.
