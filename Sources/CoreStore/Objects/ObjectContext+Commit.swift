@@ -133,6 +133,7 @@ extension ObjectContext {
         changed.removeAll()
         deleted.removeAll()
         pendingErrors.removeAll()
+        resetUndoHistory()
     }
 
     private func changedKeys(_ state: ObjectState, since committed: Record) -> Set<String> {

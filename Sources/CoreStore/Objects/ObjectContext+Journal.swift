@@ -17,14 +17,14 @@ final class ChangeJournal {
         let wasDeleted: Bool
     }
 
-    fileprivate var saved: [ObjectIdentifier: SavedState] = [:]
-    fileprivate let insertionCount: Int
-    fileprivate let pendingErrorCount: Int
+    var saved: [ObjectIdentifier: SavedState] = [:]
+    let insertionCount: Int
+    let pendingErrorCount: Int
     /// Temporary record keys count down: an object whose key is below this one was inserted
     /// during the step, and rolling back drops it, so its values need no saving.
-    fileprivate let firstTemporaryKey: Int64
+    let firstTemporaryKey: Int64
 
-    fileprivate init(insertionCount: Int, pendingErrorCount: Int, firstTemporaryKey: Int64) {
+    init(insertionCount: Int, pendingErrorCount: Int, firstTemporaryKey: Int64) {
         self.insertionCount = insertionCount
         self.pendingErrorCount = pendingErrorCount
         self.firstTemporaryKey = firstTemporaryKey
@@ -58,11 +58,7 @@ extension ObjectContext {
         if state.recordID.isTemporary && state.recordID.key <= journal.firstTemporaryKey { return }
         let key = ObjectIdentifier(state)
         if journal.saved[key] != nil { return }
-        let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
-        journal.saved[key] = ChangeJournal.SavedState(
-            state: state, attributes: state.attributes, relationships: state.relationships, isDeleted: state.isDeleted,
-            wasChanged: changed[id] != nil, wasDeleted: deleted[id] != nil
-        )
+        journal.saved[key] = savedState(of: state)
     }
 
     private func closeJournal(_ journal: ChangeJournal, keeping: Bool) {
@@ -75,17 +71,7 @@ extension ObjectContext {
             }
             return
         }
-        for saved in journal.saved.values {
-            let state = saved.state
-            state.updateValues {
-                state.attributes = saved.attributes
-                state.relationships = saved.relationships
-                state.isDeleted = saved.isDeleted
-            }
-            let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
-            changed[id] = saved.wasChanged ? state : nil
-            deleted[id] = saved.wasDeleted ? state : nil
-        }
+        restore(journal.saved.values)
         if inserted.count > journal.insertionCount {
             for state in inserted[journal.insertionCount...] {
                 state.updateValues { state.isDeleted = true }
@@ -96,5 +82,29 @@ extension ObjectContext {
         if pendingErrors.count > journal.pendingErrorCount {
             pendingErrors.removeSubrange(journal.pendingErrorCount...)
         }
+    }
+
+    /// Puts saved values and pending-change membership back (call with the lock held).
+    func restore<S: Sequence>(_ savedStates: S) where S.Element == ChangeJournal.SavedState {
+        for saved in savedStates {
+            let state = saved.state
+            state.updateValues {
+                state.attributes = saved.attributes
+                state.relationships = saved.relationships
+                state.isDeleted = saved.isDeleted
+            }
+            let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
+            changed[id] = saved.wasChanged ? state : nil
+            deleted[id] = saved.wasDeleted ? state : nil
+        }
+    }
+
+    /// `state`'s values and pending-change membership now (call with the lock held).
+    func savedState(of state: ObjectState) -> ChangeJournal.SavedState {
+        let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
+        return ChangeJournal.SavedState(
+            state: state, attributes: state.attributes, relationships: state.relationships, isDeleted: state.isDeleted,
+            wasChanged: changed[id] != nil, wasDeleted: deleted[id] != nil
+        )
     }
 }

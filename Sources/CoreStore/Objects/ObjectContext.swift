@@ -42,8 +42,11 @@ final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var pendingErrors: [CoreStoreError] = []
     /// False once a closure transaction has ended; its objects can no longer change.
     var isActive = true
-    /// The journals of the all-or-nothing steps in progress, innermost last.
+    /// The journals of the all-or-nothing steps in progress, innermost last (an undo group's,
+    /// when the transaction supports undo, is the outermost).
     @exclusivity(unchecked) var journals: [ChangeJournal] = []
+    /// The undo and redo steps of a transaction begun with `beginUnsafe(supportsUndo: true)`.
+    @exclusivity(unchecked) var undoHistory: UndoHistory?
     /// For each store (by `AttachedStore.id`), its commit sequence while every committed value
     /// this transaction read is still what the store holds (see `ChangeSet.baseSequence`).
     var baseSequences: [UInt64: UInt64] = [:]
@@ -64,7 +67,7 @@ final class ObjectContext: @unchecked Sendable {
         registeredObjects[id]
     }
 
-    private func register(_ object: CoreStoreObject, as id: ObjectID) {
+    func register(_ object: CoreStoreObject, as id: ObjectID) {
         guard !isFinished else { return }
         registeredObjects[id] = object
     }

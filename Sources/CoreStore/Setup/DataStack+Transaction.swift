@@ -66,6 +66,15 @@ extension DataStack {
         UnsafeDataTransaction(dataStack: self)
     }
 
+    /// Begins an unsafe transaction that, with `supportsUndo`, records its changes in groups
+    /// for ``UnsafeDataTransaction/undo()`` and ``UnsafeDataTransaction/redo()`` (a group ends
+    /// at each ``UnsafeDataTransaction/flush()``).
+    public func beginUnsafe(supportsUndo: Bool) -> UnsafeDataTransaction {
+        let transaction = UnsafeDataTransaction(dataStack: self)
+        if supportsUndo { transaction.context.enableUndo() }
+        return transaction
+    }
+
     /// Runs a closure transaction and commits it; always ends the transaction.
     func runTransaction<Transaction: BaseDataTransaction, T>(_ transaction: Transaction, _ task: (Transaction) throws -> T) -> Result<T, CoreStoreError> {
         var deliveries: [ObservationDelivery] = []

@@ -44,9 +44,37 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     }
 
     /// Discards every uncommitted change: inserted objects disappear, changed and deleted ones
-    /// return to their last committed values.
+    /// return to their last committed values. The undo history is forgotten.
     public func rollback() {
         context.rollback()
+    }
+
+    // MARK: Undo
+
+    /// Reverts the last group of changes (see ``flush()``), when the transaction was begun with
+    /// `beginUnsafe(supportsUndo: true)`: changed objects get their values back, objects it
+    /// inserted disappear, objects it deleted return. Does nothing otherwise, or when there is
+    /// nothing to undo. A commit or a rollback forgets the history.
+    public func undo() {
+        context.undo()
+    }
+
+    /// Makes again the last group of changes ``undo()`` reverted. A new change after an undo
+    /// forgets what could be redone.
+    public func redo() {
+        context.redo()
+    }
+
+    /// Ends the current group of changes: the next ``undo()`` reverts what was changed since
+    /// the previous flush (or the start), and nothing before.
+    public func flush() {
+        context.flushUndoStep()
+    }
+
+    /// Runs `closure`, then ends the group of changes it made (see ``flush()``).
+    public func flush(closure: () throws -> Void) rethrows {
+        defer { flush() }
+        try closure()
     }
 }
 
@@ -64,6 +92,7 @@ extension ObjectContext {
             deleted.removeAll()
             pendingErrors.removeAll()
             for state in allStates() { state.restoreCommitted() }
+            resetUndoHistory()
         }
     }
 }
