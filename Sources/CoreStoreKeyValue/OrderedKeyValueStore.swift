@@ -90,6 +90,13 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
 extension OrderedKeyValueStore {
     /// ``open()``, then `check`; closes the store when `check` throws.
     public func open(confirmingWith check: () throws -> Void) throws {
+        try openThenConfirm(open, with: check)
+    }
+
+    /// Runs `open` (one of the engine's ways to open), then `check`; closes the store when
+    /// `check` throws. The shape of ``open(confirmingWith:)`` for an engine's own open steps,
+    /// such as an ``openExisting(confirmingWith:)`` that must not create the store.
+    public func openThenConfirm(_ open: () throws -> Void, with check: () throws -> Void) throws {
         try open()
         do {
             try check()

@@ -120,13 +120,7 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// Opens the environment only if the directory holds one, then runs `check`; closes it when
     /// `check` throws. An absent store throws `incompatibleStore` and nothing is created.
     public func openExisting(confirmingWith check: () throws -> Void) throws {
-        try open(creatingWhenAbsent: false)
-        do {
-            try check()
-        } catch {
-            close()
-            throw error
-        }
+        try openThenConfirm({ try open(creatingWhenAbsent: false) }, with: check)
     }
 
     private func open(creatingWhenAbsent: Bool) throws {

@@ -34,13 +34,7 @@ public final class AppendLogEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// Opens the store only if its directory holds a log, then runs `check`; nothing is created
     /// (the store tools open what they read this way).
     public func openExisting(confirmingWith check: () throws -> Void) throws {
-        try open(creatingWhenAbsent: false)
-        do {
-            try check()
-        } catch {
-            close()
-            throw error
-        }
+        try openThenConfirm({ try open(creatingWhenAbsent: false) }, with: check)
     }
 
     private func open(creatingWhenAbsent: Bool) throws {
