@@ -33,6 +33,8 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     private var query: ListQuery
     /// Guarded by `lock`.
     private var state: ListState
+    /// The whole list behind ``state`` when the request has a `fetchOffset` or `fetchLimit`.
+    private var window: ListWindow?
     private var observers: [ListObserverBox<O>] = []
     private var sinks: [UUID: ListChangeSink] = [:]
     private var pendingRefetches = 0
@@ -46,9 +48,10 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
         self.deliveryQueue = deliveryQueue
         self.query = query
         self.state = ListState(ordering: query.ordering, isSectioned: sectionBy != nil)
+        let isSectioned = sectionBy != nil
         try dataStack.addCommitObserver(self) { () throws(CoreStoreError) in
             let entries = try query.currentEntries(in: dataStack.mainContext)
-            lock.withLock { state.replaceAll(entries) }
+            lock.withLock { (state, window) = query.makeState(entries: entries, isSectioned: isSectioned) }
         }
     }
 
@@ -137,7 +140,7 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
             lock.withLock { pendingRefetches += 1 }
             let isSectioned = sectionKey != nil
             delivery.schedule { [weak self] in
-                self?.deliverRefetch(ListState(ordering: query.ordering, isSectioned: isSectioned, entries: entries))
+                self?.deliverRefetch(query.makeState(entries: entries, isSectioned: isSectioned))
             }
         }
     }
@@ -145,7 +148,10 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     // MARK: Delivery
 
     private func deliverChanges(_ delta: ListDelta) {
-        let changes = lock.withLock { state.apply(delta) }
+        let changes = lock.withLock {
+            guard window != nil else { return state.apply(delta) }
+            return state.apply(window!.visibleDelta(for: delta))
+        }
         if changes.isEmpty { return }
         let (observers, sinks) = lock.withLock { (self.observers, Array(self.sinks.values)) }
         let context = dataStack.mainContext
@@ -189,11 +195,11 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
         for sink in sinks { sink.send(changes) }
     }
 
-    private func deliverRefetch(_ newState: ListState) {
+    private func deliverRefetch(_ newState: (ListState, ListWindow?)) {
         let observers = lock.withLock { self.observers }
         for box in observers { box.willRefetch?(self) }
         let sinks = lock.withLock {
-            state = newState
+            (state, window) = newState
             pendingRefetches -= 1
             return Array(self.sinks.values)
         }

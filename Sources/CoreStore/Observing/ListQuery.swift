@@ -13,6 +13,9 @@ struct ListQuery {
     /// The entities whose values the filter reads through key paths (the listed entity too,
     /// for a path like `friends.name`); see ``inverseLinks`` for what a change to one re-examines.
     let relatedEntities: Set<String>
+    /// The members shown, from the request's `fetchOffset` and `fetchLimit`; `nil` shows every
+    /// member. The query itself always follows every matching object.
+    let window: (offset: Int, limit: Int?)?
     /// For each related entity, the ordinals of its relationships that lead back to listed
     /// objects: a change to a related record re-examines only the listed objects it points
     /// back at. `nil` when a key path crosses more than one relationship or one without an
@@ -32,9 +35,13 @@ struct ListQuery {
                 throw .invalidPredicate(message: "a sectioned list must be ordered by its section key '\(sectionKey)' first, but its first sort key is '\(specification.sortDescriptors[0].key)'")
             }
         }
-        if specification.tweaks.fetchLimit != 0 || specification.tweaks.fetchOffset != 0 {
-            throw .invalidPredicate(message: "list monitors and publishers follow every matching object; fetchLimit and fetchOffset are not supported (fetch a page with fetchAll instead)")
+        let tweaks = specification.tweaks
+        if tweaks.fetchLimit < 0 || tweaks.fetchOffset < 0 {
+            throw .invalidPredicate(message: "a list's fetchLimit and fetchOffset cannot be negative (fetchLimit \(tweaks.fetchLimit), fetchOffset \(tweaks.fetchOffset))")
         }
+        self.window = tweaks.fetchLimit == 0 && tweaks.fetchOffset == 0 ? nil : (tweaks.fetchOffset, tweaks.fetchLimit > 0 ? tweaks.fetchLimit : nil)
+        specification.tweaks.fetchLimit = 0
+        specification.tweaks.fetchOffset = 0
         let target = try stack.gateway.target(of: specification)
         let entity = target.entity, stores = target.stores
         self.specification = specification
@@ -52,6 +59,14 @@ struct ListQuery {
             specification.predicate.flatMap { Self.inverseLinks(of: $0, from: entity.name, schema: store.schema) }
         }
         self.gateway = stack.gateway
+    }
+
+    /// A list state for `entries` (every member, in any order) and, for a request with a
+    /// window, the window the state shows.
+    func makeState(entries: [ListEntry], isSectioned: Bool) -> (ListState, ListWindow?) {
+        guard let window else { return (ListState(ordering: ordering, isSectioned: isSectioned, entries: entries), nil) }
+        let listWindow = ListWindow(offset: window.offset, limit: window.limit, ordering: ordering, entries: entries)
+        return (ListState(ordering: ordering, isSectioned: isSectioned, entries: listWindow.visibleEntries), listWindow)
     }
 
     /// Every member now, from the stores.

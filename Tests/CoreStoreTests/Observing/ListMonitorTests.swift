@@ -183,7 +183,7 @@ struct ListMonitorTests {
     @Test func badRequestsThrow() throws {
         let stack = try makeStack(.inMemory)
         #expect(throws: CoreStoreError.self) { try stack.monitorList(From<Person>().where(Where<Person>("nosuchkey == 1"))) }
-        #expect(throws: CoreStoreError.self) { try stack.monitorList(From<Person>().tweak { $0.fetchLimit = 3 }) }
+        #expect(throws: CoreStoreError.self) { try stack.monitorList(From<Person>().tweak { $0.fetchLimit = -3 }) }
     }
 
     @Test func observersAreHeldWeaklyAndCanBeRemoved() throws {
