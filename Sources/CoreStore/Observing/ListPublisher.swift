@@ -16,19 +16,21 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
     private let lock = NSLock()
     private var current: ListSnapshot<O>
     private let observers = PublisherObservers<ListPublisher<O>>()
-    private var streams: [UUID: AsyncStream<ListSnapshot<O>>.Continuation] = [:]
+    private let snapshotStreams = AsyncStreamFanOut<ListSnapshot<O>>()
+    private let changeStreams = AsyncStreamFanOut<ListChanges>()
     private var sinkToken: UUID?
 
     init(monitor: ListMonitor<O>) {
         self.dataStack = monitor.dataStack
         self.monitor = monitor
         self.current = Self.snapshot(of: monitor)
-        sinkToken = monitor.addSink(ListChangeSink(send: { [weak self] _ in self?.publish() }, finish: {}))
+        sinkToken = monitor.addSink(ListChangeSink(send: { [weak self] changes in self?.publish(changes) }, finish: {}))
     }
 
     deinit {
         if let sinkToken { monitor.removeSink(sinkToken) }
-        for continuation in streams.values { continuation.finish() }
+        snapshotStreams.finish()
+        changeStreams.finish()
     }
 
     /// The list as of the last delivered commit.
@@ -51,17 +53,15 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
     /// The current snapshot, then one after every commit that changes the list. Cancelling the
     /// iterating task unsubscribes; the sequence ends when the publisher goes away.
     public var snapshots: AsyncStream<ListSnapshot<O>> {
-        AsyncStream { continuation in
-            let token = UUID()
-            lock.withLock {
-                continuation.yield(current)
-                streams[token] = continuation
-            }
-            continuation.onTermination = { [weak self] _ in
-                guard let self else { return }
-                self.lock.withLock { _ = self.streams.removeValue(forKey: token) }
-            }
-        }
+        lock.withLock { snapshotStreams.makeStream(initial: current) }
+    }
+
+    /// What each commit changed in the list, as ``ListMonitor/changes`` reports it (a refetch
+    /// arrives as a value whose ``ListChanges/isRefetch`` is `true`); when a value arrives,
+    /// ``snapshot`` already shows the list after it. Cancelling the iterating task
+    /// unsubscribes; the sequence ends when the publisher goes away.
+    public var changes: AsyncStream<ListChanges> {
+        changeStreams.makeStream()
     }
 
     /// Replaces the filter, order and tweaks (the `From` and sections stay); observers hear
@@ -75,14 +75,12 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
         try monitor.refetch(fetchClauses)
     }
 
-    private func publish() {
+    private func publish(_ changes: ListChanges) {
         let snapshot = Self.snapshot(of: monitor)
-        let streams = lock.withLock {
-            current = snapshot
-            return Array(self.streams.values)
-        }
+        lock.withLock { current = snapshot }
         observers.notify(self)
-        for continuation in streams { continuation.yield(snapshot) }
+        snapshotStreams.send(snapshot)
+        changeStreams.send(changes)
     }
 
     private static func snapshot(of monitor: ListMonitor<O>) -> ListSnapshot<O> {

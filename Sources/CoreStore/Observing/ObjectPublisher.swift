@@ -22,7 +22,8 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     private var monitor: ObjectMonitor<O>?
     private var sinkToken: UUID?
     private let observers = PublisherObservers<ObjectPublisher<O>>()
-    private var streams: [UUID: AsyncStream<ObjectSnapshot<O>?>.Continuation] = [:]
+    private let snapshotStreams = AsyncStreamFanOut<ObjectSnapshot<O>?>()
+    private let changeStreams = AsyncStreamFanOut<ObjectChange>()
 
     init(dataStack: DataStack, objectID: ObjectID, deliveryQueue: DispatchQueue = .main) {
         self.dataStack = dataStack
@@ -32,7 +33,8 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
 
     deinit {
         if let sinkToken { monitor?.removeSink(sinkToken) }
-        for continuation in streams.values { continuation.finish() }
+        snapshotStreams.finish()
+        changeStreams.finish()
     }
 
     /// The identifier.
@@ -65,20 +67,25 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     /// the end of the sequence once it is deleted. Cancelling the iterating task unsubscribes.
     public var snapshots: AsyncStream<ObjectSnapshot<O>?> {
         startFollowing()
-        return AsyncStream { continuation in
-            let token = UUID()
-            let current = snapshot
-            continuation.yield(current)
-            if current == nil {
+        let current = snapshot
+        if current == nil {
+            return AsyncStream { continuation in
+                continuation.yield(nil)
                 continuation.finish()
-                return
-            }
-            lock.withLock { streams[token] = continuation }
-            continuation.onTermination = { [weak self] _ in
-                guard let self else { return }
-                self.lock.withLock { _ = self.streams.removeValue(forKey: token) }
             }
         }
+        return snapshotStreams.makeStream(initial: current)
+    }
+
+    /// What each commit did to the object, as ``ObjectMonitor/changes`` reports it: the stored
+    /// keys it changed, or ``ObjectChange/deleted``, after which the sequence ends (at once for
+    /// an object already deleted). Cancelling the iterating task unsubscribes.
+    public var changes: AsyncStream<ObjectChange> {
+        startFollowing()
+        if object == nil {
+            return AsyncStream { $0.finish() }
+        }
+        return changeStreams.makeStream()
     }
 
     private func startFollowing() {
@@ -98,12 +105,11 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
 
     private func publish(_ change: ObjectChange) {
         observers.notify(self)
-        let streams = lock.withLock { Array(self.streams.values) }
         let current = change == .deleted ? nil : snapshot
-        for continuation in streams {
-            continuation.yield(current)
-            if current == nil { continuation.finish() }
-        }
+        snapshotStreams.send(current)
+        if current == nil { snapshotStreams.finish() }
+        changeStreams.send(change)
+        if change == .deleted { changeStreams.finish() }
     }
 
     /// Equal when they follow the same object of the same stack.

@@ -176,7 +176,7 @@ struct ListMonitorWindowTests {
 
     @Test(arguments: StoreKind.allCases)
     func refetchChangesThePage(_ kind: StoreKind) throws {
-        let (stack, monitor, recorder) = try pageFixture(kind)
+        let (_, monitor, recorder) = try pageFixture(kind)
         try monitor.refetch(OrderBy<Person>(.ascending(\.$name)), Tweak { $0.fetchOffset = 0; $0.fetchLimit = 3 })
         monitor.delivery.flush()
         #expect(recorder.events == ["willRefetch", "didRefetch"])

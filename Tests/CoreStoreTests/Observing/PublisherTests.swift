@@ -111,4 +111,51 @@ struct PublisherTests {
         for await snapshot in stream { names.append(snapshot?.$name) }
         #expect(names == ["Ann", "Anna", nil])
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func listPublisherChangesFollowCommitsAfterTheSnapshot(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
+        try insertPeople(stack, [("Bob", 2)])
+        let publisher = try stack.publishList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        var iterator = publisher.changes.makeAsyncIterator()
+        try insertPeople(stack, [("Ann", 1)])
+        let inserted = try #require(await iterator.next())
+        #expect(inserted.insertedObjects.map(\.indexPath) == [IndexPath(item: 0, section: 0)])
+        #expect(publisher.snapshot.count == 2)
+        try stack.perform(synchronous: { t in t.delete(try t.fetchAll(From<Person>().where(\.$name == "Bob"))) })
+        let deleted = try #require(await iterator.next())
+        #expect(deleted.deletedObjects.map(\.indexPath) == [IndexPath(item: 1, section: 0)])
+        try publisher.refetch(OrderBy<Person>(.descending(\.$name)))
+        #expect(await iterator.next()?.isRefetch == true)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func objectPublisherChangesNameTheKeysAndEndAtDeletion(_ kind: StoreKind) async throws {
+        let stack = try makeStack(kind)
+        try insertPeople(stack, [("Ann", 1)])
+        let ann = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Ann")))
+        let publisher = stack.publishObject(ann, deliveryQueue: makeDeliveryQueue())
+        let stream = publisher.changes
+        try stack.perform(synchronous: { t in t.edit(ann)?.age = 5 })
+        try stack.perform(synchronous: { t in if let a = t.edit(ann) { t.delete(a) } })
+        var seen: [ObjectChange] = []
+        for await change in stream { seen.append(change) }
+        #expect(seen == [.updated(changedPersistentKeys: ["age"]), .deleted])
+        // A deleted object's sequence ends at once.
+        var after: [ObjectChange] = []
+        for await change in publisher.changes { after.append(change) }
+        #expect(after.isEmpty)
+    }
+
+    @Test func aPublisherThatGoesAwayEndsItsSequences() async throws {
+        let stack = try makeStack(.inMemory)
+        var publisher: ListPublisher<Person>? = try stack.publishList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        let changes = try #require(publisher).changes
+        let snapshots = try #require(publisher).snapshots
+        publisher = nil
+        var count = 0
+        for await _ in changes { count += 1 }
+        for await _ in snapshots { count += 1 }
+        #expect(count == 1)
+    }
 }
