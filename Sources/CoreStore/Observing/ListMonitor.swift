@@ -42,8 +42,13 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     private var sinks: [UUID: ListChangeSink] = [:]
     private var pendingRefetches = 0
 
-    init(dataStack: DataStack, from: From<O>, specification: CoreStoreFetchRequest, sectionBy: SectionBy<O>?, deliveryQueue: DispatchQueue) throws(CoreStoreError) {
+    convenience init(dataStack: DataStack, from: From<O>, specification: CoreStoreFetchRequest, sectionBy: SectionBy<O>?, deliveryQueue: DispatchQueue) throws(CoreStoreError) {
         let query = try ListQuery(specification, sectionKey: sectionBy?.sectionKeyPath, stack: dataStack)
+        try self.init(dataStack: dataStack, from: from, query: query, sectionBy: sectionBy, deliveryQueue: deliveryQueue)
+    }
+
+    /// A monitor of a validated query: reads the list and starts following commits.
+    init(dataStack: DataStack, from: From<O>, query: ListQuery, sectionBy: SectionBy<O>?, deliveryQueue: DispatchQueue) throws(CoreStoreError) {
         self.dataStack = dataStack
         self.sectionBy = sectionBy
         self.from = from
