@@ -137,13 +137,18 @@ extension ObjectContext {
     }
 
     private func changedKeys(_ state: ObjectState, since committed: Record) -> Set<String> {
+        Self.changedKeys(from: committed, to: state.record, of: state.entity.description)
+    }
+
+    /// The names of the fields whose values differ between two versions of one record (an
+    /// unordered to-many relationship differs only in its members, not their order).
+    static func changedKeys(from old: Record, to new: Record, of description: EntityDescription) -> Set<String> {
         var keys = Set<String>()
-        let description = state.entity.description
-        for i in description.attributes.indices where state.attributes[i] != committed.attributes[i] {
+        for i in description.attributes.indices where new.attributes[i] != old.attributes[i] {
             keys.insert(description.attributes[i].name)
         }
-        for i in description.relationships.indices where state.relationships[i] != committed.relationships[i] {
-            if description.relationships[i].kind == .toManyUnordered, Set(state.relationships[i]) == Set(committed.relationships[i]) { continue }
+        for i in description.relationships.indices where new.relationships[i] != old.relationships[i] {
+            if description.relationships[i].kind == .toManyUnordered, Set(new.relationships[i]) == Set(old.relationships[i]) { continue }
             keys.insert(description.relationships[i].name)
         }
         return keys

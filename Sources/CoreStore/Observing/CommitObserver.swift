@@ -5,6 +5,18 @@ protocol CommitObserver: AnyObject {
     /// commit. Works out what it means for the observer, schedules the notifications and
     /// returns the delivery that will send them (`nil`: nothing to tell).
     func stackDidCommit(_ commits: [StoreCommit]) -> ObservationDelivery?
+
+    /// Called inside the stack's commit lock after its objects were read from storage again
+    /// (``DataStack/refreshAndMergeAllObjects()``): `commits` holds what changed among the
+    /// objects it held, but storage may have changed beyond them (another writer of the store).
+    /// By default handled as a commit.
+    func stackDidRefresh(_ commits: [StoreCommit]) -> ObservationDelivery?
+}
+
+extension CommitObserver {
+    func stackDidRefresh(_ commits: [StoreCommit]) -> ObservationDelivery? {
+        commits.isEmpty ? nil : stackDidCommit(commits)
+    }
 }
 
 /// A registry entry that does not keep its observer alive.

@@ -264,6 +264,29 @@ extension ListMonitor: CommitObserver {
         delivery.schedule { [weak self] in self?.deliverChanges(delta) }
         return delivery
     }
+
+    /// Storage may have changed beyond what the stack's objects show: the whole list is read
+    /// again and compared with what the monitor shows (objects that changed in place are
+    /// reported updated when the stack held them).
+    func stackDidRefresh(_ commits: [StoreCommit]) -> ObservationDelivery? {
+        var delta = ListDelta(isComplete: true)
+        do {
+            for entry in try query.currentEntries(in: dataStack.mainContext) { delta.matches[entry.id] = entry }
+        } catch {
+            _ = Log.error(error, "A list monitor of \(O.self) could not read its list again; it keeps its previous list.")
+            return nil
+        }
+        for commit in commits {
+            for record in commit.updated { delta.updated.insert(ObjectID(storeID: commit.store.id, recordID: record.id)) }
+            for (id, record) in zip(commit.deleted, commit.deletedRecords) { delta.records[ObjectID(storeID: commit.store.id, recordID: id)] = record }
+        }
+        // Members that leave without the stack ever having held them are handed to observers
+        // with what the list knew of them.
+        let leaving = lock.withLock { state.entries.filter { delta.matches[$0.id] == nil && delta.records[$0.id] == nil } }
+        for entry in leaving { delta.records[entry.id] = query.lastKnownRecord(of: entry) }
+        delivery.schedule { [weak self] in self?.deliverChanges(delta) }
+        return delivery
+    }
 }
 
 /// A subscriber to a monitor's change batches (an async sequence or a publisher).

@@ -74,6 +74,18 @@ struct ListQuery {
         try context.fetchRecords(specification).map { store, record throws(CoreStoreError) in try entry(for: record, in: store) }
     }
 
+    /// The values known of a member whose record is gone and was never read by the stack (a
+    /// delete made behind it): its sort keys, every other field at its initial value.
+    func lastKnownRecord(of entry: ListEntry) -> Record? {
+        guard let store = stores.first(where: { $0.id == entry.id.storeID }),
+              let entity = runtime.entitiesByName[entry.id.recordID.entity] else { return nil }
+        var record = entity.initialRecord(id: entry.id.recordID)
+        for (descriptor, value) in zip(sortDescriptors, entry.sortValues) {
+            if let ordinal = store.schema.attributeOrdinal(descriptor.key, in: entity.name) { record.attributes[ordinal] = value }
+        }
+        return record
+    }
+
     /// What `commits` mean for the list.
     func delta(for commits: [StoreCommit], context: ObjectContext) throws(CoreStoreError) -> ListDelta {
         var delta = ListDelta()

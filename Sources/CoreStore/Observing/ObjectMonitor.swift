@@ -22,6 +22,9 @@ public final class ObjectMonitor<O: CoreStoreObject>: @unchecked Sendable, Custo
     private var observers: [ObjectObserverBox<O>] = []
     private var sinks: [UUID: ObjectChangeSink] = [:]
     private var deleted = false
+    /// The object in the stack's context, held so that the context keeps it (and so re-reads
+    /// it in ``DataStack/refreshAndMergeAllObjects()``).
+    private var heldObject: CoreStoreObject?
 
     init(dataStack: DataStack, objectID: ObjectID, deliveryQueue: DispatchQueue) throws(CoreStoreError) {
         if objectID.isTemporary {
@@ -32,8 +35,11 @@ public final class ObjectMonitor<O: CoreStoreObject>: @unchecked Sendable, Custo
         self.delivery = ObservationDelivery.on(deliveryQueue)
         self.deliveryQueue = deliveryQueue
         try dataStack.addCommitObserver(self) { () throws(CoreStoreError) in
-            let exists = dataStack.mainContext.object(for: objectID) != nil
-            lock.withLock { deleted = !exists }
+            let object = dataStack.mainContext.object(for: objectID)
+            lock.withLock {
+                deleted = object == nil
+                heldObject = object
+            }
         }
     }
 
@@ -97,7 +103,7 @@ public final class ObjectMonitor<O: CoreStoreObject>: @unchecked Sendable, Custo
 
     private func deliver(_ change: ObjectChange, lastKnown: Record?) {
         let (observers, sinks) = lock.withLock {
-            if change == .deleted { deleted = true }
+            if change == .deleted { deleted = true; heldObject = nil }
             return (self.observers, Array(self.sinks.values))
         }
         let object = dataStack.mainContext.observedObject(for: objectID, lastKnown: lastKnown) as? O

@@ -140,6 +140,23 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
         }
     }
 
+    /// Reads the read-only context's objects from storage again (under the commit lock, so no
+    /// commit of this stack interleaves) and lets monitors re-examine what they show. Returns
+    /// the deliveries that will tell observers.
+    func refreshMainContext() throws(CoreStoreError) -> [ObservationDelivery] {
+        try commitLock.locked { () throws(CoreStoreError) -> [ObservationDelivery] in
+            let commits = try mainContext.refreshAllObjects()
+            let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
+            var deliveries: [ObservationDelivery] = []
+            for observer in observers {
+                if let delivery = observer.stackDidRefresh(commits), !deliveries.contains(where: { $0 === delivery }) {
+                    deliveries.append(delivery)
+                }
+            }
+            return deliveries
+        }
+    }
+
     /// Registers a monitor for every commit and runs `start` while no commit can happen, so
     /// that what `start` reads and the first commit the monitor sees fit together.
     func addCommitObserver<T>(_ observer: any CommitObserver, start: () throws(CoreStoreError) -> T) throws(CoreStoreError) -> T {
