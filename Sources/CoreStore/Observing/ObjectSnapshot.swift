@@ -4,12 +4,14 @@ import CoreStoreStorage
 /// compare, or show. Read fields by their projected names: `snapshot.$name`, `snapshot.$age`.
 ///
 /// Relationships read as publishers of the related objects (`snapshot.$master` is an
-/// `ObjectPublisher<Person>?`); their values are read when asked.
+/// `ObjectPublisher<Person>?`); their values are read when asked. Virtual fields are computed
+/// from the snapshot's values. Stored and coded fields can be set: that changes this value
+/// only (to prepare an edit or compare with one), never the object or its store.
 @dynamicMemberLookup
 public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiable {
     /// The object's identifier.
     public let objectID: ObjectID
-    let record: Record
+    private(set) var record: Record
     let entity: EntityDescription
     let dataStack: DataStack
 
@@ -31,22 +33,41 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
     /// The object's identifier.
     public var id: ObjectID { objectID }
 
-    /// The value of a stored field.
+    /// The value of a stored field; setting it changes this snapshot only.
     public subscript<V: FieldStorableType>(dynamicMember keyPath: KeyPath<O, Field.Stored<V>>) -> V {
-        let key = FieldKeys.key(keyPath, on: O.self)
-        if let ordinal = entity.attributeOrdinal(key), let value = V.cs_fromStoredValue(record.attributes[ordinal]) {
-            return value
+        get {
+            let key = FieldKeys.key(keyPath, on: O.self)
+            if let ordinal = entity.attributeOrdinal(key), let value = V.cs_fromStoredValue(record.attributes[ordinal]) {
+                return value
+            }
+            return O(asMeta: ())[keyPath: keyPath].initialValue()
         }
-        return O(asMeta: ())[keyPath: keyPath].initialValue()
+        set {
+            guard let ordinal = entity.attributeOrdinal(FieldKeys.key(keyPath, on: O.self)) else { return }
+            record.attributes[ordinal] = newValue.cs_toStoredValue()
+        }
     }
 
-    /// The decoded value of a coded field.
+    /// The decoded value of a coded field; setting it changes this snapshot only.
     public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Coded<V>>) -> V {
-        let field = O(asMeta: ())[keyPath: keyPath]
-        if let ordinal = entity.attributeOrdinal(field.keyPath), case .bytes(let data) = record.attributes[ordinal], let value = field.decode(data) {
-            return value
+        get {
+            let field = O(asMeta: ())[keyPath: keyPath]
+            if let ordinal = entity.attributeOrdinal(field.keyPath), case .bytes(let data) = record.attributes[ordinal], let value = field.decode(data) {
+                return value
+            }
+            return field.initialValue()
         }
-        return field.initialValue()
+        set {
+            let field = O(asMeta: ())[keyPath: keyPath]
+            guard let ordinal = entity.attributeOrdinal(field.keyPath) else { return }
+            record.attributes[ordinal] = field.encode(newValue).map { .bytes($0) } ?? .null
+        }
+    }
+
+    /// The value of a virtual field, computed by its getter from this snapshot's values.
+    public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Virtual<V>>) -> V {
+        let field = O(asMeta: ())[keyPath: keyPath]
+        return field.getter(dataStack.detachedObject(O.self, showing: record, storeID: objectID.storeID) ?? O(asMeta: ()))
     }
 
     /// The destination of a to-one relationship.
@@ -80,5 +101,14 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
     public func hash(into hasher: inout Hasher) {
         hasher.combine(objectID)
         hasher.combine(record)
+    }
+}
+
+extension DataStack {
+    /// An instance of `O` showing `record`, registered nowhere: what a virtual field's getter
+    /// reads when it computes a snapshot's value. `nil` when the store is no longer attached.
+    func detachedObject<O: CoreStoreObject>(_ type: O.Type, showing record: Record, storeID: UInt64) -> O? {
+        guard let store = gateway.store(withID: storeID), let entity = gateway.runtime.entitiesByName[record.id.entity] else { return nil }
+        return mainContext.makeInstance(of: entity, in: store, record: record, isCommitted: true) as? O
     }
 }
