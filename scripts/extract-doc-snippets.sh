@@ -1,38 +1,49 @@
 #!/usr/bin/env bash
-# Copies the Swift code blocks of README.md, verbatim, into a test file that compiles them:
-# each block marked `<!-- snippet: NAME run|compile -->` becomes the body of a method NAME of
-# `ReadmeSnippets` (Tests/CoreStoreTests/DocSnippets/ReadmeSnippets.swift declares what the
-# blocks use without declaring it). Its `import` lines go to the top of the file. The test
-# suite checks that the file matches README.md; run this script after editing a block.
+# Copies the Swift code blocks of the documentation, verbatim, into test files that compile
+# them. A block marked `<!-- snippet: NAME run|compile -->` becomes the body of a method NAME of
+# the document's snippet class (declared beside the generated file: it provides what the blocks
+# use without declaring it); its `import` lines go to the top of the file. A block marked
+# `<!-- excerpt: PATH -->` is a copy of the code of a compiled file and is only checked.
+# The test suite (`DocumentationBlockTests`) checks that every block is marked and matches;
+# run this script after editing a snippet block.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=Tests/CoreStoreTests/DocSnippets/README+Snippets.swift
-awk '
-BEGIN {
-    print "// Generated from README.md by scripts/extract-doc-snippets.sh: edit the README, then run the"
-    print "// script. Each method is one code block of the README, verbatim."
-    print "import Foundation"
-    print "import CoreStore"
-    print "import CoreStoreInMemory"
-    print "import CoreStoreSQLite"
-    print ""
-    print "extension ReadmeSnippets {"
-}
-/^<!-- snippet: [A-Za-z0-9_]+ (run|compile) -->$/ { name = $3; next }
-/^```swift$/ {
-    if (name == "") next
-    inside = 1
-    print "    /// README.md, the `" name "` block."
-    print "    func " name "() async throws {"
-    next
-}
-/^```$/ {
-    if (inside) { print "    }"; print ""; inside = 0; name = "" }
-    next
-}
-inside && /^import / { next }
-inside { if ($0 == "") print ""; else print "        " $0; next }
-{ if ($0 != "") name = "" }
-END { print "}" }
-' README.md > "$out"
-echo "wrote $out"
+
+# document : snippet class : generated file : modules to import
+documents=(
+  "README.md:ReadmeSnippets:Tests/CoreStoreTests/DocSnippets/README+Snippets.swift:Foundation CoreStore CoreStoreInMemory CoreStoreSQLite"
+  "docs/MIGRATIONS.md:MigrationsSnippets:Tests/CoreStoreTests/DocSnippets/MIGRATIONS+Snippets.swift:Foundation CoreStore CoreStoreSQLite"
+  "docs/CONFORMANCE.md:ConformanceSnippets:Tests/CoreStoreConformanceTests/DocSnippets/CONFORMANCE+Snippets.swift:Foundation XCTest CoreStoreConformance"
+)
+
+for entry in "${documents[@]}"; do
+  IFS=: read -r document class out modules <<< "$entry"
+  mkdir -p "$(dirname "$out")"
+  awk -v document="$document" -v class="$class" -v modules="$modules" '
+  BEGIN {
+      print "// Generated from " document " by scripts/extract-doc-snippets.sh: edit the document, then run"
+      print "// the script. Each method is one code block of the document, verbatim."
+      n = split(modules, list, " ")
+      for (i = 1; i <= n; i++) print "import " list[i]
+      print ""
+      print "extension " class " {"
+  }
+  /^<!-- snippet: [A-Za-z0-9_]+ (run|compile) -->$/ { name = $3; next }
+  /^```swift$/ {
+      if (name == "") next
+      inside = 1
+      print "    /// " document ", the `" name "` block."
+      print "    func " name "() async throws {"
+      next
+  }
+  /^```$/ {
+      if (inside) { print "    }"; print ""; inside = 0; name = "" }
+      next
+  }
+  inside && /^import / { next }
+  inside { if ($0 == "") print ""; else print "        " $0; next }
+  { if ($0 != "") name = "" }
+  END { print "}" }
+  ' "$document" > "$out"
+  echo "wrote $out"
+done

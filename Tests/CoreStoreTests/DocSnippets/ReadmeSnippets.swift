@@ -22,51 +22,9 @@ final class ReadmeSnippets: ListObserver, @unchecked Sendable {
     }
 }
 
-/// The README's code blocks: `README+Snippets.swift` holds each of them verbatim (the compiler
-/// checks them), the blocks marked `run` run here.
+/// The README's blocks marked `run`.
 @Suite("README code blocks")
 struct ReadmeSnippetTests {
-    /// Every Swift block of README.md, with the name and mode its marker gives it.
-    static func readmeBlocks() throws -> [(name: String?, mode: String?, code: [String])] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let lines = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8).components(separatedBy: "\n")
-        var blocks: [(name: String?, mode: String?, code: [String])] = []
-        var marker: (String, String)?
-        var current: [String]?
-        for line in lines {
-            if var code = current {
-                if line == "```" {
-                    blocks.append((marker?.0, marker?.1, code))
-                    current = nil
-                    marker = nil
-                } else {
-                    code.append(line)
-                    current = code
-                }
-            } else if line.hasPrefix("<!-- snippet: ") {
-                let words = line.split(separator: " ")
-                marker = words.count == 5 ? (String(words[2]), String(words[3])) : nil
-            } else if line == "```swift" {
-                current = []
-            } else if !line.isEmpty {
-                marker = nil
-            }
-        }
-        return blocks
-    }
-
-    @Test func everyBlockIsMarkedAndMatchesTheCompiledCopy() throws {
-        let generated = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("README+Snippets.swift"), encoding: .utf8)
-        let blocks = try Self.readmeBlocks()
-        #expect(blocks.count >= 5)
-        for block in blocks {
-            let name = try #require(block.name, "a README code block has no `<!-- snippet: NAME run|compile -->` line before it: \(block.code.prefix(2))")
-            #expect(block.mode == "run" || block.mode == "compile")
-            let body = block.code.filter { !$0.hasPrefix("import ") }.map { $0.isEmpty ? "" : "        " + $0 }.joined(separator: "\n")
-            #expect(generated.contains("    func \(name)() async throws {\n" + body + "\n    }\n"), "README block '\(name)' differs from README+Snippets.swift: run scripts/extract-doc-snippets.sh")
-        }
-    }
-
     @Test func theQuickStartRuns() async throws {
         try await ReadmeSnippets().quickStart()
     }
@@ -80,10 +38,5 @@ struct ReadmeSnippetTests {
         let task = Task { try await snippets.observingChanges() }
         task.cancel()
         try await task.value
-    }
-
-    @Test func everyRunBlockHasATest() throws {
-        let run = try Self.readmeBlocks().filter { $0.mode == "run" }.compactMap(\.name)
-        #expect(run.sorted() == ["fetchingAndQuerying", "observingChanges", "quickStart"])
     }
 }
