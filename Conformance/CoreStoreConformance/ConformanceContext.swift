@@ -47,6 +47,12 @@ public final class ConformanceContext {
     /// `reopen`; closed again when the case ends.
     public func instance(over store: any StorageInterface) throws -> any StorageInterface {
         store.close()
+        return try sharingInstance(over: store)
+    }
+
+    /// A second instance over the data of `store`, which stays open (for stores that share
+    /// access); closed when the case ends.
+    public func sharingInstance(over store: any StorageInterface) throws -> any StorageInterface {
         let instance = try factory.reopen(store)
         stores.append(instance)
         return instance

@@ -12,7 +12,7 @@ public enum ConformanceSuite {
 
     /// Every case of every group.
     public static let cases: [ConformanceCase] =
-        LifecycleCases.all + LifecycleCases.readOnlyCases + ValueCases.all + CRUDCases.all + CRUDCases.pages + RelationshipCases.all + PredicateCases.all
+        LifecycleCases.all + LifecycleCases.readOnlyCases + LifecycleCases.sharingCases + ValueCases.all + CRUDCases.all + CRUDCases.pages + RelationshipCases.all + PredicateCases.all
         + SortingCases.all + AggregateCases.all + AtomicityCases.all + IsolationCases.all + DurabilityCases.all
         + UniquenessCases.all + ErrorCases.all + ChangeCases.all + FileCases.all + APICases.all
         + ObservationCases.all + ImportingCases.all + MergingCases.all + MigrationCases.all

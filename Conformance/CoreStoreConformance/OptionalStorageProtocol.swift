@@ -11,8 +11,12 @@ public struct OptionalStorageProtocol: Sendable, Hashable, CustomStringConvertib
     /// The stores the tools can open without changing them.
     public static let readOnlyOpening = OptionalStorageProtocol(name: "ReadOnlyOpening") { $0 is any ReadOnlyOpening }
 
+    /// The stores several instances (several `DataStack`s, several processes) may have open
+    /// and write at once.
+    public static let sharedAccess = OptionalStorageProtocol(name: "SharedAccessStorage") { $0 is any SharedAccessStorage }
+
     /// Every optional protocol some case needs.
-    public static let all: [OptionalStorageProtocol] = [.readOnlyOpening]
+    public static let all: [OptionalStorageProtocol] = [.readOnlyOpening, .sharedAccess]
 
     /// The protocols of ``all`` that `store` adopts.
     static func adopted(by store: any StorageInterface) -> Set<OptionalStorageProtocol> {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CoreStoreConformance
+import CoreStoreStorage
 import CoreStoreFirstPartyFactories
 
 /// The first-party backends the suite runs on.
@@ -46,13 +47,17 @@ struct ConformanceTests {
     func skippedCases(_ backend: Backend) throws {
         let factory = backend.factory
         defer { factory.cleanUp() }
-        let capabilities = try factory.makeStorage(configuration: nil).capabilities
+        let probe = try factory.makeStorage(configuration: nil)
+        let capabilities = probe.capabilities
+        var adopted: Set<OptionalStorageProtocol> = []
+        if probe is any ReadOnlyOpening { adopted.insert(.readOnlyOpening) }
+        if probe is any SharedAccessStorage { adopted.insert(.sharedAccess) }
         let skips = ConformanceSuite.skips(for: factory)
-        let inapplicable = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }
+        let inapplicable = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) || !$0.adopts.isSubset(of: adopted) }
         print("\(factory.name): \(ConformanceSuite.cases.count - skips.count) cases run, \(skips.count) skipped")
         for skip in skips { print("SKIPPED on \(factory.name): \(skip)") }
         #expect(skips.map(\.caseID) == inapplicable.map(\.id))
-        #expect(skips.allSatisfy { $0.reason.contains("does not declare") })
+        #expect(skips.allSatisfy { $0.reason.contains("does not declare") || $0.reason.contains("does not adopt") })
         #expect(ConformanceSuite.cases(applicableTo: factory).count + skips.count == ConformanceSuite.cases.count)
         if backend == .inMemory {
             #expect(skips.contains { $0.caseID.hasPrefix("durability/") }, "InMemoryStore is not persistent, so the durability cases are skipped")

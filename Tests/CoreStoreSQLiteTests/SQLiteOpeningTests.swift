@@ -90,25 +90,25 @@ struct SQLiteOpeningTests {
         #expect(try stack.fetchOne(From<Account>())?.email == "new@x")
     }
 
-    @Test func oneFileBelongsToOneStackAtATime() throws {
+    @Test func oneStoreInstanceIsAddedOnceButItsFileMayBeShared() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        do {
-            let first = try makeSQLiteStack(url)
-            try first.perform(synchronous: { $0.create(Into<Account>()).email = "a@x" })
-            let second = DataStack(sqliteTestSchema)
-            #expect {
-                try second.addStorageAndWait(SQLiteStore(fileURL: url))
-            } throws: { error in
-                guard case CoreStoreError.storageAlreadyAdded = error else { return false }
-                return true
-            }
-            // Another spelling of the same path is the same file.
-            let sameFile = URL(fileURLWithPath: directory.url.path + "/./store.sqlite")
-            #expect(throws: CoreStoreError.self) { try second.addStorageAndWait(SQLiteStore(fileURL: sameFile)) }
+        let store = SQLiteStore(fileURL: url)
+        let first = DataStack(sqliteTestSchema)
+        try first.addStorageAndWait(store)
+        try first.perform(synchronous: { $0.create(Into<Account>()).email = "a@x" })
+        let second = DataStack(sqliteTestSchema)
+        #expect {
+            try second.addStorageAndWait(store)
+        } throws: { error in
+            guard case CoreStoreError.storageAlreadyAdded = error else { return false }
+            return true
         }
-        let later = try makeSQLiteStack(url)
-        #expect(try later.fetchCount(From<Account>()) == 1, "once the first stack is gone the file can be added again")
+        // Another instance for the same file (here spelled another way) shares it.
+        let sameFile = URL(fileURLWithPath: directory.url.path + "/./store.sqlite")
+        try second.addStorageAndWait(SQLiteStore(fileURL: sameFile))
+        #expect(try second.fetchCount(From<Account>()) == 1)
+        withExtendedLifetime(first) {}
     }
 
     @Test func missingDirectoriesAreCreated() throws {

@@ -89,7 +89,8 @@ struct LocalStoreLifecycleTests {
         #expect(try recreated.fetchOne(From<MyPersonEntity>())?.name == "New")
     }
 
-    @Test(arguments: Kind.allCases)
+    /// LMDB and LevelDB files belong to one stack at a time; SQLite shares (`SharedStoreTests`).
+    @Test(arguments: [Kind.lmdb, .leveldb])
     func oneFileBelongsToOneStackAtATime(_ kind: Kind) throws {
         let url = try TestStoreFiles.newFile(extension: kind.rawValue)
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreStorage
 
 /// Read connections handed to one thread at a time; opens up to `maximum` of them, then makes
 /// further readers wait for one to come back.
@@ -33,7 +34,13 @@ final class SQLiteConnectionPool: @unchecked Sendable {
 
     private func checkOut() throws -> SQLiteConnection {
         condition.lock()
-        while idle.isEmpty && opened >= maximum { condition.wait() }
+        while idle.isEmpty && opened >= maximum && !isClosed { condition.wait() }
+        // A reader that got the pool just before the store closed opens nothing new: a
+        // connection opened then would outlive the store and hold the file.
+        if isClosed {
+            condition.unlock()
+            throw StorageError.notOpen(store: "a closed SQLite store")
+        }
         if let connection = idle.popLast() {
             condition.unlock()
             return connection

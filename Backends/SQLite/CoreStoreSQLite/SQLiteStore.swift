@@ -29,9 +29,13 @@ import CoreStoreStorage
 /// damaged or truncated database, or a SQLite database not made by CoreStore throws
 /// `StorageError.incompatibleStore` and is never modified. A store of another model is not
 /// touched either (the `DataStack` reports a schema mismatch, or erases it when the options
-/// contain `.recreateStoreOnModelMismatch`). Within one process a file can be added to one
-/// `DataStack` at a time; adding it to a second stack fails with `storageAlreadyAdded` until
-/// the first stack is gone.
+/// contain `.recreateStoreOnModelMismatch`).
+///
+/// ## Sharing a file
+/// The store is `SharedAccessStorage`: the same file may be added to several `DataStack`s at
+/// once, in this process or in others. Their commits are serialized by SQLite, and each stack
+/// notices the others' (see `DataStack`'s documentation on shared stores). A migration or an
+/// erase needs the file to itself within this process.
 ///
 /// ## Migration
 /// The store is `MigratableStorage`: a migration step runs in one SQLite transaction, so the

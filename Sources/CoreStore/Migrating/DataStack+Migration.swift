@@ -95,6 +95,7 @@ extension DataStack {
                 StorageClaims.release(storage)
                 return nil
             }
+            try StorageClaims.requireSoleClaim(storage, toDo: "migrating it")
             return try migrationPlan(for: storage, stored: stored, target: schema)
         } catch {
             storage.close()

@@ -75,6 +75,7 @@ extension DataStack {
                 return .added
             }
             storage.close()
+            try StorageClaims.requireSoleClaim(storage, toDo: "migrating or erasing it")
             let local = storage as? any LocalStorage
             let options = local?.localStorageOptions ?? .none
             do {
@@ -147,7 +148,8 @@ extension DataStack {
     }
 }
 
-/// Stores in use by a stack in this process; a store instance can only be added once.
+/// Stores in use by a stack in this process; a store instance can only be added once, and a
+/// file only once unless every store on it is `SharedAccessStorage`.
 enum StorageClaims {
     private static let lock = NSLockWrapper()
     nonisolated(unsafe) private static var claimed: [ObjectIdentifier: WeakStorage] = [:]
@@ -158,27 +160,44 @@ enum StorageClaims {
     }
 
     /// Local stores are also claimed by file, so that two instances for one file cannot both
-    /// be written by this process.
-    nonisolated(unsafe) private static var claimedPaths: [String: WeakStorage] = [:]
+    /// be written by this process — unless both share access to it.
+    nonisolated(unsafe) private static var claimedPaths: [String: [WeakStorage]] = [:]
 
     static func claim(_ storage: any StorageInterface) throws(CoreStoreError) {
         let path = (storage as? any LocalStorage)?.canonicalPath
+        let shares = storage is any SharedAccessStorage
         let ok = lock.run { () -> Bool in
             let key = ObjectIdentifier(storage)
             if let existing = claimed[key], existing.storage != nil { return false }
-            if let path, let existing = claimedPaths[path], existing.storage != nil { return false }
+            if let path {
+                let holders = (claimedPaths[path] ?? []).filter { $0.storage != nil }
+                if !holders.isEmpty && !(shares && holders.allSatisfy { $0.storage is any SharedAccessStorage }) { return false }
+                claimedPaths[path] = holders + [WeakStorage(storage)]
+            }
             claimed[key] = WeakStorage(storage)
-            if let path { claimedPaths[path] = WeakStorage(storage) }
             return true
         }
         if !ok { throw .storageAlreadyAdded(store: storage.storeDescription) }
+    }
+
+    /// Throws when another store instance of this process holds the same file: what a
+    /// migration or an erase would change under it.
+    static func requireSoleClaim(_ storage: any StorageInterface, toDo action: String) throws(CoreStoreError) {
+        guard let path = (storage as? any LocalStorage)?.canonicalPath else { return }
+        let others = lock.run { (claimedPaths[path] ?? []).filter { $0.storage != nil && $0.storage !== storage }.count }
+        if others > 0 {
+            throw .storageFailure(.invalidRequest("\(storage.storeDescription) is open in another DataStack of this process; \(action) needs the file to itself: let that stack go (or remove its stores) first"))
+        }
     }
 
     static func release(_ storage: any StorageInterface) {
         let path = (storage as? any LocalStorage)?.canonicalPath
         lock.run {
             claimed[ObjectIdentifier(storage)] = nil
-            if let path, claimedPaths[path]?.storage === storage { claimedPaths[path] = nil }
+            if let path {
+                let remaining = (claimedPaths[path] ?? []).filter { $0.storage != nil && $0.storage !== storage }
+                claimedPaths[path] = remaining.isEmpty ? nil : remaining
+            }
         }
     }
 }

@@ -31,6 +31,8 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     private let commitLock = NSLock()
     private var commitObservers: [ObjectIdentifier: WeakCommitObserver] = [:]
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Follows the commits other connections make to shared stores (see `DataStack+SharedStores`).
+    let sharedStoreWatcher = SharedStoreWatcher()
 
     /// A stack for one or more model versions; the last one (or the leaf of `migrationChain`)
     /// is current.
@@ -59,12 +61,15 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
         self.transactionQueue = DispatchQueue(label: "CoreStore.DataStack.transactions", qos: .userInitiated)
         self.mainContext = ObjectContext(gateway: gateway, isReadOnly: true)
         transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        sharedStoreWatcher.follow(self)
     }
 
     /// Closes the stack's stores, so that their files can be opened again by another stack.
     deinit {
         // Objects hold their context: dropping the map frees those nobody else holds.
         mainContext.dropAllObjects()
+        SharedStoreRegistry.unregister(self)
+        sharedStoreWatcher.stop()
         for store in gateway.stores {
             store.storage.close()
             StorageClaims.release(store.storage)
@@ -93,6 +98,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
 
     func append(_ store: AttachedStore) throws(CoreStoreError) {
         try gateway.append(store)
+        try startWatching(store)
     }
 
     /// The entity of a class, or an error naming the class.
@@ -127,7 +133,19 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             let commits = context.finishCommit(prepared, infos: infos)
             for commit in commits { mainContext.merge(commit) }
             // Published last: a transaction that sees this sequence sees everything it wrote.
-            for (part, info) in zip(prepared, infos) { part.store.lastSequence = info.sequence }
+            var othersCommitted = false
+            for (part, info) in zip(prepared, infos) {
+                // A gap in a shared store's sequence: another connection committed since the
+                // last commit this stack knows of. The sequence stays behind, so that the
+                // check below notices it.
+                if part.store.storage is any SharedAccessStorage, let last = part.store.lastSequence, info.sequence != last + 1 {
+                    othersCommitted = true
+                } else {
+                    part.store.lastSequence = info.sequence
+                }
+            }
+            if othersCommitted { sharedStoreWatcher.requestCheck() }
+            notifyStacksSharing(commits)
             guard !commits.isEmpty else { return [] }
             let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
             var deliveries: [ObservationDelivery] = []
@@ -144,17 +162,20 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// commit of this stack interleaves) and lets monitors re-examine what they show. Returns
     /// the deliveries that will tell observers.
     func refreshMainContext() throws(CoreStoreError) -> [ObservationDelivery] {
-        try commitLock.locked { () throws(CoreStoreError) -> [ObservationDelivery] in
-            let commits = try mainContext.refreshAllObjects()
-            let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
-            var deliveries: [ObservationDelivery] = []
-            for observer in observers {
-                if let delivery = observer.stackDidRefresh(commits), !deliveries.contains(where: { $0 === delivery }) {
-                    deliveries.append(delivery)
-                }
+        try commitLock.locked(refreshObjectsAndMonitors)
+    }
+
+    /// What ``refreshMainContext()`` does; call with the commit lock held.
+    func refreshObjectsAndMonitors() throws(CoreStoreError) -> [ObservationDelivery] {
+        let commits = try mainContext.refreshAllObjects()
+        let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
+        var deliveries: [ObservationDelivery] = []
+        for observer in observers {
+            if let delivery = observer.stackDidRefresh(commits), !deliveries.contains(where: { $0 === delivery }) {
+                deliveries.append(delivery)
             }
-            return deliveries
         }
+        return deliveries
     }
 
     /// Registers a monitor for every commit and runs `start` while no commit can happen, so

@@ -44,12 +44,14 @@ final class OpenedStore {
 
     /// Opens the store at `path`, of `backend` or of the backend its files show, for `access`;
     /// `verifying` checks an LMDB store's pages before opening it. A store another process has
-    /// open is refused when the tool would change it (and always for LevelDB).
+    /// open is refused when the tool would change it (and always for LevelDB) — except that
+    /// records may be written into a SQLite store beside the app, whose stacks notice them.
     static func open(path: String, backend: StoreBackend?, verifying: Bool = false, access: Access = .reading, toolAction: String = "read it") throws -> OpenedStore {
         let url = URL(fileURLWithPath: path)
         let detected = try StoreBackend.detect(at: url)
         let backend = backend ?? detected
-        if access.changesStore || backend == .leveldb {
+        let writesBesideTheApp = access == .writing && backend.sharesOpenStores
+        if (access.changesStore && !writesBesideTheApp) || backend == .leveldb {
             try backend.refuseIfOpenElsewhere(url, toolAction: toolAction)
         }
         let forWriting = access == .writing

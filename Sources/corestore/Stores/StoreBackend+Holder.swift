@@ -1,7 +1,6 @@
+import CoreStoreSQLite
+import CoreStoreStorage
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Another process that has a store open, seen through the file locks its engine holds for as
 /// long as a store is open: LMDB a shared lock on byte 0 of `lock.mdb`, LevelDB a lock on `LOCK`,
@@ -10,6 +9,10 @@ import Glibc
 /// counters would not know of the change, and a replaced LMDB file would take its later
 /// commits with it), and LevelDB, which one process opens at a time, gets a clear error.
 extension StoreBackend {
+    /// Whether another process may write records into the store while an app has it open: a
+    /// SQLite file is shared by every `DataStack` on it, and each notices the others' commits.
+    var sharesOpenStores: Bool { self == .sqlite }
+
     /// The process, other than this one, that holds the store at `url` open; `nil` when none
     /// does or its engine shows none (SQLite with a rollback journal between transactions).
     /// Call it before this process opens the store: closing the probe's descriptor releases
@@ -18,18 +21,9 @@ extension StoreBackend {
         let (file, start, length): (URL, Int, Int) = switch self {
         case .lmdb: (url.appendingPathComponent("lock.mdb"), 0, 1)
         case .leveldb: (url.appendingPathComponent("LOCK"), 0, 0)
-        case .sqlite: (URL(fileURLWithPath: url.path + "-shm"), 128, 1)
+        case .sqlite: (URL(fileURLWithPath: url.path + "-shm"), SQLiteStore.sharedMemoryOpenLockOffset, 1)
         }
-        let descriptor = Glibc.open(file.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(start)
-        lock.l_len = off_t(length)
-        guard fcntl(descriptor, F_GETLK, &lock) == 0, lock.l_type != Int16(F_UNLCK) else { return nil }
-        return lock.l_pid
+        return FileLockProbe.processHoldingLock(on: file.path, start: start, length: length)
     }
 
     /// Throws when another process has the store at `url` open, saying which and what to do.

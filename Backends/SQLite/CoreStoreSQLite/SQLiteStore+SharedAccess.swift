@@ -1,0 +1,37 @@
+import Foundation
+import CoreStoreStorage
+
+/// Several `DataStack`s — in this process or in others — may add the same database file: SQLite
+/// serializes their writes (each commit reads and advances the key and sequence counters inside
+/// its `IMMEDIATE` transaction, so identifiers never collide), and each stack notices the
+/// others' commits through the stored sequence.
+extension SQLiteStore: SharedAccessStorage {
+    /// The database file's canonical path.
+    public var sharedIdentity: String { canonicalPath }
+
+    /// The sequence stored in the database, read on a pooled reader (one small query).
+    public func storedCommitSequence() throws -> UInt64 {
+        try withReadConnection { try SQLiteMetadata.counters($0).sequence }
+    }
+
+    /// The sizes and modification times of the database file and its write-ahead log: every
+    /// commit changes one of them. Read with `stat`, which opens nothing (opening a file that
+    /// SQLite locks and closing it again would release SQLite's locks).
+    public var changeSignature: [Int64]? {
+        var signature: [Int64] = []
+        for path in [fileURL.path, fileURL.path + "-wal"] {
+            var info = stat()
+            if stat(path, &info) == 0 {
+                signature += [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+            } else {
+                signature += [-1, 0, 0, 0]
+            }
+        }
+        return signature
+    }
+
+    /// The byte of the `-shm` file on which every connection in WAL mode holds a shared lock
+    /// while the database is open (SQLite's "DMS" lock): how the store tools see that another
+    /// process has the store open.
+    public static let sharedMemoryOpenLockOffset = 128
+}

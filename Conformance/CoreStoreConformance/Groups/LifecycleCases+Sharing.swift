@@ -1,0 +1,79 @@
+import Foundation
+import CoreStoreStorage
+
+/// Two instances over the same data, both open (``SharedAccessStorage``): what several
+/// `DataStack`s on one file, or several processes, rely on.
+extension LifecycleCases {
+    static func sharing(_ name: String, _ body: @escaping @Sendable (ConformanceContext) throws -> Void) -> ConformanceCase {
+        ConformanceCase(name, group: "lifecycle", requires: .persistent, adopts: [.sharedAccess], body: body)
+    }
+
+    /// `store` and a second instance over its data, both open with the fixtures' schema.
+    static func sharedPair(_ ctx: ConformanceContext, _ store: any StorageInterface) throws -> (any SharedAccessStorage, any SharedAccessStorage) {
+        let first = try ctx.unwrap(store as? any SharedAccessStorage, "a \(ctx.factory.name) adopting SharedAccessStorage")
+        let second = try ctx.unwrap(try ctx.sharingInstance(over: store) as? any SharedAccessStorage, "a second \(ctx.factory.name) adopting SharedAccessStorage")
+        let metadata = try second.open(schema: Fixtures.schema)
+        try ctx.expectEqual(metadata?.schemaHash, Fixtures.schema.schemaHash, "schemaHash seen by the second instance")
+        try ctx.expectEqual(second.sharedIdentity, first.sharedIdentity, "sharedIdentity of two instances over the same data")
+        return (first, second)
+    }
+
+    static let sharingCases: [ConformanceCase] = [
+        sharing("two open instances see each other's writes") { ctx in
+            let (store, seeded) = try ctx.seeded(Fixtures.world())
+            var world = seeded
+            let (first, second) = try sharedPair(ctx, store)
+            try ctx.expectSameFetch(second, world, FetchRequest(entity: "Person"))
+            _ = try ctx.commit(second, ChangeSet(inserts: [Fixtures.person(-1, "Zed", age: 9)]), into: &world)
+            try ctx.expectSameFetch(first, world, FetchRequest(entity: "Person"))
+            _ = try ctx.commit(first, ChangeSet(inserts: [Fixtures.person(-1, "Yan", age: 8)]), into: &world)
+            try ctx.expectSameFetch(second, world, FetchRequest(entity: "Person"))
+        },
+        sharing("the stored commit sequence counts the commits of both instances") { ctx in
+            let (store, seeded) = try ctx.seeded(Fixtures.world())
+            var world = seeded
+            let (first, second) = try sharedPair(ctx, store)
+            let start = try first.storedCommitSequence()
+            try ctx.expectEqual(try second.storedCommitSequence(), start, "storedCommitSequence of the second instance")
+            let a = try ctx.commit(first, ChangeSet(inserts: [Fixtures.person(-1, "Zed")]), into: &world)
+            try ctx.expectEqual(a.sequence, start + 1, "sequence of the first instance's commit")
+            try ctx.expectEqual(try second.storedCommitSequence(), start + 1, "storedCommitSequence seen by the other instance")
+            let b = try ctx.commit(second, ChangeSet(inserts: [Fixtures.person(-1, "Yan")]), into: &world)
+            try ctx.expectEqual(b.sequence, start + 2, "sequence of the second instance's commit, after the first's")
+            try ctx.expectEqual(try first.storedCommitSequence(), start + 2, "storedCommitSequence seen by the first instance")
+        },
+        sharing("writers on two instances at once get distinct identifiers and lose nothing") { ctx in
+            let store = try ctx.openStore()
+            let (first, second) = try sharedPair(ctx, store)
+            let perWriter = 25
+            let results = SharedResults()
+            DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                let target: any SharedAccessStorage = writer == 0 ? first : second
+                for i in 0..<perWriter {
+                    do {
+                        let info = try target.write(ChangeSet(inserts: [Fixtures.person(-1, "w\(writer)-\(i)")]))
+                        results.add(info.permanentIDs.values.map(\.key))
+                    } catch {
+                        results.fail("\(error)")
+                    }
+                }
+            }
+            try ctx.expect(results.failures.isEmpty, "concurrent writes failed: \(results.failures.prefix(3))")
+            try ctx.expectEqual(Set(results.keys).count, 2 * perWriter, "distinct permanent identifiers")
+            let people = try first.read { try $0.fetch(FetchRequest(entity: "Person")) }
+            try ctx.expectEqual(people.records.count, 2 * perWriter, "records stored by both writers")
+            try ctx.expectEqual(try second.storedCommitSequence(), try first.storedCommitSequence(), "storedCommitSequence of both instances")
+        },
+    ]
+}
+
+/// What concurrent writers report.
+private final class SharedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _keys: [Int64] = []
+    private var _failures: [String] = []
+    var keys: [Int64] { lock.withLock { _keys } }
+    var failures: [String] { lock.withLock { _failures } }
+    func add(_ keys: [Int64]) { lock.withLock { _keys += keys } }
+    func fail(_ message: String) { lock.withLock { _failures.append(message) } }
+}

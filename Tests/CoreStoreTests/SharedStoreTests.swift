@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import CoreStore
+import CoreStoreSQLite
+
+/// Several `DataStack`s on one SQLite file: each sees the others' commits in its fetches, its
+/// objects and its monitors.
+@Suite("Stacks sharing a SQLite file")
+struct SharedStoreTests {
+    static func stack(_ url: URL, schema: CoreStoreSchema = makeSchema()) throws -> DataStack {
+        let stack = DataStack(schema)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        return stack
+    }
+
+    /// Waits (up to a minute, for a loaded machine) until `condition` holds; false if it never does.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return try condition()
+    }
+
+    @Test func aSecondStackSeesTheFirstsCommitsInFetchesObjectsAndMonitors() throws {
+        let url = try TestStoreFiles.newFile()
+        let writer = try Self.stack(url)
+        let reader = try Self.stack(url)
+        try insertPeople(writer, [("Ann", 30)])
+        let ann = try #require(try reader.fetchOne(From<Person>().where(\.$name == "Ann")))
+        let list = try reader.monitorList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        let listRecorder = ListRecorder<Person> { "\($0.name) \($0.age)" }
+        list.addObserver(listRecorder)
+        let objectMonitor = try reader.monitorObject(ann, deliveryQueue: makeDeliveryQueue())
+        let objectRecorder = ObjectRecorder<Person> { "\($0.name) \($0.age)" }
+        objectMonitor.addObserver(objectRecorder)
+
+        try writer.perform(synchronous: { t in
+            try t.fetchOne(From<Person>().where(\.$name == "Ann"))?.age = 31
+            let bob = t.create(Into<Person>())
+            bob.name = "Bob"
+            bob.age = 40
+        })
+        // Fetches read the file: the commit is there at once.
+        #expect(try reader.fetchCount(From<Person>()) == 2)
+        // The reader's objects and monitors follow once it has checked the file.
+        try reader.refreshFromSharedStores()
+        reader.flushDeliveries(list, objectMonitor)
+        #expect(ann.age == 31)
+        #expect(objectRecorder.events == ["willUpdate Ann 31", "didUpdate Ann 31 [\"age\"]"])
+        #expect(listRecorder.events == ["willChange", "insert Bob 40 [0,1]", "update Ann 31 [0,0]", "didChange"])
+        #expect(sectionNames(list) == [["Ann", "Bob"]])
+
+        // Nothing new: a check tells nobody anything.
+        try reader.refreshFromSharedStores()
+        reader.flushDeliveries(list, objectMonitor)
+        #expect(listRecorder.events.count == 4 && objectRecorder.events.count == 2)
+    }
+
+    @Test func theOtherStackNoticesWithoutBeingAsked() throws {
+        let url = try TestStoreFiles.newFile()
+        let writer = try Self.stack(url)
+        let reader = try Self.stack(url)
+        let list = try reader.monitorList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        let recorder = ListRecorder<Person> { $0.name }
+        list.addObserver(recorder)
+        try insertPeople(writer, [("Ann", 30)])
+        #expect(Self.eventually { recorder.events == ["willChange", "insert Ann [0,0]", "didChange"] }, "\(recorder.events)")
+        try writer.perform(synchronous: { t in t.delete(try t.fetchAll(From<Person>())) })
+        #expect(Self.eventually { recorder.events.count == 6 }, "\(recorder.events)")
+        #expect(recorder.events.suffix(3) == ["willChange", "delete Ann [0,0]", "didChange"])
+        #expect(list.numberOfObjects() == 0)
+    }
+
+    @Test func aStackThatCommitsAfterAnotherCatchesUpWithIt() throws {
+        let url = try TestStoreFiles.newFile()
+        let first = try Self.stack(url)
+        let second = try Self.stack(url)
+        let list = try second.monitorList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        try insertPeople(first, [("Ann", 30)])
+        try insertPeople(second, [("Bob", 40)])
+        // Bob's commit came after Ann's: the second stack's list holds both once it has caught up.
+        #expect(Self.eventually { sectionNames(list) == [["Ann", "Bob"]] }, "\(sectionNames(list))")
+    }
+
+    @Test func concurrentWritersNeverCollide() async throws {
+        let url = try TestStoreFiles.newFile()
+        let stacks = try [Self.stack(url), Self.stack(url)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, stack) in stacks.enumerated() {
+                group.addTask {
+                    for i in 0..<40 {
+                        try await stack.async.perform { t in
+                            let p = t.create(Into<Person>())
+                            p.name = "s\(index)-\(i)"
+                            p.age = i
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for stack in stacks {
+            let people = try stack.fetchAll(From<Person>())
+            #expect(people.count == 80)
+            #expect(Set(people.map(\.name)).count == 80)
+            #expect(Set(people.compactMap { $0.cs_id() }).count == 80)
+        }
+    }
+
+    @Test func aMigrationWaitsForTheFileToBeItsOwn() throws {
+        let url = try TestStoreFiles.newFile()
+        let current = try Self.stack(url)
+        try insertPeople(current, [("Ann", 30)])
+        // V2 adds an index: a lightweight step.
+        let v2 = CoreStoreSchema(modelVersion: "V2", entities: [
+            Entity<Animal>("Animal", isAbstract: true), Entity<Dog>("Dog"), Entity<Cat>("Cat"),
+            Entity<Person>("Person", indexes: [[\Person.$name], [\Person.$age]]),
+        ])
+        let next = DataStack(makeSchema(), v2, migrationChain: ["V1", "V2"])
+        let store = SQLiteStore(fileURL: url, localStorageOptions: .allowSynchronousLightweightMigration)
+        #expect {
+            try next.addStorageAndWait(store)
+        } throws: { error in
+            "\(error)".contains("needs the file to itself")
+        }
+        // The file is untouched and the first stack goes on.
+        try insertPeople(current, [("Bob", 40)])
+        #expect(try current.fetchCount(From<Person>()) == 2)
+    }
+}
+
+extension DataStack {
+    /// Waits until the deliveries of the given monitors have run.
+    func flushDeliveries(_ list: ListMonitor<Person>, _ object: ObjectMonitor<Person>) {
+        list.delivery.flush()
+        object.delivery.flush()
+    }
+}
