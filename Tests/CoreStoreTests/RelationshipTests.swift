@@ -5,7 +5,7 @@ import Testing
 final class Owner: CoreStoreObject {
     @Field.Stored("name") var name: String = ""
     @Field.Relationship("guarded", inverse: \Vault.$guardian, deleteRule: .deny) var guarded: Vault?
-    @Field.Relationship("items", inverse: \Item.$owner, deleteRule: .cascade, maxCount: 3) var items: [Item]
+    @Field.Relationship("items", maxCount: 3, inverse: \Item.$owner, deleteRule: .cascade) var items: [Item]
 }
 
 final class Vault: CoreStoreObject {

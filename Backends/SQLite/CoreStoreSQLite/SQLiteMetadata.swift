@@ -14,13 +14,29 @@ enum SQLiteMetadata {
     /// is not a SQLite database, is damaged or truncated, or was not made by CoreStore.
     static func inspect(path: String, schema: StoreSchema) throws -> StoredMetadata? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        // Another store of this process has it open: it was checked when that store opened it,
+        // and reading it with a descriptor of our own would drop SQLite's locks on it.
+        if !SQLiteOpenFiles.isOpen(path), try checkFileHeader(path) == .empty {
+            return nil
+        }
+        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, schema: schema)
+        // Another connection closing the database may hold it for a moment (a checkpoint).
+        sqlite3_busy_timeout(connection.handle, 5000)
+        return try readMetadata(connection, path: path)
+    }
+
+    /// What the first bytes of a database file show.
+    private enum FileHeader { case empty, database }
+
+    /// Refuses a file that is not a SQLite database, or a truncated one, before SQLite opens it.
+    private static func checkFileHeader(_ path: String) throws -> FileHeader {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw StorageError.incompatibleStore(path: path, reason: "the file cannot be read")
         }
         let header = (try? handle.read(upToCount: 100)) ?? Data()
         let size = (try? handle.seekToEnd()) ?? 0
         try? handle.close()
-        if size == 0 { return nil }
+        if size == 0 { return .empty }
         guard header.count == 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
             throw StorageError.incompatibleStore(path: path, reason: "the file is not a SQLite database")
         }
@@ -31,8 +47,11 @@ enum SQLiteMetadata {
         if walSize == 0, pageCount > 0, UInt64(pageCount * pageSize) > size {
             throw StorageError.incompatibleStore(path: path, reason: "the database is truncated (\(size) bytes instead of \(pageCount * pageSize))")
         }
+        return .database
+    }
 
-        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, schema: schema)
+    /// The stored metadata read through `connection`; `nil` for an empty database.
+    private static func readMetadata(_ connection: SQLiteConnection, path: String) throws -> StoredMetadata? {
         var tables: [String] = []
         try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'").query { tables.append($0.text(0) ?? "") }
         if tables.isEmpty { return nil }

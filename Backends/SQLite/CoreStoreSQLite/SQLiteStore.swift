@@ -244,7 +244,13 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     // MARK: Connections
 
     private func closeState() {
-        lifecycle.close()?.readers.close()
+        // The connections close (and SQLite checkpoints) before the file is marked closed.
+        let wasOpen: Bool = {
+            guard let state = lifecycle.close() else { return false }
+            state.readers.close()
+            return true
+        }()
+        if wasOpen { SQLiteOpenFiles.closed(fileURL.path) }
     }
 
     private func install(_ writer: SQLiteConnection, mapping: SQLiteSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
@@ -258,6 +264,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         var state = OpenState(writer: writer, readers: readers, mapping: mapping)
         state.isReadOnly = readOnly
         lifecycle.install(state)
+        SQLiteOpenFiles.opened(path)
     }
 
     /// Whether the store is open (a migration needs it closed).

@@ -44,6 +44,9 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     @exclusivity(unchecked) var committed: Record?
     /// Whether the object was deleted (in its transaction, or by a commit its context merged).
     @exclusivity(unchecked) var isDeleted: Bool
+    /// The primitive values of virtual fields (`ObjectProxy.FieldProxy.primitiveValue`), kept
+    /// in memory only; guarded by ``valuesLock``.
+    @exclusivity(unchecked) var transientValues: [String: Any] = [:]
 
     /// Creates the object for a context. Called by the framework only.
     public required init(rawObject: RawObject) {

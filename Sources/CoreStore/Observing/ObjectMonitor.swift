@@ -139,7 +139,9 @@ extension ObjectMonitor: CommitObserver {
                 return delivery
             }
             if let record = commit.updated.first(where: { $0.id.key == objectID.recordID.key }),
-               let keys = commit.changedKeys[record.id], !keys.isEmpty {
+               let changed = commit.changedKeys[record.id], !changed.isEmpty {
+                // Fields declared `affectedByKeyPaths` a changed key change with it.
+                let keys = dataStack.mainContext.runtime.entitiesByName[record.id.entity]?.withDependentKeys(changed) ?? changed
                 delivery.schedule { [weak self] in self?.deliver(.updated(changedPersistentKeys: keys), lastKnown: record) }
                 return delivery
             }

@@ -22,54 +22,114 @@ extension Field {
         let isDynamic: Bool
         let encode: (V) -> Data?
         let decode: (Data?) -> V?
+        /// The custom getter and setter, when declared.
+        let accessors: FieldAccessors<V>?
+        /// The keys whose changes observers also report as changes of this field.
+        let affectedByKeyPaths: Set<String>
 
         /// Declares a coded attribute with a fixed initial value and custom closures; `decode`
         /// is given `nil` when nothing is stored.
         public init(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            coder: (encode: (V) -> Data?, decode: (Data?) -> V)
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
             let decode = coder.decode
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, encode: coder.encode, decode: { decode($0) })
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
         }
 
         /// Declares a coded attribute with custom closures whose initial value is computed for
         /// every inserted object.
         public init(
-            _ keyPath: KeyPathString, previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            coder: (encode: (V) -> Data?, decode: (Data?) -> V), dynamicInitialValue: @escaping () -> V
+            _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
         ) {
             let decode = coder.decode
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, encode: coder.encode, decode: { decode($0) })
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
         }
 
         /// Declares a coded attribute with a fixed initial value and a ``FieldCoderType``.
         public init<Coder: FieldCoderType>(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder fieldCoderType: Coder.Type
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder fieldCoderType: Coder.Type,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) where Coder.FieldStoredValue == V {
             self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData)
+                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData,
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
         }
 
         /// Declares a coded attribute with a ``FieldCoderType`` whose initial value is computed
         /// for every inserted object.
         public init<Coder: FieldCoderType>(
-            _ keyPath: KeyPathString, previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            coder fieldCoderType: Coder.Type, dynamicInitialValue: @escaping () -> V
+            _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
         ) where Coder.FieldStoredValue == V {
             self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
-                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData)
+                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData,
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
         }
 
-        init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, encode: @escaping (V) -> Data?, decode: @escaping (Data?) -> V?) {
+        /// Declares a coded attribute with custom closures, a fixed initial value and a custom
+        /// getter or setter, which see the object as an ``ObjectProxy`` and this field as a
+        /// ``ObjectProxy/FieldProxy`` (`field.primitiveValue` is the decoded stored value).
+        /// Swift infers `O` from the closures' types: name it in the closure.
+        public init<O: CoreStoreObject>(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            let decode = coder.decode
+            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                             encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: [])
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      encode: coder.encode, decode: { decode($0) },
+                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares a coded attribute with a ``FieldCoderType``, a fixed initial value and a
+        /// custom getter or setter (see the closure-coder form).
+        public init<O: CoreStoreObject, Coder: FieldCoderType>(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) where Coder.FieldStoredValue == V {
+            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                             encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData, accessors: nil, affectedByKeyPaths: [])
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData,
+                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        init(
+            _ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool,
+            encode: @escaping (V) -> Data?, decode: @escaping (Data?) -> V?, accessors: FieldAccessors<V>?, affectedByKeyPaths: Set<String>
+        ) {
             self.keyPath = keyPath
             self.previousVersionKeyPath = previousVersionKeyPath
             self.initialValue = initialValue
             self.isDynamic = isDynamic
             self.encode = encode
             self.decode = decode
+            self.accessors = accessors
+            self.affectedByKeyPaths = affectedByKeyPaths
         }
 
         /// Unavailable: the value lives in the object's context.
@@ -90,22 +150,57 @@ extension Field {
         ) -> V {
             get {
                 let field = instance[keyPath: storageKeyPath]
-                guard let state = instance.cs_state else { return field.initialValue() }
-                let data: Data?
-                switch state.attributeValue(forKey: field.keyPath) {
-                case .bytes(let d): data = d
-                default: data = nil
-                }
-                if let value = field.decode(data) { return value }
-                Log.assert(false, "The stored bytes of '\(state.entity.name).\(field.keyPath)' could not be decoded as \(V.self); using the initial value.")
-                return field.initialValue()
+                if let getter = field.accessors?.getter, instance.cs_state != nil { return getter(instance) }
+                return field.storedValue(of: instance) ?? field.initialValue()
             }
             set {
                 let field = instance[keyPath: storageKeyPath]
-                guard let state = instance.cs_writableState(forKey: field.keyPath) else { return }
-                state.setAttributeValue(field.encode(newValue).map(Value.bytes) ?? .null, forKey: field.keyPath)
+                if let setter = field.accessors?.setter, instance.cs_state != nil { return setter(instance, newValue) }
+                field.store(newValue, in: instance)
             }
         }
+
+        /// The decoded stored value of `instance`, around any accessor; `nil` for a meta
+        /// instance or bytes that do not decode (reported).
+        func storedValue(of instance: CoreStoreObject) -> V? {
+            guard let state = instance.cs_state else { return nil }
+            let data: Data?
+            switch state.attributeValue(forKey: keyPath) {
+            case .bytes(let d): data = d
+            default: data = nil
+            }
+            if let value = decode(data) { return value }
+            Log.assert(false, "The stored bytes of '\(state.entity.name).\(keyPath)' could not be decoded as \(V.self); using the initial value.")
+            return nil
+        }
+
+        /// Encodes and stores `value` in `instance`, around any accessor.
+        func store(_ value: V, in instance: CoreStoreObject) {
+            guard let state = instance.cs_writableState(forKey: keyPath) else { return }
+            state.setAttributeValue(encode(value).map(Value.bytes) ?? .null, forKey: keyPath)
+        }
+
+        /// This field of `object` as a custom accessor sees it.
+        func proxy<O: CoreStoreObject>(for object: O) -> ObjectProxy<O>.FieldProxy<V> {
+            let field = self
+            return ObjectProxy<O>.FieldProxy(
+                getValue: {
+                    if let getter = field.accessors?.getter, object.cs_state != nil { return getter(object) }
+                    return field.storedValue(of: object) ?? field.initialValue()
+                },
+                setValue: { value in
+                    if let setter = field.accessors?.setter, object.cs_state != nil { return setter(object, value) }
+                    field.store(value, in: object)
+                },
+                getPrimitive: { field.storedValue(of: object) },
+                setPrimitive: { value in
+                    guard let state = object.cs_writableState(forKey: field.keyPath) else { return }
+                    state.setAttributeValue(value.flatMap(field.encode).map(Value.bytes) ?? .null, forKey: field.keyPath)
+                }
+            )
+        }
+
+        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths }
 
         var cs_fieldKind: FieldKind {
             let initial = initialValue, encode = self.encode
@@ -124,22 +219,28 @@ extension Field.Coded where V: FieldOptionalType {
     /// `@Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?`.
     public init<Coder: FieldCoderType>(
         wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
-        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type
+        versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
     ) where Coder.FieldStoredValue == V.Wrapped {
         self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
                   encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
-                  decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } })
+                  decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } },
+                  accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
     }
 
     /// Declares an optional coded attribute whose initial value is computed for every inserted
     /// object.
     public init<Coder: FieldCoderType>(
-        _ keyPath: KeyPathString, previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-        coder: Coder.Type, dynamicInitialValue: @escaping () -> V
+        _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+        coder: Coder.Type,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
     ) where Coder.FieldStoredValue == V.Wrapped {
         self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
                   encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
-                  decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } })
+                  decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } },
+                  accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
     }
 }
 

@@ -29,32 +29,50 @@ extension Field {
         /// The key this relationship had in the previous model version, for migrations.
         public let previousVersionKeyPath: String?
         let inverse: AnyKeyPath?
+        /// The keys whose changes observers also report as changes of this relationship.
+        let affectedByKeyPaths: Set<String>
 
         /// Declares a relationship without naming its inverse here.
+        ///
+        /// `versionHashModifier` is accepted for source compatibility and has no effect;
+        /// `affectedByKeyPaths` names the keys whose changes observers also report as changes
+        /// of this relationship.
         public init(
-            _ keyPath: String, deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int = 0,
-            previousVersionKeyPath: String? = nil
+            _ keyPath: KeyPathString, minCount: Int = 0, maxCount: Int = 0, deleteRule: DeleteRule = .nullify,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
-            self.init(keyPath, inverse: nil as AnyKeyPath?, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, previousVersionKeyPath: previousVersionKeyPath)
+            self.init(keyPath, inverse: nil as AnyKeyPath?, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+                      previousVersionKeyPath: previousVersionKeyPath(), affectedByKeyPaths: affectedByKeyPaths())
         }
 
         /// Declares a relationship and its inverse on the destination type.
         public init<W>(
-            _ keyPath: String, inverse: KeyPath<V.DestinationObjectType, Field.Relationship<W>>,
-            deleteRule: DeleteRule = .nullify, minCount: Int = 0, maxCount: Int = 0,
-            previousVersionKeyPath: String? = nil
+            _ keyPath: KeyPathString, minCount: Int = 0, maxCount: Int = 0,
+            inverse: KeyPath<V.DestinationObjectType, Field.Relationship<W>>, deleteRule: DeleteRule = .nullify,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
-            self.init(keyPath, inverse: inverse as AnyKeyPath, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount, previousVersionKeyPath: previousVersionKeyPath)
+            self.init(keyPath, inverse: inverse as AnyKeyPath, deleteRule: deleteRule, minCount: minCount, maxCount: maxCount,
+                      previousVersionKeyPath: previousVersionKeyPath(), affectedByKeyPaths: affectedByKeyPaths())
         }
 
-        private init(_ keyPath: String, inverse: AnyKeyPath?, deleteRule: DeleteRule, minCount: Int, maxCount: Int, previousVersionKeyPath: String?) {
+        private init(
+            _ keyPath: String, inverse: AnyKeyPath?, deleteRule: DeleteRule, minCount: Int, maxCount: Int,
+            previousVersionKeyPath: String?, affectedByKeyPaths: Set<String>
+        ) {
             self.keyPath = keyPath
             self.deleteRule = deleteRule
             self.minCount = minCount
             self.maxCount = maxCount
             self.previousVersionKeyPath = previousVersionKeyPath
             self.inverse = inverse
+            self.affectedByKeyPaths = affectedByKeyPaths
         }
+
+        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths }
 
         /// Unavailable: the destinations live in the object's context.
         @available(*, unavailable)

@@ -21,21 +21,81 @@ extension Field {
         public let previousVersionKeyPath: String?
         @usableFromInline let initialValue: () -> V
         let isDynamic: Bool
+        /// The custom getter and setter, when declared.
+        @usableFromInline let accessors: FieldAccessors<V>?
+        /// The keys whose changes change this field's value too (observers hear about both).
+        let affectedByKeyPaths: Set<String>
 
-        /// Declares an attribute with a fixed initial value.
-        public init(wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: String, previousVersionKeyPath: String? = nil) {
-            self.keyPath = keyPath
-            self.previousVersionKeyPath = previousVersionKeyPath
-            self.initialValue = initialValue
-            self.isDynamic = false
+        /// Declares an attribute with a fixed initial value (the attribute's default).
+        ///
+        /// `versionHashModifier` is accepted for source compatibility and has no effect: a
+        /// store's model hash follows what it stores. `affectedByKeyPaths` names the keys whose
+        /// changes observers also report as changes of this field.
+        public init(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
         }
 
         /// Declares an attribute whose initial value is computed anew for every inserted object.
-        public init(_ keyPath: String, dynamicInitialValue: @escaping () -> V, previousVersionKeyPath: String? = nil) {
+        public init(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) {
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares an attribute with a fixed initial value and a custom getter or setter,
+        /// which see the object as an ``ObjectProxy`` and this field as a
+        /// ``ObjectProxy/FieldProxy`` (read and write `field.primitiveValue` for what is stored).
+        ///
+        /// Swift infers `O` from the closures' types: name it in the closure
+        /// (`{ (object: ObjectProxy<Person>, field) in … }`) or pass a static function.
+        public init<O: CoreStoreObject>(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, accessors: nil, affectedByKeyPaths: [])
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares an attribute with a dynamic initial value and a custom getter or setter.
+        public init<O: CoreStoreObject>(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) {
+            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, accessors: nil, affectedByKeyPaths: [])
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: Set<String>) {
             self.keyPath = keyPath
             self.previousVersionKeyPath = previousVersionKeyPath
-            self.initialValue = dynamicInitialValue
-            self.isDynamic = true
+            self.initialValue = initialValue
+            self.isDynamic = isDynamic
+            self.accessors = accessors
+            self.affectedByKeyPaths = affectedByKeyPaths
         }
 
         /// Unavailable: the value lives in the object's context, reached through the enclosing
@@ -61,6 +121,9 @@ extension Field {
             storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
         ) -> V {
             get {
+                if let getter = instance[keyPath: storageKeyPath].accessors?.getter, instance.attributeKeys != nil {
+                    return getter(instance)
+                }
                 // Only the key is read on the common path: copying the whole field would retain
                 // its strings and closure on every read.
                 let key = instance[keyPath: storageKeyPath].keyPath
@@ -70,6 +133,10 @@ extension Field {
                 return uncommonValue(of: instance, field: instance[keyPath: storageKeyPath])
             }
             set {
+                if let setter = instance[keyPath: storageKeyPath].accessors?.setter, instance.attributeKeys != nil {
+                    setter(instance, newValue)
+                    return
+                }
                 Field.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: instance[keyPath: storageKeyPath].keyPath)
             }
         }
@@ -84,6 +151,41 @@ extension Field {
             return field.initialValue()
         }
 
+        /// This field of `object` as a custom accessor sees it.
+        func proxy<O: CoreStoreObject>(for object: O) -> ObjectProxy<O>.FieldProxy<V> {
+            let field = self
+            return ObjectProxy<O>.FieldProxy(
+                getValue: {
+                    if let getter = field.accessors?.getter, object.cs_state != nil { return getter(object) }
+                    return Self.primitiveValue(of: object, field: field) ?? field.initialValue()
+                },
+                setValue: { value in
+                    if let setter = field.accessors?.setter, object.cs_state != nil { return setter(object, value) }
+                    Field.cs_setStoredValue(value.cs_toStoredValue(), of: object, forKey: field.keyPath)
+                },
+                getPrimitive: { Self.primitiveValue(of: object, field: field) },
+                setPrimitive: { value in
+                    if let value {
+                        Field.cs_setStoredValue(value.cs_toStoredValue(), of: object, forKey: field.keyPath)
+                    } else if V.cs_isOptional {
+                        Field.cs_setStoredValue(.null, of: object, forKey: field.keyPath)
+                    } else {
+                        Log.assert(false, "nil cannot be stored in the non-optional attribute '\(field.keyPath)'; the value was ignored.")
+                    }
+                }
+            )
+        }
+
+        /// The stored value of `instance`, around any accessor; `nil` for a meta instance.
+        static func primitiveValue(of instance: CoreStoreObject, field: Self) -> V? {
+            guard let stored = Field.cs_storedValue(of: instance, forKey: field.keyPath) else { return nil }
+            if let value = V.cs_fromStoredValue(stored) { return value }
+            Field.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
+            return nil
+        }
+
+        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths }
+
         var cs_fieldKind: FieldKind {
             let initial = initialValue
             return .attribute(AttributeField(
@@ -97,8 +199,13 @@ extension Field {
 
 extension Field.Stored where V: ExpressibleByNilLiteral {
     /// Declares an optional attribute that starts as `nil`: `@Field.Stored("nickname") var nickname: String?`.
-    public init(_ keyPath: String, previousVersionKeyPath: String? = nil) {
-        self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath)
+    public init(
+        _ keyPath: KeyPathString,
+        versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+    ) {
+        self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath(), affectedByKeyPaths: affectedByKeyPaths())
     }
 }
 

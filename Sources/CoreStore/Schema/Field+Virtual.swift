@@ -15,6 +15,8 @@ extension Field {
         let getter: (CoreStoreObject) -> V
         let setter: ((CoreStoreObject, V) -> Void)?
         let makeMeta: () -> CoreStoreObject
+        /// The keys whose changes observers also report as changes of this field.
+        let affectedByKeyPaths: Set<String>
 
         /// Declares a virtual property computed by `customGetter`; when `customSetter` is given,
         /// assigning the property runs it (typically to set stored fields).
@@ -27,7 +29,70 @@ extension Field {
             self.getter = { object in customGetter((object as? O) ?? O(asMeta: ())) }
             self.setter = customSetter.map { set in { object, value in if let o = object as? O { set(o, value) } } }
             self.makeMeta = { O(asMeta: ()) }
+            self.affectedByKeyPaths = []
         }
+
+        /// Declares a virtual property in CoreStore's form: the getter and setter see the
+        /// object as an ``ObjectProxy`` (`object.$name.value`) and this field as a
+        /// ``ObjectProxy/FieldProxy`` whose `primitiveValue` is kept with the object in memory
+        /// (a cache the accessors may use; never stored). `affectedByKeyPaths` names the keys
+        /// whose changes observers also report as changes of this field.
+        ///
+        /// Swift infers `O` from the closures' types: name it in the closure
+        /// (`{ (object: ObjectProxy<Person>, field) in … }`) or pass a static function.
+        public init<O: CoreStoreObject>(
+            _ keyPath: KeyPathString,
+            customGetter: @escaping (_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            self.keyPath = keyPath
+            self.getter = { object in
+                let typed = (object as? O) ?? O(asMeta: ())
+                return customGetter(ObjectProxy(typed), Self.transientProxy(keyPath, of: typed, getter: customGetter))
+            }
+            self.setter = customSetter.map { set in { object, value in
+                guard let typed = object as? O else { return }
+                set(ObjectProxy(typed), Self.transientProxy(keyPath, of: typed, getter: customGetter), value)
+            } }
+            self.makeMeta = { O(asMeta: ()) }
+            self.affectedByKeyPaths = affectedByKeyPaths()
+        }
+
+        /// The field's own proxy inside its accessors: `value` runs the getter (so the getter
+        /// itself must read `primitiveValue`), `primitiveValue` is the in-memory value.
+        private static func transientProxy<O: CoreStoreObject>(
+            _ key: String, of object: O, getter: @escaping (ObjectProxy<O>, ObjectProxy<O>.FieldProxy<V>) -> V
+        ) -> ObjectProxy<O>.FieldProxy<V> {
+            func primitive() -> V? { object.valuesLock.withLock { object.transientValues[key] as? V } }
+            func setPrimitive(_ value: V?) { object.valuesLock.withLock { object.transientValues[key] = value } }
+            return ObjectProxy<O>.FieldProxy(
+                getValue: { primitive() ?? getter(ObjectProxy(object), transientProxy(key, of: object, getter: getter)) },
+                setValue: { setPrimitive($0) },
+                getPrimitive: primitive,
+                setPrimitive: setPrimitive
+            )
+        }
+
+        /// This field of `object` as another field's accessor sees it: `value` is the
+        /// property's value, `primitiveValue` the in-memory value.
+        func proxy<O: CoreStoreObject>(for object: O) -> ObjectProxy<O>.FieldProxy<V> {
+            let field = self, key = keyPath
+            return ObjectProxy<O>.FieldProxy(
+                getValue: { field.getter(object) },
+                setValue: { value in
+                    guard let setter = field.setter else {
+                        Log.assert(false, "The virtual property '\(key)' has no custom setter; the value was ignored.")
+                        return
+                    }
+                    setter(object, value)
+                },
+                getPrimitive: { object.valuesLock.withLock { object.transientValues[key] as? V } },
+                setPrimitive: { value in object.valuesLock.withLock { object.transientValues[key] = value } }
+            )
+        }
+
+        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths }
 
         /// Unavailable: the value is computed through the enclosing instance.
         @available(*, unavailable)

@@ -45,6 +45,12 @@ struct RelationshipField {
 /// Implemented by every field wrapper so schema reflection can find it.
 protocol FieldDescribing {
     var cs_fieldKind: FieldKind { get }
+    /// The keys whose changes observers also report as changes of this field.
+    var cs_affectedByKeyPaths: Set<String> { get }
+}
+
+extension FieldDescribing {
+    var cs_affectedByKeyPaths: Set<String> { [] }
 }
 
 extension FieldKind {

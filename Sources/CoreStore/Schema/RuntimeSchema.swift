@@ -28,12 +28,15 @@ final class EntityMetadata: @unchecked Sendable {
     let canonicalDescription: String
     /// Named configurations that list this entity.
     let configurations: Set<String>
+    /// For each key, the fields whose `affectedByKeyPaths` name it.
+    let dependentKeys: [String: Set<String>]
 
     init(
         type: CoreStoreObject.Type, entity: DynamicEntity, description: EntityDescription,
         initialValues: [(() -> Value)?], inverseOrdinals: [Int?], virtualKeys: Set<String>,
-        canonicalDescription: String, configurations: Set<String>
+        canonicalDescription: String, configurations: Set<String>, dependentKeys: [String: Set<String>] = [:]
     ) {
+        self.dependentKeys = dependentKeys
         self.name = description.name
         self.nameBits = StringBits(description.name)
         self.type = type
@@ -57,6 +60,18 @@ final class EntityMetadata: @unchecked Sendable {
 
     deinit {
         attributeKeys.deallocate()
+    }
+
+    /// `keys` and every field they affect, directly or through other fields
+    /// (`affectedByKeyPaths`).
+    func withDependentKeys(_ keys: Set<String>) -> Set<String> {
+        guard !dependentKeys.isEmpty else { return keys }
+        var result = keys
+        var pending = Array(keys)
+        while let key = pending.popLast() {
+            for dependent in dependentKeys[key] ?? [] where result.insert(dependent).inserted { pending.append(dependent) }
+        }
+        return result
     }
 
     /// The ordinal of attribute `key`. A property getter passes the very string literal the

@@ -11,6 +11,8 @@ struct SchemaBuilder {
         let parent: DynamicEntity?
         let fields: [FieldKind]
         let ownFieldNames: Set<String>
+        /// For each key, the fields declared `affectedByKeyPaths` it.
+        let dependentKeys: [String: Set<String>]
     }
 
     func build() throws(CoreStoreError) -> RuntimeSchema {
@@ -41,6 +43,7 @@ struct SchemaBuilder {
                 if let type = m.subjectType as? CoreStoreObject.Type, let p = byType[ObjectIdentifier(type)] { parent = p }
             }
             var fields: [FieldKind] = []
+            var dependents: [String: Set<String>] = [:]
             var own = Set<String>()
             var seen = Set<String>()
             var isOwn = parent == nil
@@ -55,13 +58,14 @@ struct SchemaBuilder {
                         throw .invalidSchema(message: "'\(kind.name)' is not a valid key in '\(entity.entityName)'")
                     }
                     fields.append(kind)
+                    for key in field.cs_affectedByKeyPaths { dependents[key, default: []].insert(kind.name) }
                     if isOwn { own.insert(kind.name) }
                 }
                 if let parent, let type = m.subjectType as? CoreStoreObject.Type, ObjectIdentifier(type) == ObjectIdentifier(parent.type) {
                     isOwn = true
                 }
             }
-            reflected[entity.entityName] = Reflected(entity: entity, meta: meta, parent: parent, fields: fields, ownFieldNames: own)
+            reflected[entity.entityName] = Reflected(entity: entity, meta: meta, parent: parent, fields: fields, ownFieldNames: own, dependentKeys: dependents)
         }
 
         // Inverses: declared on one side, mirrored to the other.
@@ -178,7 +182,7 @@ struct SchemaBuilder {
             metadata.append(EntityMetadata(
                 type: entity.type, entity: entity, description: description, initialValues: initialValues,
                 inverseOrdinals: [], virtualKeys: virtualKeys, canonicalDescription: lines.joined(separator: "\n"),
-                configurations: configurationsByEntity[entity.entityName] ?? []
+                configurations: configurationsByEntity[entity.entityName] ?? [], dependentKeys: r.dependentKeys
             ))
         }
 
@@ -191,7 +195,7 @@ struct SchemaBuilder {
             final.append(EntityMetadata(
                 type: entity.type, entity: entity.entity, description: entity.description, initialValues: entity.initialValues,
                 inverseOrdinals: ordinals, virtualKeys: entity.virtualKeys, canonicalDescription: entity.canonicalDescription,
-                configurations: entity.configurations
+                configurations: entity.configurations, dependentKeys: entity.dependentKeys
             ))
         }
         return RuntimeSchema(modelVersion: schema.modelVersion, entities: final)

@@ -67,9 +67,10 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// Closes the stack's stores, so that their files can be opened again by another stack.
     deinit {
         // Objects hold their context: dropping the map frees those nobody else holds.
-        mainContext.dropAllObjects()
-        SharedStoreRegistry.unregister(self)
+        // No check of the shared stores may read them while they close.
         sharedStoreWatcher.stop()
+        SharedStoreRegistry.unregister(self)
+        mainContext.dropAllObjects()
         for store in gateway.stores {
             store.storage.close()
             StorageClaims.release(store.storage)
@@ -124,6 +125,10 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// transactions of the stack. Returns the deliveries that will tell observers.
     @discardableResult
     func commit(_ context: ObjectContext) throws(CoreStoreError) -> [ObservationDelivery] {
+        try sharedStoreWatcher.duringOwnCommit { () throws(CoreStoreError) -> [ObservationDelivery] in try commitLocked(context) }
+    }
+
+    private func commitLocked(_ context: ObjectContext) throws(CoreStoreError) -> [ObservationDelivery] {
         try commitLock.locked { () throws(CoreStoreError) -> [ObservationDelivery] in
             let prepared = try context.prepareCommit()
             var infos: [CommitInfo] = []
@@ -142,6 +147,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
                     othersCommitted = true
                 } else {
                     part.store.lastSequence = info.sequence
+                    sharedStoreWatcher.noteOwnCommit(to: part.store)
                 }
             }
             if othersCommitted { sharedStoreWatcher.requestCheck() }

@@ -8,34 +8,49 @@ import CoreStoreStorage
 /// Checks run one at a time on the watcher's own queue; a request made while one is pending
 /// is folded into it. The watcher holds its stack weakly and stops when the stack goes away.
 final class SharedStoreWatcher: @unchecked Sendable {
-    /// How often the stored sequences are compared when nothing else asked for a check.
+    /// How often the stores' files are looked at when nothing else asked for a check.
     static let pollingInterval: DispatchTimeInterval = .milliseconds(200)
-
-    private let queue = DispatchQueue(label: "CoreStore.DataStack.sharedStores", qos: .utility)
-    private let lock = NSLock()
-    private weak var stack: DataStack?
-    /// The shared stores followed, held weakly: a check never keeps a stack (or its stores)
-    /// alive unless it found a commit to catch up with.
-    private var stores: [WeakStore] = []
-    private var timer: DispatchSourceTimer?
-    private var checkPending = false
 
     /// The periodic checks read every store's sequence at least this often, whatever its
     /// ``SharedAccessStorage/changeSignature`` says (a commit can leave a file's size and
     /// modification time as they were within the clock's resolution).
     static let fullCheckInterval: TimeInterval = 2
 
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    private let queue = DispatchQueue(label: "CoreStore.DataStack.sharedStores", qos: .utility)
+    /// Guards everything below; `busy` changes are broadcast.
+    private let condition = NSCondition()
+    private weak var stack: DataStack?
+    /// The shared stores followed, held weakly: a check never keeps a stack (or its stores)
+    /// alive unless it found a commit to catch up with.
+    private var stores: [WeakStore] = []
+    private var timer: DispatchSourceTimer?
+    private var checkPending = false
+    private var stopped = false
+    /// A check is running: ``stop()`` waits for it, so that no read of a store outlives the
+    /// stack that closes it.
+    private var busy = false
+    /// Commits of the stack under way: a stored sequence ahead of the stack's may be its own.
+    private var ownCommits = 0
+    /// Counts the starts and ends of the stack's commits, so that a check can tell whether one
+    /// ran while it read the sequences.
+    private var ownCommitEvents = 0
+
     private final class WeakStore {
         weak var store: AttachedStore?
-        /// The store's change signature when its sequence was last read (timer queue only).
+        /// The store's change signature when its sequence was last read or committed.
         var signature: [Int64]?
         var lastRead = Date.distantPast
         init(_ store: AttachedStore) { self.store = store }
     }
 
+    init() {
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
     /// Sets the stack to check (once, from the stack's initializer).
     func follow(_ stack: DataStack) {
-        lock.withLock { self.stack = stack }
+        condition.withLock { self.stack = stack }
     }
 
     deinit {
@@ -44,8 +59,13 @@ final class SharedStoreWatcher: @unchecked Sendable {
 
     /// Follows `store` and starts polling (once; later calls only add the store).
     func watch(_ store: AttachedStore) {
-        lock.withLock {
-            stores = stores.filter { $0.store != nil } + [WeakStore(store)]
+        let signature = (store.storage as? any SharedAccessStorage)?.changeSignature
+        condition.withLock {
+            guard !stopped else { return }
+            let entry = WeakStore(store)
+            entry.signature = signature
+            entry.lastRead = Date()
+            stores = stores.filter { $0.store != nil } + [entry]
             guard timer == nil else { return }
             let source = DispatchSource.makeTimerSource(queue: queue)
             source.schedule(deadline: .now() + Self.pollingInterval, repeating: Self.pollingInterval, leeway: .milliseconds(50))
@@ -55,30 +75,63 @@ final class SharedStoreWatcher: @unchecked Sendable {
         }
     }
 
-    /// Stops polling.
-    func stop() {
-        lock.withLock {
-            timer?.cancel()
-            timer = nil
+    /// Runs one of the stack's commits: while it runs, a stored sequence ahead of the stack's
+    /// is not taken for another connection's commit (the commit itself notices those).
+    func duringOwnCommit<T>(_ body: () throws(CoreStoreError) -> T) throws(CoreStoreError) -> T {
+        condition.withLock { ownCommits += 1; ownCommitEvents += 1 }
+        defer { condition.withLock { ownCommits -= 1; ownCommitEvents += 1 } }
+        return try body()
+    }
+
+    /// Records the files of `store` as the stack's own commit left them: the periodic check
+    /// reads its sequence only when someone else changed them since.
+    func noteOwnCommit(to store: AttachedStore) {
+        guard let shared = store.storage as? any SharedAccessStorage else { return }
+        let signature = shared.changeSignature
+        condition.withLock {
+            guard let entry = stores.first(where: { $0.store === store }) else { return }
+            entry.signature = signature
+            entry.lastRead = Date()
         }
+    }
+
+    /// Stops polling and waits for a check under way (unless called from one).
+    func stop() {
+        condition.lock()
+        stopped = true
+        timer?.cancel()
+        timer = nil
+        if DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(self) {
+            while busy { condition.wait() }
+        }
+        condition.unlock()
     }
 
     /// Asks for a check soon (another stack of this process committed to a shared file).
     func requestCheck() {
-        let schedule = lock.withLock {
+        let schedule = condition.withLock {
             defer { checkPending = true }
-            return !checkPending
+            return !checkPending && !stopped
         }
         if schedule { queue.async { [weak self] in self?.check(periodic: false) } }
     }
 
     /// Runs on the watcher's queue. A periodic check skips the stores whose files show no
-    /// change since their sequence was last read.
+    /// change since their sequence was last read (or the stack last committed to them).
     private func check(periodic: Bool) {
-        let watched = lock.withLock {
+        let snapshot: (stores: [WeakStore], events: Int)? = condition.withLock {
             checkPending = false
+            guard !stopped else { return nil }
+            busy = true
             stores = stores.filter { $0.store != nil }
-            return stores
+            return (stores, ownCommitEvents)
+        }
+        guard let (watched, events) = snapshot else { return }
+        defer {
+            condition.withLock {
+                busy = false
+                condition.broadcast()
+            }
         }
         do {
             // The stored sequences first, without the stack: most checks find nothing new.
@@ -87,12 +140,18 @@ final class SharedStoreWatcher: @unchecked Sendable {
             for entry in watched {
                 guard let store = entry.store, let shared = store.storage as? any SharedAccessStorage else { continue }
                 let signature = shared.changeSignature
-                if periodic, let signature, signature == entry.signature, now.timeIntervalSince(entry.lastRead) < Self.fullCheckInterval { continue }
-                entry.signature = signature
-                entry.lastRead = now
+                let skip = condition.withLock { () -> Bool in
+                    if periodic, let signature, signature == entry.signature, now.timeIntervalSince(entry.lastRead) < Self.fullCheckInterval { return true }
+                    entry.signature = signature
+                    entry.lastRead = now
+                    return false
+                }
+                if skip { continue }
                 if try shared.storedCommitSequence() != store.lastSequence { moved = true }
             }
-            guard moved, let stack = lock.withLock({ self.stack }) else { return }
+            // A commit of the stack under way explains a sequence ahead; it checks for others
+            // itself when it ends.
+            guard moved, condition.withLock({ ownCommits == 0 && ownCommitEvents == events }), let stack = condition.withLock({ self.stack }) else { return }
             _ = try stack.refreshFromSharedStores()
         } catch StorageError.notOpen {
             // The stack is going away (or removed its stores): nothing to follow.
