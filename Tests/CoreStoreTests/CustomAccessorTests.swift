@@ -28,6 +28,16 @@ final class ProxiedAccount: CoreStoreObject {
     })
     var tags: [String] = []
 
+    @Field.Coded("token", coder: FieldCoders.Json.self, customGetter: { (_: ObjectProxy<ProxiedAccount>, field) in
+        (field.primitiveValue ?? "").lowercased()
+    }, dynamicInitialValue: { "NEW-TOKEN" })
+    var token: String
+
+    @Field.Coded("limits", coder: FieldCoders.Json.self, customSetter: { (_: ObjectProxy<ProxiedAccount>, field, newValue: [String: Int]?) in
+        field.primitiveValue = newValue?.filter { $0.value > 0 }
+    })
+    var limits: [String: Int]?
+
     @Field.Stored("initials", versionHashModifier: "ignored", affectedByKeyPaths: ["first"])
     var initials: String = ""
 
@@ -104,6 +114,20 @@ struct CustomAccessorTests {
             "willUpdate Anna Li", "didUpdate Anna Li [\"fullName\", \"last\"]",
             "willUpdate Anna Li", "didUpdate Anna Li [\"tags\"]",
         ])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func dynamicAndOptionalCodedFieldsTakeAccessorsToo(_ kind: StoreKind) throws {
+        let stack = try Self.stack(kind)
+        try stack.perform(synchronous: { t in
+            let account = t.create(Into<ProxiedAccount>())
+            account.limits = ["a": 1, "b": 0]
+        })
+        let account = try #require(try stack.fetchOne(From<ProxiedAccount>()))
+        #expect(account.token == "new-token")
+        #expect(account.limits == ["a": 1])
+        try stack.perform(synchronous: { t in t.edit(account)?.limits = nil })
+        #expect(account.limits == nil)
     }
 
     @Test func aMetaInstanceReadsInitialValues() {

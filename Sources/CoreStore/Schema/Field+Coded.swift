@@ -90,13 +90,24 @@ extension Field {
             customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
-            let decode = coder.decode
-            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                             encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: [])
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                      encode: coder.encode, decode: { decode($0) },
-                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
-                      affectedByKeyPaths: affectedByKeyPaths())
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+                      to: Self(wrappedValue: initialValue(), keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder))
+        }
+
+        /// Declares a coded attribute with custom closures, a dynamic initial value and a custom
+        /// getter or setter.
+        public init<O: CoreStoreObject>(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) {
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+                      to: Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder, dynamicInitialValue: dynamicInitialValue))
         }
 
         /// Declares a coded attribute with a ``FieldCoderType``, a fixed initial value and a
@@ -110,12 +121,36 @@ extension Field {
             customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) where Coder.FieldStoredValue == V {
-            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                             encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData, accessors: nil, affectedByKeyPaths: [])
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                      encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData,
-                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
-                      affectedByKeyPaths: affectedByKeyPaths())
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+                      to: Self(wrappedValue: initialValue(), keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType))
+        }
+
+        /// Declares a coded attribute with a ``FieldCoderType``, a dynamic initial value and a
+        /// custom getter or setter.
+        public init<O: CoreStoreObject, Coder: FieldCoderType>(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) where Coder.FieldStoredValue == V {
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+                      to: Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType, dynamicInitialValue: dynamicInitialValue))
+        }
+
+        /// `plain` with custom accessors and the keys that affect it.
+        init<O: CoreStoreObject>(
+            adding getter: ((ObjectProxy<O>, ObjectProxy<O>.FieldProxy<V>) -> V)?,
+            _ setter: ((ObjectProxy<O>, ObjectProxy<O>.FieldProxy<V>, V) -> Void)?,
+            _ affectedByKeyPaths: Set<String>, to plain: Self
+        ) {
+            self.init(plain.keyPath, previousVersionKeyPath: plain.previousVersionKeyPath, initialValue: plain.initialValue, isDynamic: plain.isDynamic,
+                      encode: plain.encode, decode: plain.decode,
+                      accessors: FieldAccessors.make(getter: getter, setter: setter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths)
         }
 
         init(
@@ -220,7 +255,7 @@ extension Field.Coded where V: FieldOptionalType {
     public init<Coder: FieldCoderType>(
         wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
         versionHashModifier: @autoclosure @escaping () -> String? = nil,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
         affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
     ) where Coder.FieldStoredValue == V.Wrapped {
         self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
@@ -233,7 +268,7 @@ extension Field.Coded where V: FieldOptionalType {
     /// object.
     public init<Coder: FieldCoderType>(
         _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
         coder: Coder.Type,
         affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
     ) where Coder.FieldStoredValue == V.Wrapped {
@@ -241,6 +276,36 @@ extension Field.Coded where V: FieldOptionalType {
                   encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
                   decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } },
                   accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+    }
+}
+
+extension Field.Coded where V: FieldOptionalType {
+    /// Declares an optional coded attribute with a ``FieldCoderType`` and a custom getter or
+    /// setter (see ``Field/Coded``'s accessor forms).
+    public init<O: CoreStoreObject, Coder: FieldCoderType>(
+        wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
+        versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+        customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+                  to: Self(wrappedValue: initialValue(), keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder))
+    }
+
+    /// Declares an optional coded attribute with a ``FieldCoderType``, a dynamic initial value
+    /// and a custom getter or setter.
+    public init<O: CoreStoreObject, Coder: FieldCoderType>(
+        _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+        customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+        dynamicInitialValue: @escaping () -> V
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+                  to: Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder, dynamicInitialValue: dynamicInitialValue))
     }
 }
 
