@@ -153,15 +153,21 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             if othersCommitted { sharedStoreWatcher.requestCheck() }
             notifyStacksSharing(commits)
             guard !commits.isEmpty else { return [] }
-            let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
-            var deliveries: [ObservationDelivery] = []
-            for observer in observers {
-                if let delivery = observer.stackDidCommit(commits), !deliveries.contains(where: { $0 === delivery }) {
-                    deliveries.append(delivery)
-                }
-            }
-            return deliveries
+            return tellObservers { $0.stackDidCommit(commits) }
         }
+    }
+
+    /// Lets every commit observer work out what happened; returns the distinct deliveries that
+    /// will tell their observers. Call with the commit lock held.
+    private func tellObservers(_ examine: (any CommitObserver) -> ObservationDelivery?) -> [ObservationDelivery] {
+        let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
+        var deliveries: [ObservationDelivery] = []
+        for observer in observers {
+            if let delivery = examine(observer), !deliveries.contains(where: { $0 === delivery }) {
+                deliveries.append(delivery)
+            }
+        }
+        return deliveries
     }
 
     /// Reads the read-only context's objects from storage again (under the commit lock, so no
@@ -174,14 +180,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// What ``refreshMainContext()`` does; call with the commit lock held.
     func refreshObjectsAndMonitors() throws(CoreStoreError) -> [ObservationDelivery] {
         let commits = try mainContext.refreshAllObjects()
-        let observers = stateLock.withLock { commitObservers.values.compactMap(\.observer) }
-        var deliveries: [ObservationDelivery] = []
-        for observer in observers {
-            if let delivery = observer.stackDidRefresh(commits), !deliveries.contains(where: { $0 === delivery }) {
-                deliveries.append(delivery)
-            }
-        }
-        return deliveries
+        return tellObservers { $0.stackDidRefresh(commits) }
     }
 
     /// Registers a monitor for every commit and runs `start` while no commit can happen, so
