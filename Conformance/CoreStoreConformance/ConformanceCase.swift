@@ -3,7 +3,7 @@ import CoreStoreStorage
 
 /// Whether a case talks to a store directly or through the user API.
 public enum ConformanceLevel: String, Sendable, Hashable {
-    /// The case calls ``StorageInterface`` requirements directly.
+    /// The case calls `StorageInterface` requirements directly.
     case contract
     /// The case goes through `DataStack` and `CoreStoreObject` models.
     case api
@@ -66,7 +66,7 @@ public struct ConformanceCase: Sendable, Hashable, CustomStringConvertible {
     /// reason: inside a Swift Testing test the test is cancelled (`Test.cancel`, recorded as
     /// cancelled with the reason in the event stream, though the console of Swift 6.3 counts a
     /// cancelled parameterized case as passed — so parameterize over
-    /// ``ConformanceSuite/cases(applicableTo:)`` and list
+    /// `ConformanceSuite/cases(applicableTo:)` and list
     /// ``ConformanceSuite/skips(for:)`` instead); elsewhere ``ConformanceSkip`` is thrown.
     public func run(with factory: some StorageFactory) throws {
         switch outcome(with: factory) {

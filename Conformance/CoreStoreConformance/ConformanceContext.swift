@@ -105,7 +105,7 @@ public final class ConformanceContext {
         }
     }
 
-    /// Fails the case unless `body` throws a ``StorageError`` accepted by `matching`; returns it.
+    /// Fails the case unless `body` throws a `StorageError` accepted by `matching`; returns it.
     @discardableResult
     public func expectError(
         _ what: @autoclosure () -> String, matching: (StorageError) -> Bool = { _ in true }, _ body: () throws -> Void

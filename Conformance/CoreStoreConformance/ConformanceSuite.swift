@@ -38,7 +38,7 @@ public enum ConformanceSuite {
 
     /// The cases the stores of `factory` skip, each with the missing capabilities or protocols
     /// as its reason;
-    /// together with ``cases(applicableTo:)`` they are every case.
+    /// together with `cases(applicableTo:)` they are every case.
     ///
     /// ```swift
     /// @Test func skippedCases() {

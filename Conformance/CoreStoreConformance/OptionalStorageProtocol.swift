@@ -1,7 +1,7 @@
 import CoreStoreStorage
 
-/// A protocol of the storage contract that a store may adopt beside ``StorageInterface``, such as
-/// ``ReadOnlyOpening``: the cases that test one run only on the stores that adopt it, and the
+/// A protocol of the storage contract that a store may adopt beside `StorageInterface`, such as
+/// `ReadOnlyOpening`: the cases that test one run only on the stores that adopt it, and the
 /// others list them as skipped, with the protocol's name as the reason.
 public struct OptionalStorageProtocol: Sendable, Hashable, CustomStringConvertible {
     /// The protocol's name, as the skip reasons show it.

@@ -20,16 +20,16 @@ import CoreStoreStorage
 /// - ``makeStorage(configuration:)`` returns a new, empty, closed store that shares nothing with
 ///   any other store it made (its own file, directory or memory).
 /// - ``reopen(_:)`` returns a new instance over the same data as `storage`, which the suite has
-///   closed; only called when the store declares ``StorageCapabilities/persistent``.
+///   closed; only called when the store declares `StorageCapabilities/persistent`.
 /// - ``cleanUp()`` is called once the suite is done with every store the factory made.
-/// - For stores that declare ``StorageCapabilities/localFiles``: ``location(of:)`` names the
+/// - For stores that declare `StorageCapabilities/localFiles`: ``location(of:)`` names the
 ///   file or directory a store keeps its data in (before its first open: where it will create
 ///   it), and ``files(of:)`` lists the regular files holding its data once it is closed. The
 ///   defaults read `LocalStorage.fileURL`; a store that declares `localFiles` but whose factory
 ///   answers `nil` or no files fails the `files` cases with a message saying so, rather than
 ///   passing them without damaging anything.
-/// - For the `migrations` group (stores that declare ``StorageCapabilities/persistent`` and
-///   ``StorageCapabilities/localFiles``, which are `LocalStorage`):
+/// - For the `migrations` group (stores that declare `StorageCapabilities/persistent` and
+///   `StorageCapabilities/localFiles`, which are `LocalStorage`):
 ///   ``reopen(_:migrationMappingProviders:localStorageOptions:)`` returns a new instance over
 ///   the data of `storage` whose `migrationMappingProviders` and `localStorageOptions` are the
 ///   ones given — custom migrations are a property of the store instance. The default passes

@@ -221,9 +221,9 @@ struct ByteReader {
     }
 }
 
-/// The errors of the key-value formats, as ``StorageError`` values.
+/// The errors of the key-value formats, as `StorageError` values.
 public enum KeyValueFormatError {
-    /// The code ``StorageError/engine(code:message:)`` carries for damaged stored bytes.
+    /// The code `StorageError/engine(code:message:)` carries for damaged stored bytes.
     public static let damagedDataCode = -1_001
 
     /// A damaged stored value or key: `what` names it, `reason` says what is wrong.

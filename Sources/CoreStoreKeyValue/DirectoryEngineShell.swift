@@ -11,7 +11,7 @@ public protocol KeyValueEngineConnection: AnyObject, Sendable {
 
 /// The lifecycle every ``OrderedKeyValueStore`` that keeps its store in a directory shares,
 /// written once: open (refusing a directory that is not the engine's before anything is
-/// written), transactions that fail with ``StorageError/notOpen(store:)`` when the engine is
+/// written), transactions that fail with `StorageError/notOpen(store:)` when the engine is
 /// closed, close (after the transactions in progress) and destroy (the engine's files only).
 /// The engine keeps its C calls and its ``DirectoryStoreFormat``:
 ///
@@ -40,7 +40,7 @@ public protocol KeyValueEngineConnection: AnyObject, Sendable {
 /// (``OrderedKeyValueStore`` requirement 4), and an engine adds a lock only when its library
 /// needs one.
 ///
-/// REQUIRES: ``open(_:)``, ``close()`` and ``destroy()`` are not called concurrently with each
+/// REQUIRES: `open(_:)`, ``close()`` and ``destroy()`` are not called concurrently with each
 /// other (``KeyValueStorage`` calls them one at a time); transactions may run on any thread.
 public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @unchecked Sendable {
     /// The store directory (standardized).
@@ -58,7 +58,7 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
     private let lock = NSLock()
     private var session: Session?
 
-    /// A shell for the store in `directoryURL`; nothing is touched before ``open(_:)``.
+    /// A shell for the store in `directoryURL`; nothing is touched before `open(_:)`.
     public init(directoryURL: URL, engineName: String, format: any DirectoryStoreFormat) {
         self.directoryURL = directoryURL.standardizedFileURL
         self.storeDescription = "\(engineName)(\(self.directoryURL.path))"
@@ -75,7 +75,7 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
     /// Opens the store; does nothing when it is open. Inspects the directory first
     /// (``DirectoryStoreFormat/inspect(_:)``), creates it when it is ``DirectoryStoreContents/absent``,
     /// then calls `connect` with `creating` set in that case. A foreign or damaged directory
-    /// throws ``StorageError/incompatibleStore(path:reason:)`` before anything is written, and
+    /// throws `StorageError/incompatibleStore(path:reason:)` before anything is written, and
     /// so does an absent one when `creatingWhenAbsent` is false (nothing is created).
     public func open(creatingWhenAbsent: Bool = true, _ connect: (_ creating: Bool) throws -> Connection) throws {
         try lock.withLock {
@@ -97,14 +97,14 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
     }
 
     /// Runs `body` with the open handle, as one of any number of concurrent transactions.
-    /// Throws ``StorageError/notOpen(store:)`` when the store is closed or closing.
+    /// Throws `StorageError/notOpen(store:)` when the store is closed or closing.
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         let session = try currentSession()
         return try session.gate.shared { try body(session.connection) }
     }
 
     /// Runs `body` with the open handle while no transaction runs (see
-    /// ``KeyValueTransactionGate/exclusive(_:)``). Throws ``StorageError/notOpen(store:)`` when
+    /// ``KeyValueTransactionGate/exclusive(_:)``). Throws `StorageError/notOpen(store:)` when
     /// the store is closed or closing.
     /// REQUIRES: not called from inside ``transaction(_:)`` (it would wait for itself).
     public func exclusive<T>(_ body: (Connection) throws -> T) throws -> T {
@@ -113,7 +113,7 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
     }
 
     /// Refuses new transactions, waits for the running ones, then closes the handle. Later
-    /// transactions throw ``StorageError/notOpen(store:)`` until ``open(_:)``.
+    /// transactions throw `StorageError/notOpen(store:)` until `open(_:)`.
     public func close() {
         let closing = lock.withLock { () -> Session? in
             defer { session = nil }
@@ -126,7 +126,7 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
 
     /// Closes the store and deletes its files (``DirectoryStoreFormat/deleteStoreFiles(in:)``),
     /// then the directory when it is left empty. A directory that is not this engine's throws
-    /// ``StorageError/incompatibleStore(path:reason:)`` and is not touched.
+    /// `StorageError/incompatibleStore(path:reason:)` and is not touched.
     public func destroy() throws {
         close()
         try lock.withLock {

@@ -23,14 +23,14 @@ import CoreStoreStorage
 /// ```
 ///
 /// ## Implementation requirements
-/// 1. ``checkSignature(of:)`` only reads. It throws ``StorageError/incompatibleStore(path:reason:)``
+/// 1. ``checkSignature(of:)`` only reads. It throws `StorageError/incompatibleStore(path:reason:)`
 ///    for a file the engine cannot open safely (foreign, damaged, truncated, of a newer format)
 ///    and returns for anything the engine opens or repairs itself (for example the empty file an
 ///    interrupted creation leaves).
 /// 2. ``companionFileNames`` names only files the engine itself writes: a directory holding
 ///    anything else and no signature file is not the engine's.
 /// 3. ``deleteStoreFiles(in:)`` deletes the engine's files and nothing else, and throws a
-///    ``StorageError`` when it cannot.
+///    `StorageError` when it cannot.
 public protocol DirectoryStoreFormat: Sendable {
     /// What a store is called in messages, such as "LMDB environment".
     var storeKind: String { get }
@@ -42,7 +42,7 @@ public protocol DirectoryStoreFormat: Sendable {
     /// directory holding only these is an interrupted creation, opened as a new store.
     var companionFileNames: Set<String> { get }
 
-    /// Throws ``StorageError/incompatibleStore(path:reason:)`` unless the engine can open the
+    /// Throws `StorageError/incompatibleStore(path:reason:)` unless the engine can open the
     /// signature file `file` (a regular file). Reads only.
     func checkSignature(of file: URL) throws
 
@@ -62,7 +62,7 @@ public enum DirectoryStoreContents: Sendable, Equatable {
 
 extension DirectoryStoreFormat {
     /// Decides, without writing anything, what `directory` holds. Throws
-    /// ``StorageError/incompatibleStore(path:reason:)`` when it is a file, cannot be listed,
+    /// `StorageError/incompatibleStore(path:reason:)` when it is a file, cannot be listed,
     /// holds other files and no signature file, or holds a signature file that is not a regular
     /// file or fails ``checkSignature(of:)``.
     public func inspect(_ directory: URL) throws -> DirectoryStoreContents {
@@ -99,7 +99,7 @@ extension DirectoryStoreFormat {
     }
 
     /// Deletes the files `names` that exist in `directory`, for ``deleteStoreFiles(in:)``;
-    /// throws ``StorageError/engine(code:message:)`` when one cannot be deleted.
+    /// throws `StorageError/engine(code:message:)` when one cannot be deleted.
     public func deleteFiles(named names: [String], in directory: URL) throws {
         for name in names {
             let url = directory.appendingPathComponent(name, isDirectory: false)
@@ -114,7 +114,7 @@ extension DirectoryStoreFormat {
 
     /// The first `count` bytes of `file` (fewer when it is shorter), for
     /// ``checkSignature(of:)``. An unreadable file throws
-    /// ``StorageError/incompatibleStore(path:reason:)``.
+    /// `StorageError/incompatibleStore(path:reason:)`.
     public func readPrefix(of file: URL, count: Int) throws -> [UInt8] {
         do {
             let handle = try FileHandle(forReadingFrom: file)

@@ -7,7 +7,7 @@ import CoreStoreStorage
 /// It counts three kinds of ``Operation``: reads (every `get`, scan and in-place read), writes
 /// (every `put` and `delete`) and commits (the end of a write transaction, where an engine
 /// syncs). ``failNext(_:after:with:)`` plans one failure: the operation of that kind that comes
-/// `after` more of its kind throws ``StorageError/engine(code:message:)`` with the errno of the
+/// `after` more of its kind throws `StorageError/engine(code:message:)` with the errno of the
 /// ``Fault``. A failing write or commit throws inside the wrapped engine's write transaction, so
 /// the engine rolls it back: nothing of it reaches the base store, exactly as when its own
 /// write or sync fails. A planned failure happens once; ``clearFaults()`` cancels the rest.

@@ -81,7 +81,7 @@ public struct FetchPlanner: Sendable {
         var upper: (value: Value, inclusive: Bool)?
     }
 
-    /// The plan for `request`; throws ``StorageError/unknownEntity(_:)`` for an unknown entity.
+    /// The plan for `request`; throws `StorageError/unknownEntity(_:)` for an unknown entity.
     public func plan(_ request: FetchRequest) throws -> FetchPlan {
         let schema = layout.schema
         guard schema.entity(named: request.entity) != nil else { throw StorageError.unknownEntity(request.entity) }

@@ -9,7 +9,7 @@ import CoreStoreStorage
 /// prefix 0x02 (root entity, record key)         → RecordCodec bytes   the concrete entity is in the value
 /// prefix 0x03 (index name, value…, record key)  → CRC-32C of the key  one entry per record and index (empty in format 1)
 /// ```
-/// Records live under the **root** entity of their hierarchy: a ``RecordID`` whose entity is
+/// Records live under the **root** entity of their hierarchy: a `RecordID` whose entity is
 /// the record's own entity or any ancestor of it names the same root, so one `get` finds the
 /// record, and scanning an entity's records is one range scan in record-key order (records of
 /// sibling entities in the range are skipped by their entity name, which a record's bytes
@@ -299,7 +299,7 @@ final class IndexEntryPlan: Sendable {
 }
 
 /// One index of a ``KeyValueLayout``: entries `(name, values…, record key)` whose value is the
-/// CRC-32C of the entry (see ``IndexEntryChecksum``; empty in stores of format 1).
+/// CRC-32C of the entry (see `IndexEntryChecksum`; empty in stores of format 1).
 public struct IndexDefinition: Sendable, Hashable {
     /// What declared the index.
     public enum Kind: Sendable, Hashable {

@@ -2,12 +2,12 @@ import CoreStoreStorage
 
 extension KeyValueStorage: MigratableStorage {
     /// Starts migrating the closed store from `source` to `destination` (see
-    /// ``KeyValueMigration``): opens the engine, reads the generation g the root pointer names
+    /// `KeyValueMigration`): opens the engine, reads the generation g the root pointer names
     /// and its metadata, deletes the keys of other generations, and returns a migration that
     /// writes the destination as generation g + 1.
     ///
-    /// Throws ``StorageError/incompatibleStore(path:reason:)`` when the engine holds no store or
-    /// one whose schema hash is not `source`'s, and ``StorageError/invalidRequest(_:)`` when the
+    /// Throws `StorageError/incompatibleStore(path:reason:)` when the engine holds no store or
+    /// one whose schema hash is not `source`'s, and `StorageError/invalidRequest(_:)` when the
     /// store is open or already being migrated. The engine is left closed when this throws.
     public func beginMigration(from source: StoreSchema, to destination: StoreSchema) throws -> any StorageMigration {
         guard !lifecycle.isOpen else {

@@ -5,7 +5,7 @@ import CoreStoreStorage
 /// planning, filtering, sorting and aggregates, written once for every
 /// ``OrderedKeyValueStore`` engine.
 ///
-/// A backend wraps its engine in one of these and forwards the ``StorageInterface``
+/// A backend wraps its engine in one of these and forwards the `StorageInterface`
 /// requirements to it (see the module's README):
 /// ```swift
 /// let storage = KeyValueStorage(engine: MemoryKeyValueStore())
@@ -57,7 +57,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// names (see ``KeyValueGeneration``) and is not modified, also when its schema hash differs
     /// — except that the keys of other generations, left by a migration that a crash
     /// interrupted, are deleted (in writes of bounded size). Anything without valid metadata
-    /// throws ``StorageError/incompatibleStore(path:reason:)``; so does a store being migrated.
+    /// throws `StorageError/incompatibleStore(path:reason:)`; so does a store being migrated.
     public func open(schema: StoreSchema) throws -> StoredMetadata? {
         if let layout = lifecycle.current {
             return try engine.read { try Self.storedMetadata($0, generation: layout.generation, description: storeDescription) }
@@ -88,7 +88,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         }
     }
 
-    /// Opens an existing store for reads only (see ``ReadOnlyOpening``): no metadata is written
+    /// Opens an existing store for reads only (see `ReadOnlyOpening`): no metadata is written
     /// to an empty engine, and another generation left by a crashed migration is left in place.
     public func openForReading(schema: StoreSchema) throws -> StoredMetadata {
         guard lifecycle.current == nil else { throw StorageError.invalidRequest("\(storeDescription) is already open") }
@@ -165,7 +165,7 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         try engine.destroy()
     }
 
-    /// Closes the engine; later calls throw ``StorageError/notOpen(store:)``.
+    /// Closes the engine; later calls throw `StorageError/notOpen(store:)`.
     public func close() {
         latestCounters.forget()
         isOpenForReading = false

@@ -1,8 +1,8 @@
 import CoreStoreStorage
 
 /// A public store class that is a ``KeyValueStorage`` over one engine, such as `LMDBStore` or
-/// `LevelDBStore`: declare ``keyValueStorage`` and every ``StorageInterface`` requirement is
-/// forwarded to it, and so are ``MigratableStorage``'s and ``StorageIntegrityChecking``'s: the
+/// `LevelDBStore`: declare ``keyValueStorage`` and every `StorageInterface` requirement is
+/// forwarded to it, and so are `MigratableStorage`'s and `StorageIntegrityChecking`'s: the
 /// wrapper migrates and is checked with no code of its own.
 ///
 /// ```swift
@@ -23,8 +23,8 @@ public protocol KeyValueStorageWrapper: MigratableStorage, StorageIntegrityCheck
 extension KeyValueStorageWrapper {
     /// The configuration whose entities this store holds.
     public var configuration: String? { keyValueStorage.configuration }
-    /// What the engine promises, and ``StorageCapabilities/localFiles`` when the wrapper is a
-    /// ``LocalStorage``.
+    /// What the engine promises, and `StorageCapabilities/localFiles` when the wrapper is a
+    /// `LocalStorage`.
     public var capabilities: StorageCapabilities {
         var capabilities = keyValueStorage.capabilities
         if self is any LocalStorage { capabilities.insert(.localFiles) }
@@ -32,7 +32,7 @@ extension KeyValueStorageWrapper {
     }
     /// The engine's description.
     public var storeDescription: String { keyValueStorage.storeDescription }
-    /// Opens the store (see ``StorageInterface/open(schema:)``).
+    /// Opens the store (see `StorageInterface/open(schema:)`).
     public func open(schema: StoreSchema) throws -> StoredMetadata? { try keyValueStorage.open(schema: schema) }
     /// Opens the existing store for reads only (see ``KeyValueStorage/openForReading(schema:)``).
     public func openForReading(schema: StoreSchema) throws -> StoredMetadata { try keyValueStorage.openForReading(schema: schema) }

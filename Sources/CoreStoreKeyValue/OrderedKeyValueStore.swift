@@ -11,8 +11,8 @@ import CoreStoreStorage
 /// ## Implementation requirements
 /// 1. **Opening.** ``open()`` creates the store when it does not exist and opens it otherwise. A
 ///    file or directory that is not this engine's store, or is damaged, throws
-///    ``StorageError/incompatibleStore(path:reason:)`` and is left as it was. A store locked by
-///    another process or open handle throws a ``StorageError`` that says so.
+///    `StorageError/incompatibleStore(path:reason:)` and is left as it was. A store locked by
+///    another process or open handle throws a `StorageError` that says so.
 /// 2. **Snapshots.** Everything inside one ``read(_:)`` sees the same committed state, whatever
 ///    commits meanwhile, and reads may run on any thread, concurrently with each other and with
 ///    a write.
@@ -28,7 +28,7 @@ import CoreStoreStorage
 ///    time, on any thread, concurrently with all of these; ``close()`` waits for them.
 /// 5. **Durability.** When the engine promises durable commits, a returned ``write(_:)`` survives
 ///    a crash.
-/// 6. **Errors.** Every failure is a thrown ``StorageError`` (`.engine` with the engine's own
+/// 6. **Errors.** Every failure is a thrown `StorageError` (`.engine` with the engine's own
 ///    message and code, `.incompatibleStore`, `.notOpen` after ``close()``); never a crash.
 ///
 /// The `CoreStoreConformance` suite, run on a ``KeyValueStorage`` over the engine, is the
@@ -61,7 +61,7 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
     func open(confirmingWith check: () throws -> Void) throws
 
     /// ``open(confirmingWith:)`` for a store that must already exist: when there is none, throws
-    /// ``StorageError/incompatibleStore(path:reason:)`` and creates nothing (no file, no
+    /// `StorageError/incompatibleStore(path:reason:)` and creates nothing (no file, no
     /// directory), as ``KeyValueStorage/openForReading(schema:)`` promises. Optional: the
     /// default is ``open(confirmingWith:)``, right for an engine that keeps nothing outside
     /// memory (an empty store then holds no metadata, which the caller refuses).
@@ -73,7 +73,7 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// Runs `body` in one atomic write; nothing is applied when it throws.
     func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T
 
-    /// Releases the store; later calls throw ``StorageError/notOpen(store:)``.
+    /// Releases the store; later calls throw `StorageError/notOpen(store:)`.
     func close()
 
     /// Closes the store and deletes its files, so that the next ``open()`` creates it afresh.

@@ -1,7 +1,7 @@
 import Foundation
 import CoreStoreStorage
 
-/// The compact, versioned, checksummed binary form of a whole ``Record``: what a record key's
+/// The compact, versioned, checksummed binary form of a whole `Record`: what a record key's
 /// value holds.
 ///
 /// Layout of format version 2, which every write uses (varints are LEB128; signed ones zig-zag):
@@ -26,7 +26,7 @@ import CoreStoreStorage
 /// any of it is used, so a byte the disk changed is refused instead of read as another value.
 ///
 /// Values round-trip exactly: doubles by bit pattern (NaN payloads and `-0.0` included), strings
-/// byte for byte. Decoding damaged bytes throws a ``StorageError`` and never traps.
+/// byte for byte. Decoding damaged bytes throws a `StorageError` and never traps.
 public enum RecordCodec {
     /// The format version every write uses, written as the first byte.
     public static let formatVersion: UInt8 = 2

@@ -4,7 +4,7 @@ import CoreStoreStorage
 /// Reads back what ``TupleEncoder`` wrote: the pieces of record and index keys.
 ///
 /// Decoding is exact except where the encoding is canonical: `-0.0` comes back as `0.0` and
-/// every NaN as `Double.nan`. Damaged input throws ``StorageError`` (never traps).
+/// every NaN as `Double.nan`. Damaged input throws `StorageError` (never traps).
 public struct TupleDecoder {
     /// The key being decoded.
     private let bytes: [UInt8]

@@ -1,12 +1,12 @@
 import Foundation
 import CoreStoreStorage
 
-/// An order-preserving byte encoding of ``Value``s and tuples of them, in the style of the
+/// An order-preserving byte encoding of `Value`s and tuples of them, in the style of the
 /// FoundationDB tuple layer: keys built from it sort, as unsigned bytes, in the order of the
 /// values they hold.
 ///
 /// Every element starts with a type code; the code ranges follow the kind ranks of
-/// ``Value/storageOrder(_:_:)`` (nil < numbers < strings < bytes < dates < UUIDs), and every
+/// `Value/storageOrder(_:_:)` (nil < numbers < strings < bytes < dates < UUIDs), and every
 /// element is self-delimiting, so a tuple compares element by element.
 ///
 /// | code | value | payload |
@@ -25,7 +25,7 @@ import CoreStoreStorage
 ///
 /// ## What is order-preserving
 /// - For two values of the **same case** (two ints, two doubles, two strings, …), comparing
-///   their encodings with `memcmp` (shorter first) gives the sign of ``Value/storageOrder(_:_:)``;
+///   their encodings with `memcmp` (shorter first) gives the sign of `Value/storageOrder(_:_:)`;
 ///   `-0.0` and `0.0` encode alike (they are equal in that order) and NaN encodes below every
 ///   other double (all NaNs alike).
 /// - Values of **different kinds** order by kind rank, `nil` first.

@@ -14,7 +14,7 @@ extension StoredMetadata {
     /// literal `CoreStoreSchema(versionLock:)` takes), when the model was declared in Swift.
     public static let versionLockKey = "corestore.versionLock"
 
-    /// The JSON form of `schema` that ``recordedSchema()`` reads back.
+    /// The JSON form of `schema` that `recordedSchema()` reads back.
     public static func schemaJSON(_ schema: StoreSchema) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

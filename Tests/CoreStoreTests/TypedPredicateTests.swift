@@ -232,10 +232,27 @@ struct TypedPredicateTests {
     @Test(arguments: StoreKind.allCases)
     func chainedCombineByAndOr(_ kind: StoreKind) throws {
         let stack = try Fixture(kind).stack
-        let or = try stack.fetchAll(From<Person>().where(\.$age == 25).where(combineByOr: \.$age == 40)).map(\.name).sorted()
-        #expect(or == ["Bob", "Émile"])
-        let and = try stack.fetchAll(From<Person>().where(\.$age > 25).where(combineByAnd: \.$age < 40)).map(\.name).sorted()
-        #expect(and == ["Ann", "Zoë"])
+        func names(_ chain: FetchChainBuilder<Person>) throws -> [String] { try stack.fetchAll(chain).map(\.name).sorted() }
+        // As in CoreStore: the listed conditions are joined, then ANDed with the earlier filters.
+        #expect(try names(From<Person>().where(combineByOr: \.$age == 25, \.$age == 40)) == ["Bob", "Émile"])
+        #expect(try names(From<Person>().where(\.$age > 25).where(combineByOr: \.$age == 25, \.$age == 40)) == ["Émile"])
+        #expect(try names(From<Person>().where(combineByAnd: \.$age > 25, \.$age < 40)) == ["Ann", "Zoë"])
+        #expect(try names(From<Person>().orderBy(.ascending(\.$name)).where(combineByAnd: \.$age > 25, \.$age < 40)) == ["Ann", "Zoë"])
+        let query = From<Person>().select(Int.self, .count(\.$name)).where(combineByOr: \.$age == 25, \.$age == 40)
+        #expect(try stack.queryValue(query) == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func closureFiltersOnEveryChain(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
+        #expect(try stack.fetchAll(From<Person>().where { $0.$age == 25 }).map(\.name) == ["Bob"])
+        #expect(try stack.fetchAll(From<Person>().orderBy(.ascending(\.$name)).where { $0.$age > 25 && $0.$age < 40 }).map(\.name) == ["Ann", "Zoë"])
+        #expect(try stack.queryValue(From<Person>().select(Int.self, .count(\.$name)).where { $0.$age >= 40 }) == 1)
+        let monitor = try stack.monitorSectionedList(
+            From<Person>().sectionBy(\.$age).where { $0.$age < 40 }.orderBy(.ascending(\.$age), .ascending(\.$name)),
+            deliveryQueue: makeDeliveryQueue()
+        )
+        #expect(monitor.numberOfObjects() == 3)
     }
 
     // MARK: Pending changes and deletes

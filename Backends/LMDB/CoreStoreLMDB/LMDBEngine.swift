@@ -3,7 +3,7 @@ import CLMDB
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// An ``OrderedKeyValueStore`` in an LMDB environment: a directory holding `data.mdb` (a
+/// An `OrderedKeyValueStore` in an LMDB environment: a directory holding `data.mdb` (a
 /// memory-mapped B+tree) and `lock.mdb` (the reader table).
 ///
 /// ```swift
@@ -46,7 +46,7 @@ import CoreStoreStorage
 /// the engine adds the LMDB calls and `LMDBFileFormat`, the check of `data.mdb`.
 /// ``open()`` creates the directory and environment when the directory is missing or empty.
 /// A path that is a file, a directory with other files and no `data.mdb`, or a `data.mdb`
-/// that does not start with an LMDB meta page throws ``StorageError/incompatibleStore(path:reason:)``
+/// that does not start with an LMDB meta page throws `StorageError/incompatibleStore(path:reason:)`
 /// before anything is written. Reader slots left by crashed processes are cleared
 /// (`mdb_reader_check`). LMDB forbids opening one environment twice in a process: a second
 /// engine on the same directory throws until the first is closed.
@@ -54,7 +54,7 @@ import CoreStoreStorage
 /// liblmdb trusts the pages of `data.mdb`: a damaged page can crash the process on the first
 /// read that reaches it. With `verifiesOnOpen`, ``open()`` first reads every page the
 /// environment uses and checks its structure and key order (`LMDBVerifier`), and refuses a
-/// damaged one with ``StorageError/incompatibleStore(path:reason:)``, at the cost of reading the
+/// damaged one with `StorageError/incompatibleStore(path:reason:)`, at the cost of reading the
 /// whole file once.
 public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     /// How hard a commit works to be on disk before it returns.
@@ -206,7 +206,7 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
 
     /// Closes the engine and deletes `data.mdb` and `lock.mdb`, then the directory when it is
     /// left empty. A directory that is not an LMDB environment throws
-    /// ``StorageError/incompatibleStore(path:reason:)`` and is not touched.
+    /// `StorageError/incompatibleStore(path:reason:)` and is not touched.
     public func destroy() throws {
         try shell.destroy()
     }

@@ -2,7 +2,7 @@ import Foundation
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// An ``OrderedKeyValueStore`` in a LevelDB database: a directory of sorted tables, a log and
+/// An `OrderedKeyValueStore` in a LevelDB database: a directory of sorted tables, a log and
 /// a manifest, ordered by LevelDB's bytewise comparator.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ import CoreStoreStorage
 /// its own reads and scans see; when the body returns the overlay is applied as one
 /// `leveldb_writebatch` (atomic), and when it throws it is dropped. The engine takes no write
 /// lock: `leveldb_write` serializes batches itself, and the caller runs one write at a time
-/// (``OrderedKeyValueStore`` requirement 4), so no other write commits between a write's
+/// (`OrderedKeyValueStore` requirement 4), so no other write commits between a write's
 /// snapshot and its batch. A write's overlay lives in memory until it commits.
 ///
 /// ## Durability
@@ -34,7 +34,7 @@ import CoreStoreStorage
 /// manifest. ``open()`` creates the database (`create_if_missing`) only when the directory is
 /// missing, empty or holds only `LOCK`/`LOG`, and opens with `paranoid_checks`. A path that is a file, a directory with other
 /// files and no `CURRENT`, or a `CURRENT`/manifest that is not LevelDB's throws
-/// ``StorageError/incompatibleStore(path:reason:)`` before LevelDB touches it; damage LevelDB
+/// `StorageError/incompatibleStore(path:reason:)` before LevelDB touches it; damage LevelDB
 /// itself reports (`Corruption`, a different comparator) throws the same. A database whose
 /// `LOCK` is held, by another process or by another open engine in this process, throws
 /// `.engine(code: 5)` saying that the store is in use. Before LevelDB opens an existing
@@ -139,7 +139,7 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
 
     /// Closes the engine and deletes the database (`leveldb_destroy_db`: LevelDB's own files,
     /// then the directory when it is left empty). A directory that is not a LevelDB database
-    /// throws ``StorageError/incompatibleStore(path:reason:)`` and is not touched.
+    /// throws `StorageError/incompatibleStore(path:reason:)` and is not touched.
     public func destroy() throws {
         try shell.destroy()
     }

@@ -4,7 +4,7 @@ import CoreStoreStorage
 extension SQLiteStore: MigratableStorage {
     /// Starts a migration of the closed store: opens a writer connection and begins the one
     /// `BEGIN IMMEDIATE` transaction the whole migration runs in, so that until
-    /// ``SQLiteMigration/finish(metadata:counters:)`` commits, the file holds the source version
+    /// `SQLiteMigration/finish(metadata:counters:)` commits, the file holds the source version
     /// (also after a crash: SQLite never applies an uncommitted transaction).
     ///
     /// Throws `StorageError.incompatibleStore` when the file holds no store or one whose schema

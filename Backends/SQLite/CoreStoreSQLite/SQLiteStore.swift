@@ -20,8 +20,8 @@ import CoreStoreStorage
 /// The database runs in WAL mode by default: one writer (the `DataStack`'s transactions) and up
 /// to four readers at once, each on its own snapshot, never blocking the writer
 /// (`journalMode: .rollback` uses the classic journal instead, where a commit waits for reads). Another process that
-/// holds a lock is waited for up to five seconds. With ``Durability/full`` (the default) a
-/// commit is on disk before it returns, even across a power loss; ``Durability/normal`` is
+/// holds a lock is waited for up to five seconds. With `Durability/full` (the default) a
+/// commit is on disk before it returns, even across a power loss; `Durability/normal` is
 /// faster and survives a crash of the program but may lose the last commits on a power loss.
 ///
 /// ## Opening

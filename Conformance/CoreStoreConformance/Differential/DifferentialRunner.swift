@@ -148,7 +148,7 @@ public struct DifferentialRunner: Sendable {
         return report
     }
 
-    /// Runs sequence `index` alone (the same operations as in ``run(with:)``); the mismatch, if any.
+    /// Runs sequence `index` alone (the same operations as in `run(with:)`); the mismatch, if any.
     public func runSequence(_ index: Int, with factory: any StorageFactory) throws -> DifferentialMismatch? {
         try runSequenceReturningCount(index, with: factory).1
     }

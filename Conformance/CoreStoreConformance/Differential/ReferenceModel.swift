@@ -18,7 +18,7 @@ public struct ReferenceRejection: Error, Sendable, Hashable {
 /// of records by key, the next key and the commit sequence. It applies the contract's rules
 /// directly, without indexes or snapshots, so that its answers are easy to trust. Commits merge
 /// property by property with what the model holds, by its own plain implementation of the
-/// merge rules (``ReferenceCommit``), never by `ChangeMerger`: the two check each other.
+/// merge rules (`ReferenceCommit`), never by `ChangeMerger`: the two check each other.
 public struct ReferenceModel: Sendable {
     /// The schema the model holds records of.
     public let schema: StoreSchema
@@ -47,8 +47,8 @@ public struct ReferenceModel: Sendable {
     /// How often each merge path was taken by the commits so far, to show what a run exercised.
     public private(set) var counters = MergeCounters()
 
-    /// Applies `changes` all or nothing, as ``StorageInterface/write(_:)`` must, merged property
-    /// by property with what the model holds (see ``ReferenceCommit``); the commit info carries
+    /// Applies `changes` all or nothing, as `StorageInterface/write(_:)` must, merged property
+    /// by property with what the model holds (see `ReferenceCommit`); the commit info carries
     /// the merged changes a store must report.
     public mutating func apply(_ changes: ChangeSet) -> Result<CommitInfo, ReferenceRejection> {
         let (resolved, permanentIDs) = changes.assigningPermanentIDs(startingAt: nextKey)
@@ -124,7 +124,7 @@ public struct ReferenceModel: Sendable {
         return request.limit.map { min(max($0, 0), afterOffset) } ?? afterOffset
     }
 
-    /// The rows of an aggregate request, computed by ``AggregateEvaluator``.
+    /// The rows of an aggregate request, computed by `AggregateEvaluator`.
     public func aggregate(_ request: AggregateRequest) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: schema)
         try evaluator.validate(request)

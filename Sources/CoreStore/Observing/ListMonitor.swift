@@ -18,7 +18,7 @@ import CoreStoreStorage
 /// held weakly.
 ///
 /// With a `fetchOffset` or `fetchLimit` (`Tweak`), the monitor shows the page `fetchAll` would
-/// return and reports how that page changes (see ``ListWindow``'s rules in OBSERVING.md).
+/// return and reports how that page changes (see `ListWindow`'s rules in OBSERVING.md).
 ///
 /// Objects handed out are the `DataStack`'s read-only objects. Read the monitor from any
 /// thread; during a commit's callbacks it already shows the new list.

@@ -10,7 +10,7 @@ import CoreStoreStorage
 /// ```
 /// Each term has a key in `queryAttributes` dictionaries: its alias when given, otherwise
 /// `"age"`, `"average(age)"`, `"count(age)"`, `"max(age)"`, `"min(age)"`, `"sum(age)"` or
-/// `"objectID"`. A string literal is an ``attribute(_:as:)`` term.
+/// `"objectID"`. A string literal is an `attribute(_:as:)` term.
 ///
 /// An aggregate of an attribute makes the query *grouped*: it yields one row per `GroupBy` group
 /// (one row in all without `GroupBy`), and every plain attribute it selects must be a grouping key.

@@ -10,7 +10,7 @@ extension DataStack {
     /// A store of an earlier model version is migrated only when every step is lightweight and
     /// its options contain `.allowSynchronousLightweightMigration`; otherwise this throws
     /// ``CoreStoreError/asynchronousMigrationRequired(localStoreURL:NSError:)`` (use
-    /// ``addStorage(_:completion:)-(LocalStorage,_)``). Also throws if the schema is invalid, the store is
+    /// `addStorage(_:completion:)-(LocalStorage,_)`). Also throws if the schema is invalid, the store is
     /// already added (to this or another stack), a store of the same configuration exists, the
     /// store fails to open, or it holds a model this stack does not declare (left untouched).
     @discardableResult

@@ -1,5 +1,5 @@
 // Generated from docs/CONFORMANCE.md by scripts/extract-doc-snippets.sh: edit the document, then run
-// the script. Each method is one code block of the document, verbatim.
+// the script. Each method is one code block of the document (or a run of blocks of one name), verbatim.
 import Foundation
 import XCTest
 import CoreStoreConformance

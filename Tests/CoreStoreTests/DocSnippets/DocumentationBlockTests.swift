@@ -4,7 +4,7 @@ import Testing
 /// Every Swift code block of README.md and docs/*.md is either compiled or a copy of compiled
 /// code: a block marked `<!-- snippet: NAME run|compile -->` must be, verbatim, the body of
 /// method NAME in the document's generated `…+Snippets.swift` (scripts/extract-doc-snippets.sh
-/// writes them); a block marked `<!-- excerpt: PATH -->` must be a run of the code lines of
+/// writes them; consecutive blocks of one NAME make one method); a block marked `<!-- excerpt: PATH -->` must be a run of the code lines of
 /// PATH (comments and blank lines aside). An unmarked block fails.
 @Suite("Documentation code blocks")
 struct DocumentationBlockTests {
@@ -73,7 +73,11 @@ struct DocumentationBlockTests {
             case "snippet:":
                 try #require(block.marker.count == 5, "\(place): the marker is `<!-- snippet: NAME run|compile -->`")
                 #expect(["run", "compile"].contains(block.marker[3]), "\(place): a snippet is `run` or `compile`")
-                let body = block.code.filter { !$0.hasPrefix("import ") }.map { $0.isEmpty ? "" : "        " + $0 }.joined(separator: "\n")
+                // Blocks of one name, one after another, make one method.
+                let run = try Self.blocks(of: document).filter { $0.marker.count == 5 && $0.marker[2] == block.marker[2] }
+                let body = run.map { part in
+                    part.code.filter { !$0.hasPrefix("import ") }.map { $0.isEmpty ? "" : "        " + $0 }.joined(separator: "\n")
+                }.joined(separator: "\n\n")
                 let generated = try Self.generatedFile(for: document)
                 #expect(generated.contains("    func \(block.marker[2])() async throws {\n" + body + "\n    }\n"),
                         "\(place): block '\(block.marker[2])' differs from its compiled copy: run scripts/extract-doc-snippets.sh")
@@ -94,7 +98,10 @@ struct DocumentationBlockTests {
     /// The generated methods exist only for marked blocks: nothing stale is left compiled.
     @Test(arguments: try documents())
     func everyGeneratedSnippetHasItsBlock(_ document: String) throws {
-        let names = try Self.blocks(of: document).filter { $0.marker.count == 5 && $0.marker[1] == "snippet:" }.map { $0.marker[2] }
+        var names: [String] = []
+        for block in try Self.blocks(of: document) where block.marker.count == 5 && block.marker[1] == "snippet:" && names.last != block.marker[2] {
+            names.append(block.marker[2])
+        }
         guard let generated = try? Self.generatedFile(for: document) else {
             #expect(names.isEmpty, "\(document) has snippets but no generated file: run scripts/extract-doc-snippets.sh")
             return

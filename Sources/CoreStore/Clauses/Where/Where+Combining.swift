@@ -39,28 +39,3 @@ extension Sequence {
         reduce(Where<O>(false)) { $0 || $1 }
     }
 }
-
-/// A filter joined by OR with the filters of the clauses before it.
-struct WhereDisjunction<O: CoreStoreObject>: FetchClause {
-    let clause: Where<O>
-
-    func applyToFetchRequest(_ request: inout CoreStoreFetchRequest) {
-        if let error = clause.error, request.error == nil {
-            request.error = error
-        }
-        request.predicate = request.predicate.map { $0 || clause.predicate } ?? clause.predicate
-    }
-}
-
-extension FetchChainBuilder {
-    /// Adds a filter joined by AND with the earlier ones (the same as `where(_:)`).
-    public func `where`(combineByAnd clause: Where<O>) -> FetchChainBuilder<O> {
-        appending(clause)
-    }
-
-    /// Adds a filter joined by OR with the earlier ones: the chain keeps objects that match
-    /// the earlier filters or this one.
-    public func `where`(combineByOr clause: Where<O>) -> FetchChainBuilder<O> {
-        appending(WhereDisjunction(clause: clause))
-    }
-}

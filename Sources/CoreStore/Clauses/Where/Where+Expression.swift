@@ -26,7 +26,7 @@ extension Where {
     public struct Expression<Target, V> {
         /// The stored keys, one per hop.
         public let keyPath: [String]
-        /// How the reached values are combined (``Quantifier/any`` unless narrowed).
+        /// How the reached values are combined (`Quantifier/any` unless narrowed).
         public let quantifier: Quantifier
         /// A function applied to the last relationship (`count()`), if any.
         public let function: KeyPathFunction?
