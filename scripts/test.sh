@@ -16,6 +16,11 @@ grep -E 'Test run with [0-9]+ tests? .* passed|Executed [0-9]+ tests?, with 0 fa
 "$(swift build --show-bin-path)/corestore" demo >/dev/null
 "$(swift build --show-bin-path)/corestore" conformance --backend sqlite --sequences 50 | tail -n 1
 
+# The DocC documentation of every public module: a warning (a broken link, a topic naming no
+# symbol) fails the run.
+./scripts/docs.sh 2>&1 | tee "$log" | tail -n 9
+grep -q 'Generated 8 documentation archives' "$log"
+
 # The third-party backend example, a separate package that depends on this one by path.
 (cd Examples/ThirdPartyBackend && swift build --build-tests && swift test --skip-build) 2>&1 | tee "$log"
 grep -E 'Test run with [0-9]+ tests? .* passed' "$log" >/dev/null
@@ -34,4 +39,4 @@ if grep -aq 'WARNING: ThreadSanitizer' "$log" || ! grep -aqE 'Test run with [0-9
   echo "error: the suite failed or found a data race under ThreadSanitizer." >&2
   exit 1
 fi
-echo "All tests passed (also under ThreadSanitizer); the demo ran; the fuzz targets found nothing."
+echo "All tests passed (also under ThreadSanitizer); the demo ran; the documentation built; the fuzz targets found nothing."

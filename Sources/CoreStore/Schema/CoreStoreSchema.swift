@@ -26,7 +26,7 @@ import CoreStoreStorage
 /// attribute:<name>:<type>:<optional|required>          — own attributes, sorted by name
 /// relationship:<name>:<kind>:<destination>:<inverse>:<delete rule>   — own, sorted by name
 /// ```
-/// `<type>` is an ``AttributeType`` raw value, `<kind>` a `RelationshipKind` raw value, an
+/// `<type>` is an `AttributeType` raw value, `<kind>` a `RelationshipKind` raw value, an
 /// absent inverse is empty. Default values, indexes and Swift class names are not part of it,
 /// so renaming a class or changing a default keeps the lock.
 public final class CoreStoreSchema: @unchecked Sendable, CustomDebugStringConvertible {
