@@ -18,12 +18,12 @@ public struct OrderBy<O: CoreStoreObject>: FetchClause {
         case descending(String)
 
         /// Ascending by a field.
-        public static func ascending<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>) -> SortKey {
+        public static func ascending<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> SortKey {
             .ascending(FieldKeys.key(keyPath, on: O.self))
         }
 
         /// Descending by a field.
-        public static func descending<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>) -> SortKey {
+        public static func descending<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> SortKey {
             .descending(FieldKeys.key(keyPath, on: O.self))
         }
 

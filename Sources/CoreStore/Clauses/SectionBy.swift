@@ -26,7 +26,7 @@ public struct SectionBy<O: CoreStoreObject> {
     }
 
     /// Sections by a field.
-    public init<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, sectionIndexTransformer: @escaping @Sendable (_ sectionName: String?) -> String? = { $0 }) {
+    public init<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, sectionIndexTransformer: @escaping @Sendable (_ sectionName: String?) -> String? = { $0 }) {
         self.init(FieldKeys.key(keyPath, on: O.self), sectionIndexTransformer: sectionIndexTransformer)
     }
 

@@ -45,7 +45,7 @@ extension From {
     }
 
     /// Starts a chain sectioned by a field.
-    public func sectionBy<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, sectionIndexTransformer: @escaping @Sendable (_ sectionName: String?) -> String? = { $0 }) -> SectionMonitorChainBuilder<O> {
+    public func sectionBy<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, sectionIndexTransformer: @escaping @Sendable (_ sectionName: String?) -> String? = { $0 }) -> SectionMonitorChainBuilder<O> {
         SectionMonitorChainBuilder(from: self, sectionBy: SectionBy(keyPath, sectionIndexTransformer: sectionIndexTransformer))
     }
 }
@@ -57,7 +57,7 @@ extension FetchChainBuilder {
     }
 
     /// Groups the chain's objects into sections by a field.
-    public func sectionBy<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, sectionIndexTransformer: @escaping @Sendable (_ sectionName: String?) -> String? = { $0 }) -> SectionMonitorChainBuilder<O> {
+    public func sectionBy<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, sectionIndexTransformer: @escaping @Sendable (_ sectionName: String?) -> String? = { $0 }) -> SectionMonitorChainBuilder<O> {
         sectionBy(SectionBy(keyPath, sectionIndexTransformer: sectionIndexTransformer))
     }
 }

@@ -68,7 +68,7 @@ extension ImportableUniqueObject {
 extension String {
     /// The stored name of a field, for ``ImportableUniqueObject/uniqueIDKeyPath`` and the
     /// string-based clauses: `String(keyPath: \Person.$remoteID)` is `"remoteID"`.
-    public init<O: CoreStoreObject, V>(keyPath: KeyPath<O, Field.Stored<V>>) {
+    public init<O: CoreStoreObject, V>(keyPath: KeyPath<O, FieldDefinition.Stored<V>>) {
         self = FieldKeys.key(keyPath, on: O.self)
     }
 }

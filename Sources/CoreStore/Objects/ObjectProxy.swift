@@ -8,7 +8,7 @@
 /// })
 /// var title: String = ""
 ///
-/// @Field.Virtual("displayName", customGetter: { (object: ObjectProxy<Person>, field) in
+/// @Field.Virtual("displayName", customGetter: { object, field in
 ///     "\(object.$title.value) \(object.$name.value)"
 /// })
 /// var displayName: String
@@ -25,17 +25,17 @@ public struct ObjectProxy<O: CoreStoreObject> {
     }
 
     /// A stored field.
-    public subscript<V: FieldStorableType>(dynamicMember keyPath: KeyPath<O, Field.Stored<V>>) -> FieldProxy<V> {
+    public subscript<V: FieldStorableType>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> FieldProxy<V> {
         O(asMeta: ())[keyPath: keyPath].proxy(for: object)
     }
 
     /// A virtual field.
-    public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Virtual<V>>) -> FieldProxy<V> {
+    public subscript<V>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Virtual<V>>) -> FieldProxy<V> {
         O(asMeta: ())[keyPath: keyPath].proxy(for: object)
     }
 
     /// A coded field.
-    public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Coded<V>>) -> FieldProxy<V> {
+    public subscript<V>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Coded<V>>) -> FieldProxy<V> {
         O(asMeta: ())[keyPath: keyPath].proxy(for: object)
     }
 

@@ -4,9 +4,11 @@ import CoreStoreStorage
 /// compare, or show. Read fields by their projected names: `snapshot.$name`, `snapshot.$age`.
 ///
 /// Relationships read as publishers of the related objects (`snapshot.$master` is an
-/// `ObjectPublisher<Person>?`); their values are read when asked. Virtual fields are computed
-/// from the snapshot's values. Stored and coded fields can be set: that changes this value
-/// only (to prepare an edit or compare with one), never the object or its store.
+/// `ObjectPublisher<Person>?`); their values are read when asked. Virtual fields hold what their
+/// getters returned when the snapshot was taken from an object, as in CoreStore (a snapshot made
+/// from stored values alone computes them from those values). Stored and coded fields can be
+/// set: that changes this value only (to prepare an edit or compare with one), never the
+/// object, its store, or the virtual values.
 @dynamicMemberLookup
 public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiable {
     /// The object's identifier.
@@ -14,6 +16,8 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
     private(set) var record: Record
     let entity: EntityDescription
     let dataStack: DataStack
+    /// The virtual fields' values when the snapshot was taken from an object, by key.
+    private var virtualValues = VirtualValues()
 
     init(objectID: ObjectID, record: Record, entity: EntityDescription, dataStack: DataStack) {
         self.objectID = objectID
@@ -28,13 +32,14 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
         let (id, record, isDeleted) = state.valuesLock.withLock { (ObjectID(storeID: state.store.id, recordID: state.recordID), state.record, state.isDeleted) }
         if isDeleted { return nil }
         self.init(objectID: id, record: record, entity: state.entity.description, dataStack: dataStack)
+        self.virtualValues = VirtualValues(of: object)
     }
 
     /// The object's identifier.
     public var id: ObjectID { objectID }
 
     /// The value of a stored field; setting it changes this snapshot only.
-    public subscript<V: FieldStorableType>(dynamicMember keyPath: KeyPath<O, Field.Stored<V>>) -> V {
+    public subscript<V: FieldStorableType>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> V {
         get {
             let key = FieldKeys.key(keyPath, on: O.self)
             if let ordinal = entity.attributeOrdinal(key), let value = V.cs_fromStoredValue(record.attributes[ordinal]) {
@@ -49,7 +54,7 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
     }
 
     /// The decoded value of a coded field; setting it changes this snapshot only.
-    public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Coded<V>>) -> V {
+    public subscript<V>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Coded<V>>) -> V {
         get {
             let field = O(asMeta: ())[keyPath: keyPath]
             if let ordinal = entity.attributeOrdinal(field.keyPath), case .bytes(let data) = record.attributes[ordinal], let value = field.decode(data) {
@@ -64,25 +69,27 @@ public struct ObjectSnapshot<O: CoreStoreObject>: Sendable, Hashable, Identifiab
         }
     }
 
-    /// The value of a virtual field, computed by its getter from this snapshot's values.
-    public subscript<V>(dynamicMember keyPath: KeyPath<O, Field.Virtual<V>>) -> V {
+    /// The value of a virtual field: what its getter returned when the snapshot was taken, or,
+    /// for a snapshot made from stored values, what it computes from them.
+    public subscript<V>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Virtual<V>>) -> V {
         let field = O(asMeta: ())[keyPath: keyPath]
+        if let captured = virtualValues.values[field.keyPath], let value = captured as? V { return value }
         return field.getter(dataStack.detachedObject(O.self, showing: record, storeID: objectID.storeID) ?? O(asMeta: ()))
     }
 
     /// The destination of a to-one relationship.
-    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, Field.Relationship<D?>>) -> ObjectPublisher<D>? {
+    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Relationship<D?>>) -> ObjectPublisher<D>? {
         let all: [ObjectPublisher<D>] = destinations(FieldKeys.key(keyPath, on: O.self))
         return all.first
     }
 
     /// The destinations of an ordered to-many relationship, in order.
-    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, Field.Relationship<[D]>>) -> [ObjectPublisher<D>] {
+    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Relationship<[D]>>) -> [ObjectPublisher<D>] {
         destinations(FieldKeys.key(keyPath, on: O.self))
     }
 
     /// The destinations of an unordered to-many relationship.
-    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, Field.Relationship<Set<D>>>) -> Set<ObjectPublisher<D>> {
+    public subscript<D: CoreStoreObject>(dynamicMember keyPath: KeyPath<O, FieldDefinition.Relationship<Set<D>>>) -> Set<ObjectPublisher<D>> {
         let all: [ObjectPublisher<D>] = destinations(FieldKeys.key(keyPath, on: O.self))
         return Set(all)
     }

@@ -25,7 +25,7 @@ public struct GroupBy<O: CoreStoreObject>: QueryClause, Hashable, Sendable {
     }
 
     /// Groups by these fields: `GroupBy(\.$age)`, `GroupBy(\.$age, \.$name)`.
-    public init<each V: FieldStorableType>(_ keyPath: repeat KeyPath<O, Field.Stored<each V>>) {
+    public init<each V: FieldStorableType>(_ keyPath: repeat KeyPath<O, FieldDefinition.Stored<each V>>) {
         var keys: [String] = []
         for field in repeat each keyPath {
             keys.append(FieldKeys.key(field, on: O.self))

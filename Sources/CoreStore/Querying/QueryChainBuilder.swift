@@ -54,7 +54,7 @@ public struct QueryChainBuilder<O: CoreStoreObject, T: SelectResultType> {
     }
 
     /// Groups by these fields: `.groupBy(\.$age)`, `.groupBy(\.$age, \.$name)`.
-    public func groupBy<each V: FieldStorableType>(_ keyPath: repeat KeyPath<O, Field.Stored<each V>>) -> QueryChainBuilder<O, T> {
+    public func groupBy<each V: FieldStorableType>(_ keyPath: repeat KeyPath<O, FieldDefinition.Stored<each V>>) -> QueryChainBuilder<O, T> {
         appending(GroupBy(repeat each keyPath))
     }
 
@@ -84,12 +84,12 @@ extension From {
     }
 
     /// Starts a query chain selecting a field, typed as the field's value: `.select(\.$age)`.
-    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>) -> QueryChainBuilder<O, V> {
+    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> QueryChainBuilder<O, V> {
         QueryChainBuilder(from: self, select: Select(.attribute(keyPath)))
     }
 
     /// Starts a query chain selecting an optional field, typed as its wrapped value.
-    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V?>>) -> QueryChainBuilder<O, V> {
+    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V?>>) -> QueryChainBuilder<O, V> {
         QueryChainBuilder(from: self, select: Select(.attribute(keyPath)))
     }
 
@@ -110,13 +110,13 @@ extension FetchChainBuilder {
     }
 
     /// Turns the fetch chain into a query chain selecting a field, typed as the field's value.
-    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>) -> QueryChainBuilder<O, V> {
+    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> QueryChainBuilder<O, V> {
         select(Select(.attribute(keyPath)))
     }
 
     /// Turns the fetch chain into a query chain selecting an optional field, typed as its
     /// wrapped value.
-    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V?>>) -> QueryChainBuilder<O, V> {
+    public func select<V: QueryableAttributeType & FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V?>>) -> QueryChainBuilder<O, V> {
         select(Select(.attribute(keyPath)))
     }
 }

@@ -44,7 +44,7 @@ public struct SelectTerm<O: CoreStoreObject>: ExpressibleByStringLiteral, Hashab
     }
 
     /// The value of a field.
-    public static func attribute<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func attribute<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, as alias: String? = nil) -> SelectTerm {
         .attribute(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 
@@ -55,7 +55,7 @@ public struct SelectTerm<O: CoreStoreObject>: ExpressibleByStringLiteral, Hashab
     }
 
     /// The mean of a numeric field's non-`nil` values.
-    public static func average<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func average<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, as alias: String? = nil) -> SelectTerm {
         .average(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 
@@ -66,12 +66,12 @@ public struct SelectTerm<O: CoreStoreObject>: ExpressibleByStringLiteral, Hashab
     }
 
     /// The number of non-`nil` values of a field.
-    public static func count<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func count<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, as alias: String? = nil) -> SelectTerm {
         .count(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 
     /// The number of each object's related objects, one row per object.
-    public static func count<V: FieldRelationshipType>(_ keyPath: KeyPath<O, Field.Relationship<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func count<V: FieldRelationshipType>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<V>>, as alias: String? = nil) -> SelectTerm {
         .count(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 
@@ -81,7 +81,7 @@ public struct SelectTerm<O: CoreStoreObject>: ExpressibleByStringLiteral, Hashab
     }
 
     /// The largest non-`nil` value of a field.
-    public static func maximum<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func maximum<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, as alias: String? = nil) -> SelectTerm {
         .maximum(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 
@@ -91,7 +91,7 @@ public struct SelectTerm<O: CoreStoreObject>: ExpressibleByStringLiteral, Hashab
     }
 
     /// The smallest non-`nil` value of a field.
-    public static func minimum<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func minimum<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, as alias: String? = nil) -> SelectTerm {
         .minimum(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 
@@ -102,7 +102,7 @@ public struct SelectTerm<O: CoreStoreObject>: ExpressibleByStringLiteral, Hashab
     }
 
     /// The sum of a numeric field's non-`nil` values.
-    public static func sum<V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, as alias: String? = nil) -> SelectTerm {
+    public static func sum<V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, as alias: String? = nil) -> SelectTerm {
         .sum(FieldKeys.key(keyPath, on: O.self), as: alias)
     }
 

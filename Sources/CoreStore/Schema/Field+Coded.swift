@@ -1,18 +1,10 @@
 import Foundation
 import CoreStoreStorage
 
-extension Field {
-    /// An attribute of any type, stored as bytes produced by a coder.
-    ///
-    /// ```swift
-    /// @Field.Coded("tags", coder: FieldCoders.Json.self) var tags: [String] = []
-    /// @Field.Coded("color", coder: (encode: { $0.hexData }, decode: { $0.flatMap(Color.init(hexData:)) ?? .black }))
-    /// var color: Color = .black
-    /// @Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?
-    /// ```
-    /// A value a ``FieldCoderType`` cannot decode yields the initial value (and an assertion in
-    /// the log); a `(encode:decode:)` pair decides itself what unreadable bytes give.
-    @propertyWrapper
+extension FieldDefinition {
+    /// The description of an attribute stored as bytes produced by a coder: what `$name` is, and what
+    /// `\Person.$name` names in clauses. Declared with the property wrapper
+    /// ``FieldContainer/Coded``.
     public struct Coded<V>: FieldDescribing {
         /// The stored key.
         public let keyPath: String
@@ -25,11 +17,9 @@ extension Field {
         /// The custom getter and setter, when declared.
         let accessors: FieldAccessors<V>?
         /// The keys whose changes observers also report as changes of this field.
-        let affectedByKeyPaths: Set<String>
+        let affectedByKeyPaths: () -> Set<String>
 
-        /// Declares a coded attribute with a fixed initial value and custom closures; `decode`
-        /// is given `nil` when nothing is stored.
-        public init(
+        init(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
@@ -37,23 +27,20 @@ extension Field {
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
             let decode = coder.decode
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
         }
 
-        /// Declares a coded attribute with custom closures whose initial value is computed for
-        /// every inserted object.
-        public init(
+        init(
             _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
             coder: (encode: (V) -> Data?, decode: (Data?) -> V),
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
         ) {
             let decode = coder.decode
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, encode: coder.encode, decode: { decode($0) }, accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
         }
 
-        /// Declares a coded attribute with a fixed initial value and a ``FieldCoderType``.
-        public init<Coder: FieldCoderType>(
+        init<Coder: FieldCoderType>(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder fieldCoderType: Coder.Type,
@@ -61,12 +48,10 @@ extension Field {
         ) where Coder.FieldStoredValue == V {
             self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
                       encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData,
-                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
         }
 
-        /// Declares a coded attribute with a ``FieldCoderType`` whose initial value is computed
-        /// for every inserted object.
-        public init<Coder: FieldCoderType>(
+        init<Coder: FieldCoderType>(
             _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
             coder fieldCoderType: Coder.Type,
@@ -74,14 +59,10 @@ extension Field {
         ) where Coder.FieldStoredValue == V {
             self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
                       encode: { Coder.encodeToStoredData($0) }, decode: Coder.decodeFromStoredData,
-                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
         }
 
-        /// Declares a coded attribute with custom closures, a fixed initial value and a custom
-        /// getter or setter, which see the object as an ``ObjectProxy`` and this field as a
-        /// ``ObjectProxy/FieldProxy`` (`field.primitiveValue` is the decoded stored value).
-        /// Swift infers `O` from the closures' types: name it in the closure.
-        public init<O: CoreStoreObject>(
+        init<O: CoreStoreObject>(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
@@ -90,13 +71,11 @@ extension Field {
             customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
-            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths,
                       to: Self(wrappedValue: initialValue(), keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder))
         }
 
-        /// Declares a coded attribute with custom closures, a dynamic initial value and a custom
-        /// getter or setter.
-        public init<O: CoreStoreObject>(
+        init<O: CoreStoreObject>(
             _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
@@ -106,13 +85,11 @@ extension Field {
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
             dynamicInitialValue: @escaping () -> V
         ) {
-            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths,
                       to: Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder, dynamicInitialValue: dynamicInitialValue))
         }
 
-        /// Declares a coded attribute with a ``FieldCoderType``, a fixed initial value and a
-        /// custom getter or setter (see the closure-coder form).
-        public init<O: CoreStoreObject, Coder: FieldCoderType>(
+        init<O: CoreStoreObject, Coder: FieldCoderType>(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
@@ -121,13 +98,11 @@ extension Field {
             customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) where Coder.FieldStoredValue == V {
-            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths,
                       to: Self(wrappedValue: initialValue(), keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType))
         }
 
-        /// Declares a coded attribute with a ``FieldCoderType``, a dynamic initial value and a
-        /// custom getter or setter.
-        public init<O: CoreStoreObject, Coder: FieldCoderType>(
+        init<O: CoreStoreObject, Coder: FieldCoderType>(
             _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
@@ -137,7 +112,7 @@ extension Field {
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
             dynamicInitialValue: @escaping () -> V
         ) where Coder.FieldStoredValue == V {
-            self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+            self.init(adding: customGetter, customSetter, affectedByKeyPaths,
                       to: Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType, dynamicInitialValue: dynamicInitialValue))
         }
 
@@ -145,7 +120,7 @@ extension Field {
         init<O: CoreStoreObject>(
             adding getter: ((ObjectProxy<O>, ObjectProxy<O>.FieldProxy<V>) -> V)?,
             _ setter: ((ObjectProxy<O>, ObjectProxy<O>.FieldProxy<V>, V) -> Void)?,
-            _ affectedByKeyPaths: Set<String>, to plain: Self
+            _ affectedByKeyPaths: @escaping () -> Set<String>, to plain: Self
         ) {
             self.init(plain.keyPath, previousVersionKeyPath: plain.previousVersionKeyPath, initialValue: plain.initialValue, isDynamic: plain.isDynamic,
                       encode: plain.encode, decode: plain.decode,
@@ -155,7 +130,7 @@ extension Field {
 
         init(
             _ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool,
-            encode: @escaping (V) -> Data?, decode: @escaping (Data?) -> V?, accessors: FieldAccessors<V>?, affectedByKeyPaths: Set<String>
+            encode: @escaping (V) -> Data?, decode: @escaping (Data?) -> V?, accessors: FieldAccessors<V>?, affectedByKeyPaths: @escaping () -> Set<String>
         ) {
             self.keyPath = keyPath
             self.previousVersionKeyPath = previousVersionKeyPath
@@ -167,33 +142,8 @@ extension Field {
             self.affectedByKeyPaths = affectedByKeyPaths
         }
 
-        /// Unavailable: the value lives in the object's context.
-        @available(*, unavailable)
-        public var wrappedValue: V {
-            get { initialValue() }
-            set { _ = newValue }
-        }
 
-        /// The field itself.
-        public var projectedValue: Self { self }
 
-        /// Decodes and encodes the value through the object's context.
-        public static subscript<O: CoreStoreObject>(
-            _enclosingInstance instance: O,
-            wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
-            storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
-        ) -> V {
-            get {
-                let field = instance[keyPath: storageKeyPath]
-                if let getter = field.accessors?.getter, instance.cs_state != nil { return getter(instance) }
-                return field.storedValue(of: instance) ?? field.initialValue()
-            }
-            set {
-                let field = instance[keyPath: storageKeyPath]
-                if let setter = field.accessors?.setter, instance.cs_state != nil { return setter(instance, newValue) }
-                field.store(newValue, in: instance)
-            }
-        }
 
         /// The decoded stored value of `instance`, around any accessor; `nil` for a meta
         /// instance or bytes that do not decode (reported).
@@ -235,7 +185,7 @@ extension Field {
             )
         }
 
-        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths }
+        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths() }
 
         var cs_fieldKind: FieldKind {
             let initial = initialValue, encode = self.encode
@@ -248,11 +198,8 @@ extension Field {
     }
 }
 
-extension Field.Coded where V: FieldOptionalType {
-    /// Declares an optional coded attribute (starting as `nil` unless given) whose
-    /// ``FieldCoderType`` codes the wrapped type; `nil` is stored as nothing:
-    /// `@Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?`.
-    public init<Coder: FieldCoderType>(
+extension FieldDefinition.Coded where V: FieldOptionalType {
+    init<Coder: FieldCoderType>(
         wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
         versionHashModifier: @autoclosure @escaping () -> String? = nil,
         previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
@@ -261,12 +208,10 @@ extension Field.Coded where V: FieldOptionalType {
         self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
                   encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
                   decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } },
-                  accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+                  accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
     }
 
-    /// Declares an optional coded attribute whose initial value is computed for every inserted
-    /// object.
-    public init<Coder: FieldCoderType>(
+    init<Coder: FieldCoderType>(
         _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
         previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
         coder: Coder.Type,
@@ -275,14 +220,12 @@ extension Field.Coded where V: FieldOptionalType {
         self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
                   encode: { Coder.encodeToStoredData($0.cs_wrappedValue) },
                   decode: { data in data == nil ? V.cs_fromWrappedValue(nil) : Coder.decodeFromStoredData(data).map { V.cs_fromWrappedValue($0) } },
-                  accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
+                  accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
     }
 }
 
-extension Field.Coded where V: FieldOptionalType {
-    /// Declares an optional coded attribute with a ``FieldCoderType`` and a custom getter or
-    /// setter (see ``Field/Coded``'s accessor forms).
-    public init<O: CoreStoreObject, Coder: FieldCoderType>(
+extension FieldDefinition.Coded where V: FieldOptionalType {
+    init<O: CoreStoreObject, Coder: FieldCoderType>(
         wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
         versionHashModifier: @autoclosure @escaping () -> String? = nil,
         previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
@@ -290,13 +233,11 @@ extension Field.Coded where V: FieldOptionalType {
         customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
         affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
     ) where Coder.FieldStoredValue == V.Wrapped {
-        self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+        self.init(adding: customGetter, customSetter, affectedByKeyPaths,
                   to: Self(wrappedValue: initialValue(), keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder))
     }
 
-    /// Declares an optional coded attribute with a ``FieldCoderType``, a dynamic initial value
-    /// and a custom getter or setter.
-    public init<O: CoreStoreObject, Coder: FieldCoderType>(
+    init<O: CoreStoreObject, Coder: FieldCoderType>(
         _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
         previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
         customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
@@ -304,12 +245,12 @@ extension Field.Coded where V: FieldOptionalType {
         affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
         dynamicInitialValue: @escaping () -> V
     ) where Coder.FieldStoredValue == V.Wrapped {
-        self.init(adding: customGetter, customSetter, affectedByKeyPaths(),
+        self.init(adding: customGetter, customSetter, affectedByKeyPaths,
                   to: Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), coder: coder, dynamicInitialValue: dynamicInitialValue))
     }
 }
 
-/// An `Optional`, as the optional forms of ``Field/Coded`` see it.
+/// An `Optional`, as the optional forms of ``FieldDefinition/Coded`` see it.
 public protocol FieldOptionalType: ExpressibleByNilLiteral {
     /// The type inside.
     associatedtype Wrapped
@@ -325,3 +266,204 @@ extension Optional: FieldOptionalType {
     /// `value`.
     public static func cs_fromWrappedValue(_ value: Wrapped?) -> Self { value }
 }
+
+extension FieldContainer {
+    /// The property wrapper of an attribute of any type, stored as bytes produced by a coder.
+    ///
+    /// ```swift
+    /// @Field.Coded("tags", coder: FieldCoders.Json.self) var tags: [String] = []
+    /// @Field.Coded("color", coder: (encode: { $0.hexData }, decode: { $0.flatMap(Color.init(hexData:)) ?? .black }))
+    /// var color: Color = .black
+    /// @Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?
+    /// ```
+    /// A value a ``FieldCoderType`` cannot decode yields the initial value (and an assertion in
+    /// the log); a `(encode:decode:)` pair decides itself what unreadable bytes give.
+    @propertyWrapper
+    public struct Coded<V>: FieldDescribing {
+        /// The field's description: what `$name` is, and what `\Person.$name` names.
+        public let projectedValue: FieldDefinition.Coded<V>
+
+        /// Declares a coded attribute with a fixed initial value and custom closures; `decode`
+        /// is given `nil` when nothing is stored.
+        public init(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            self.projectedValue = FieldDefinition.Coded<V>(wrappedValue: initialValue(), keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares a coded attribute with custom closures whose initial value is computed for
+        /// every inserted object.
+        public init(
+            _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
+        ) {
+            self.projectedValue = FieldDefinition.Coded<V>(keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, affectedByKeyPaths: affectedByKeyPaths(), dynamicInitialValue: dynamicInitialValue)
+        }
+
+        /// Declares a coded attribute with a fixed initial value and a ``FieldCoderType``.
+        public init<Coder: FieldCoderType>(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder fieldCoderType: Coder.Type,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) where Coder.FieldStoredValue == V {
+            self.projectedValue = FieldDefinition.Coded<V>(wrappedValue: initialValue(), keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType, affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares a coded attribute with a ``FieldCoderType`` whose initial value is computed
+        /// for every inserted object.
+        public init<Coder: FieldCoderType>(
+            _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
+        ) where Coder.FieldStoredValue == V {
+            self.projectedValue = FieldDefinition.Coded<V>(keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType, affectedByKeyPaths: affectedByKeyPaths(), dynamicInitialValue: dynamicInitialValue)
+        }
+
+        /// Declares a coded attribute with custom closures, a fixed initial value and a custom
+        /// getter or setter, which see the object as an ``ObjectProxy`` and this field as a
+        /// ``ObjectProxy/FieldProxy`` (`field.primitiveValue` is the decoded stored value).
+        public init(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            self.projectedValue = FieldDefinition.Coded<V>(wrappedValue: initialValue(), keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, customGetter: customGetter, customSetter: customSetter, affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares a coded attribute with custom closures, a dynamic initial value and a custom
+        /// getter or setter.
+        public init(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder: (encode: (V) -> Data?, decode: (Data?) -> V),
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) {
+            self.projectedValue = FieldDefinition.Coded<V>(keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, customGetter: customGetter, customSetter: customSetter, affectedByKeyPaths: affectedByKeyPaths(), dynamicInitialValue: dynamicInitialValue)
+        }
+
+        /// Declares a coded attribute with a ``FieldCoderType``, a fixed initial value and a
+        /// custom getter or setter (see the closure-coder form).
+        public init<Coder: FieldCoderType>(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) where Coder.FieldStoredValue == V {
+            self.projectedValue = FieldDefinition.Coded<V>(wrappedValue: initialValue(), keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType, customGetter: customGetter, customSetter: customSetter, affectedByKeyPaths: affectedByKeyPaths())
+        }
+
+        /// Declares a coded attribute with a ``FieldCoderType``, a dynamic initial value and a
+        /// custom getter or setter.
+        public init<Coder: FieldCoderType>(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            coder fieldCoderType: Coder.Type,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) where Coder.FieldStoredValue == V {
+            self.projectedValue = FieldDefinition.Coded<V>(keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: fieldCoderType, customGetter: customGetter, customSetter: customSetter, affectedByKeyPaths: affectedByKeyPaths(), dynamicInitialValue: dynamicInitialValue)
+        }
+
+        /// Unavailable: the value lives in the object's context.
+        @available(*, unavailable)
+        public var wrappedValue: V {
+            get { projectedValue.initialValue() }
+            set { _ = newValue }
+        }
+
+        /// Decodes and encodes the value through the object's context.
+        public static subscript(
+            _enclosingInstance instance: O,
+            wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
+            storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
+        ) -> V {
+            get {
+                let field = instance[keyPath: storageKeyPath].projectedValue
+                if let getter = field.accessors?.getter, instance.cs_state != nil { return getter(instance) }
+                return field.storedValue(of: instance) ?? field.initialValue()
+            }
+            set {
+                let field = instance[keyPath: storageKeyPath].projectedValue
+                if let setter = field.accessors?.setter, instance.cs_state != nil { return setter(instance, newValue) }
+                field.store(newValue, in: instance)
+            }
+        }
+
+        var cs_fieldKind: FieldKind { projectedValue.cs_fieldKind }
+        var cs_affectedByKeyPaths: Set<String> { projectedValue.cs_affectedByKeyPaths }
+    }
+}
+
+extension FieldContainer.Coded where V: FieldOptionalType {
+    /// Declares an optional coded attribute (starting as `nil` unless given) whose
+    /// ``FieldCoderType`` codes the wrapped type; `nil` is stored as nothing:
+    /// `@Field.Coded("settings", coder: FieldCoders.Plist.self) var settings: Settings?`.
+    public init<Coder: FieldCoderType>(
+        wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
+        versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.projectedValue = FieldDefinition.Coded<V>(wrappedValue: initialValue(), keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, affectedByKeyPaths: affectedByKeyPaths())
+    }
+
+    /// Declares an optional coded attribute whose initial value is computed for every inserted
+    /// object.
+    public init<Coder: FieldCoderType>(
+        _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+        coder: Coder.Type,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [], dynamicInitialValue: @escaping () -> V
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.projectedValue = FieldDefinition.Coded<V>(keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, affectedByKeyPaths: affectedByKeyPaths(), dynamicInitialValue: dynamicInitialValue)
+    }
+
+    /// Declares an optional coded attribute with a ``FieldCoderType`` and a custom getter or
+    /// setter (see ``FieldDefinition/Coded``'s accessor forms).
+    public init<Coder: FieldCoderType>(
+        wrappedValue initialValue: @autoclosure @escaping () -> V = nil, _ keyPath: KeyPathString,
+        versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+        customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.projectedValue = FieldDefinition.Coded<V>(wrappedValue: initialValue(), keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, customGetter: customGetter, customSetter: customSetter, affectedByKeyPaths: affectedByKeyPaths())
+    }
+
+    /// Declares an optional coded attribute with a ``FieldCoderType``, a dynamic initial value
+    /// and a custom getter or setter.
+    public init<Coder: FieldCoderType>(
+        _ keyPath: KeyPathString, versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil, coder: Coder.Type,
+        customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+        customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+        dynamicInitialValue: @escaping () -> V
+    ) where Coder.FieldStoredValue == V.Wrapped {
+        self.projectedValue = FieldDefinition.Coded<V>(keyPath, versionHashModifier: versionHashModifier(), previousVersionKeyPath: previousVersionKeyPath(), coder: coder, customGetter: customGetter, customSetter: customSetter, affectedByKeyPaths: affectedByKeyPaths(), dynamicInitialValue: dynamicInitialValue)
+    }
+}
+

@@ -1,19 +1,8 @@
 import CoreStoreStorage
 
-extension Field {
-    /// A stored attribute of a ``FieldStorableType``.
-    ///
-    /// ```swift
-    /// @Field.Stored("title") var title: String = "Mr."
-    /// @Field.Stored("created", dynamicInitialValue: { Date() }) var created: Date
-    /// @Field.Stored("nickname") var nickname: String?
-    /// ```
-    /// A fixed initial value (`= "Mr."`) is read once, when the schema is built, and is the
-    /// attribute's default, as in CoreStore; `dynamicInitialValue` runs for every inserted
-    /// object. Reading the property of an object
-    /// fetched from a `DataStack` or a transaction returns its current value; setting it is only
-    /// allowed inside a transaction.
-    @propertyWrapper
+extension FieldDefinition {
+    /// The description of a stored attribute: what `$title` is, and what `\Person.$title` names
+    /// in clauses. Declared with the property wrapper ``FieldContainer/Stored``.
     public struct Stored<V: FieldStorableType>: FieldDescribing {
         /// The stored key.
         public let keyPath: String
@@ -24,72 +13,9 @@ extension Field {
         /// The custom getter and setter, when declared.
         @usableFromInline let accessors: FieldAccessors<V>?
         /// The keys whose changes change this field's value too (observers hear about both).
-        let affectedByKeyPaths: Set<String>
+        let affectedByKeyPaths: () -> Set<String>
 
-        /// Declares an attribute with a fixed initial value (the attribute's default).
-        ///
-        /// `versionHashModifier` is accepted for source compatibility and has no effect: a
-        /// store's model hash follows what it stores. `affectedByKeyPaths` names the keys whose
-        /// changes observers also report as changes of this field.
-        public init(
-            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
-            versionHashModifier: @autoclosure @escaping () -> String? = nil,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
-        ) {
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
-        }
-
-        /// Declares an attribute whose initial value is computed anew for every inserted object.
-        public init(
-            _ keyPath: KeyPathString,
-            versionHashModifier: @autoclosure @escaping () -> String? = nil,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
-            dynamicInitialValue: @escaping () -> V
-        ) {
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
-                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths())
-        }
-
-        /// Declares an attribute with a fixed initial value and a custom getter or setter,
-        /// which see the object as an ``ObjectProxy`` and this field as a
-        /// ``ObjectProxy/FieldProxy`` (read and write `field.primitiveValue` for what is stored).
-        ///
-        /// Swift infers `O` from the closures' types: name it in the closure
-        /// (`{ (object: ObjectProxy<Person>, field) in … }`) or pass a static function.
-        public init<O: CoreStoreObject>(
-            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
-            versionHashModifier: @autoclosure @escaping () -> String? = nil,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
-            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
-            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
-        ) {
-            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, accessors: nil, affectedByKeyPaths: [])
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
-                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
-                      affectedByKeyPaths: affectedByKeyPaths())
-        }
-
-        /// Declares an attribute with a dynamic initial value and a custom getter or setter.
-        public init<O: CoreStoreObject>(
-            _ keyPath: KeyPathString,
-            versionHashModifier: @autoclosure @escaping () -> String? = nil,
-            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
-            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
-            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
-            dynamicInitialValue: @escaping () -> V
-        ) {
-            let plain = Self(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, accessors: nil, affectedByKeyPaths: [])
-            self.init(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
-                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
-                      affectedByKeyPaths: affectedByKeyPaths())
-        }
-
-        init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: Set<String>) {
+        init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: @escaping () -> Set<String>) {
             self.keyPath = keyPath
             self.previousVersionKeyPath = previousVersionKeyPath
             self.initialValue = initialValue
@@ -98,56 +24,13 @@ extension Field {
             self.affectedByKeyPaths = affectedByKeyPaths
         }
 
-        /// Unavailable: the value lives in the object's context, reached through the enclosing
-        /// instance.
-        @available(*, unavailable)
-        public var wrappedValue: V {
-            get { initialValue() }
-            set { _ = newValue }
-        }
-
-        /// The field itself, so that `\Person.$name` can be used in clauses.
-        public var projectedValue: Self { self }
-
-        /// Reads and writes the value through the object's context.
-        ///
-        /// Inlinable so that it is specialized for each model property in the module that
-        /// declares it: reading the field's key then folds into a plain stored-property access
-        /// instead of a generic key-path projection (which dominated fetch-and-read loops).
-        @inlinable @inline(__always)
-        public static subscript<O: CoreStoreObject>(
-            _enclosingInstance instance: O,
-            wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
-            storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
-        ) -> V {
-            get {
-                if let getter = instance[keyPath: storageKeyPath].accessors?.getter, instance.attributeKeys != nil {
-                    return getter(instance)
-                }
-                // Only the key is read on the common path: copying the whole field would retain
-                // its strings and closure on every read.
-                let key = instance[keyPath: storageKeyPath].keyPath
-                if let value = Field.cs_currentValue(of: instance, forKey: key, as: V.self) {
-                    return value
-                }
-                return uncommonValue(of: instance, field: instance[keyPath: storageKeyPath])
-            }
-            set {
-                if let setter = instance[keyPath: storageKeyPath].accessors?.setter, instance.attributeKeys != nil {
-                    setter(instance, newValue)
-                    return
-                }
-                Field.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: instance[keyPath: storageKeyPath].keyPath)
-            }
-        }
-
         /// The value of a meta instance (the initial value), or of a stored value the type
         /// cannot represent (reported, then the initial value).
         @usableFromInline
         static func uncommonValue(of instance: CoreStoreObject, field: Self) -> V {
-            guard let stored = Field.cs_storedValue(of: instance, forKey: field.keyPath) else { return field.initialValue() }
+            guard let stored = FieldDefinition.cs_storedValue(of: instance, forKey: field.keyPath) else { return field.initialValue() }
             if let value = V.cs_fromStoredValue(stored) { return value }
-            Field.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
+            FieldDefinition.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
             return field.initialValue()
         }
 
@@ -161,14 +44,14 @@ extension Field {
                 },
                 setValue: { value in
                     if let setter = field.accessors?.setter, object.cs_state != nil { return setter(object, value) }
-                    Field.cs_setStoredValue(value.cs_toStoredValue(), of: object, forKey: field.keyPath)
+                    FieldDefinition.cs_setStoredValue(value.cs_toStoredValue(), of: object, forKey: field.keyPath)
                 },
                 getPrimitive: { Self.primitiveValue(of: object, field: field) },
                 setPrimitive: { value in
                     if let value {
-                        Field.cs_setStoredValue(value.cs_toStoredValue(), of: object, forKey: field.keyPath)
+                        FieldDefinition.cs_setStoredValue(value.cs_toStoredValue(), of: object, forKey: field.keyPath)
                     } else if V.cs_isOptional {
-                        Field.cs_setStoredValue(.null, of: object, forKey: field.keyPath)
+                        FieldDefinition.cs_setStoredValue(.null, of: object, forKey: field.keyPath)
                     } else {
                         Log.assert(false, "nil cannot be stored in the non-optional attribute '\(field.keyPath)'; the value was ignored.")
                     }
@@ -178,13 +61,13 @@ extension Field {
 
         /// The stored value of `instance`, around any accessor; `nil` for a meta instance.
         static func primitiveValue(of instance: CoreStoreObject, field: Self) -> V? {
-            guard let stored = Field.cs_storedValue(of: instance, forKey: field.keyPath) else { return nil }
+            guard let stored = FieldDefinition.cs_storedValue(of: instance, forKey: field.keyPath) else { return nil }
             if let value = V.cs_fromStoredValue(stored) { return value }
-            Field.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
+            FieldDefinition.cs_reportUnreadable(stored, of: instance, forKey: field.keyPath, as: V.self)
             return nil
         }
 
-        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths }
+        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths() }
 
         var cs_fieldKind: FieldKind {
             let initial = initialValue
@@ -197,19 +80,7 @@ extension Field {
     }
 }
 
-extension Field.Stored where V: ExpressibleByNilLiteral {
-    /// Declares an optional attribute that starts as `nil`: `@Field.Stored("nickname") var nickname: String?`.
-    public init(
-        _ keyPath: KeyPathString,
-        versionHashModifier: @autoclosure @escaping () -> String? = nil,
-        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
-        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
-    ) {
-        self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath(), affectedByKeyPaths: affectedByKeyPaths())
-    }
-}
-
-extension Field {
+extension FieldDefinition {
     /// The value of attribute `key` of `instance` as a `V`, read in place under the object's
     /// lock (the stored value is neither copied nor retained); `nil` for a meta instance, an
     /// unknown key or a stored value `V` cannot represent, which the caller handles.
@@ -240,3 +111,140 @@ extension Field {
         Log.assert(false, "The stored value \(stored) of '\(entity).\(key)' cannot be read as \(type); using the initial value.")
     }
 }
+
+extension FieldContainer {
+    /// The property wrapper of a stored attribute of a ``FieldStorableType``.
+    ///
+    /// ```swift
+    /// @Field.Stored("title") var title: String = "Mr."
+    /// @Field.Stored("created", dynamicInitialValue: { Date() }) var created: Date
+    /// @Field.Stored("nickname") var nickname: String?
+    /// ```
+    /// A fixed initial value (`= "Mr."`) is read once, when the schema is built, and is the
+    /// attribute's default, as in CoreStore; `dynamicInitialValue` runs for every inserted
+    /// object. Reading the property of an object fetched from a `DataStack` or a transaction
+    /// returns its current value; setting it is only allowed inside a transaction.
+    @propertyWrapper
+    public struct Stored<V: FieldStorableType>: FieldDescribing {
+        /// The field's description: `$title`, named in clauses by `\Person.$title`.
+        public let projectedValue: FieldDefinition.Stored<V>
+
+        /// Declares an attribute with a fixed initial value (the attribute's default).
+        ///
+        /// `versionHashModifier` is accepted for source compatibility and has no effect: a
+        /// store's model hash follows what it stores. `affectedByKeyPaths` names the keys whose
+        /// changes observers also report as changes of this field.
+        public init(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
+        }
+
+        /// Declares an attribute whose initial value is computed anew for every inserted object.
+        public init(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) {
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+                      accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
+        }
+
+        /// Declares an attribute with a fixed initial value and a custom getter or setter,
+        /// which see the object as an ``ObjectProxy`` and this field as a
+        /// ``ObjectProxy/FieldProxy`` (read and write `field.primitiveValue` for what is stored).
+        ///
+        public init(
+            wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+        ) {
+            let plain = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, accessors: nil, affectedByKeyPaths: { [] })
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths)
+        }
+
+        /// Declares an attribute with a dynamic initial value and a custom getter or setter.
+        public init(
+            _ keyPath: KeyPathString,
+            versionHashModifier: @autoclosure @escaping () -> String? = nil,
+            previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+            customGetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>) -> V)? = nil,
+            customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
+            affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
+            dynamicInitialValue: @escaping () -> V
+        ) {
+            let plain = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, accessors: nil, affectedByKeyPaths: { [] })
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+                      accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
+                      affectedByKeyPaths: affectedByKeyPaths)
+        }
+
+        /// Unavailable: the value lives in the object's context, reached through the enclosing
+        /// instance.
+        @available(*, unavailable)
+        public var wrappedValue: V {
+            get { projectedValue.initialValue() }
+            set { _ = newValue }
+        }
+
+
+        /// Reads and writes the value through the object's context.
+        ///
+        /// Inlinable so that it is specialized for each model property in the module that
+        /// declares it: reading the field's key then folds into a plain stored-property access
+        /// instead of a generic key-path projection (which dominated fetch-and-read loops).
+        @inlinable @inline(__always)
+        public static subscript(
+            _enclosingInstance instance: O,
+            wrapped wrappedKeyPath: ReferenceWritableKeyPath<O, V>,
+            storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
+        ) -> V {
+            get {
+                if let getter = instance[keyPath: storageKeyPath].projectedValue.accessors?.getter, instance.attributeKeys != nil {
+                    return getter(instance)
+                }
+                // Only the key is read on the common path: copying the whole field would retain
+                // its strings and closure on every read.
+                let key = instance[keyPath: storageKeyPath].projectedValue.keyPath
+                if let value = FieldDefinition.cs_currentValue(of: instance, forKey: key, as: V.self) {
+                    return value
+                }
+                return FieldDefinition.Stored<V>.uncommonValue(of: instance, field: instance[keyPath: storageKeyPath].projectedValue)
+            }
+            set {
+                if let setter = instance[keyPath: storageKeyPath].projectedValue.accessors?.setter, instance.attributeKeys != nil {
+                    setter(instance, newValue)
+                    return
+                }
+                FieldDefinition.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: instance[keyPath: storageKeyPath].projectedValue.keyPath)
+            }
+        }
+
+        var cs_fieldKind: FieldKind { projectedValue.cs_fieldKind }
+        var cs_affectedByKeyPaths: Set<String> { projectedValue.cs_affectedByKeyPaths }
+    }
+}
+
+extension FieldContainer.Stored where V: ExpressibleByNilLiteral {
+    /// Declares an optional attribute that starts as `nil`: `@Field.Stored("nickname") var nickname: String?`.
+    public init(
+        _ keyPath: KeyPathString,
+        versionHashModifier: @autoclosure @escaping () -> String? = nil,
+        previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
+        affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
+    ) {
+        self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath(), affectedByKeyPaths: affectedByKeyPaths())
+    }
+}
+

@@ -1,19 +1,14 @@
 import CoreStoreStorage
 
-/// The namespace of the property wrappers that declare an entity's properties:
-/// ``Field/Stored``, ``Field/Virtual``, ``Field/Coded`` and ``Field/Relationship``.
+/// The descriptions of an entity's fields: what a field wrapper's projected value is.
 ///
-/// ```swift
-/// final class Person: CoreStoreObject {
-///     @Field.Stored("name") var name: String = ""
-///     @Field.Stored("id", dynamicInitialValue: { UUID() }) var id: UUID
-///     @Field.Relationship("pets", inverse: \Dog.$master) var pets: Set<Dog>
-/// }
-/// ```
-/// The string is the stored key used by predicates, sorts and stores; it may differ from the
-/// Swift property name. The projected value (`$name`) is the field itself, so `\Person.$name`
-/// names the field in type-safe clauses.
-public enum Field {}
+/// Declared with the wrappers of ``FieldContainer`` (`@Field.Stored`, `@Field.Coded`,
+/// `@Field.Virtual`, `@Field.Relationship`), a field's projected value (`$name`) is a
+/// ``FieldDefinition/Stored``, ``FieldDefinition/Coded``, ``FieldDefinition/Virtual`` or
+/// ``FieldDefinition/Relationship``: its stored key, initial value, accessors and the like. Key
+/// paths to it (`\Person.$name`, of type `KeyPath<Person, FieldDefinition.Stored<String>>`) name
+/// the field in type-safe clauses; a field a subclass inherits is named through either class.
+public enum FieldDefinition {}
 
 /// What a field contributes to the schema; read from a meta instance by reflection.
 enum FieldKind {

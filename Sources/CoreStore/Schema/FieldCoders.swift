@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns values of one type into the bytes a ``Field/Coded`` attribute stores, and back.
+/// Turns values of one type into the bytes a ``FieldDefinition/Coded`` attribute stores, and back.
 ///
 /// ```swift
 /// enum HexColorCoder: FieldCoderType {

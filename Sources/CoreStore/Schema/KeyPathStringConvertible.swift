@@ -14,22 +14,22 @@ public protocol AttributeKeyPathStringConvertible: KeyPathStringConvertible {}
 /// A relationship field.
 public protocol RelationshipKeyPathStringConvertible: KeyPathStringConvertible {}
 
-extension Field.Stored: AttributeKeyPathStringConvertible {
+extension FieldDefinition.Stored: AttributeKeyPathStringConvertible {
     /// ``keyPath``.
     public var cs_keyPathString: String { keyPath }
 }
 
-extension Field.Coded: AttributeKeyPathStringConvertible {
+extension FieldDefinition.Coded: AttributeKeyPathStringConvertible {
     /// ``keyPath``.
     public var cs_keyPathString: String { keyPath }
 }
 
-extension Field.Virtual: AttributeKeyPathStringConvertible {
+extension FieldDefinition.Virtual: AttributeKeyPathStringConvertible {
     /// ``keyPath``.
     public var cs_keyPathString: String { keyPath }
 }
 
-extension Field.Relationship: RelationshipKeyPathStringConvertible {
+extension FieldDefinition.Relationship: RelationshipKeyPathStringConvertible {
     /// ``keyPath``.
     public var cs_keyPathString: String { keyPath }
 }

@@ -21,42 +21,42 @@ extension Where {
 // MARK: Fields
 
 /// Objects whose field equals `value` (`nil` matches only `nil`).
-public func == <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+public func == <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ value: V) -> Where<O> {
     .compare(.init(keyPath), .equal, value)
 }
 
 /// Objects whose field differs from `value`.
-public func != <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+public func != <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ value: V) -> Where<O> {
     .compare(.init(keyPath), .notEqual, value)
 }
 
 /// Objects whose field is less than `value` (never true for `nil`).
-public func < <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+public func < <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ value: V) -> Where<O> {
     .compare(.init(keyPath), .less, value)
 }
 
 /// Objects whose field is at most `value` (never true for `nil`).
-public func <= <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+public func <= <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ value: V) -> Where<O> {
     .compare(.init(keyPath), .lessOrEqual, value)
 }
 
 /// Objects whose field is greater than `value` (never true for `nil`).
-public func > <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+public func > <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ value: V) -> Where<O> {
     .compare(.init(keyPath), .greater, value)
 }
 
 /// Objects whose field is at least `value` (never true for `nil`).
-public func >= <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ value: V) -> Where<O> {
+public func >= <O: CoreStoreObject, V: FieldStorableType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ value: V) -> Where<O> {
     .compare(.init(keyPath), .greaterOrEqual, value)
 }
 
 /// Objects whose field is one of `values` (`IN`).
-public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ keyPath: KeyPath<O, Field.Stored<V>>, _ values: S) -> Where<O> where S.Element == V {
+public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, _ values: S) -> Where<O> where S.Element == V {
     .member(.init(keyPath), values)
 }
 
 /// Objects whose field is one of `values` (`IN`), with the list first.
-public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ values: S, _ keyPath: KeyPath<O, Field.Stored<V>>) -> Where<O> where S.Element == V {
+public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ values: S, _ keyPath: KeyPath<O, FieldDefinition.Stored<V>>) -> Where<O> where S.Element == V {
     .member(.init(keyPath), values)
 }
 

@@ -46,14 +46,14 @@ extension Where {
 
 extension Where.Expression where Target == WhereTarget.Single, V: FieldStorableType {
     /// The expression for a stored field of `O`.
-    init(_ field: KeyPath<O, Field.Stored<V>>) {
+    init(_ field: KeyPath<O, FieldDefinition.Stored<V>>) {
         self.init([FieldKeys.key(field, on: O.self)])
     }
 }
 
 extension Where.Expression where Target == WhereTarget.Single, V: FieldRelationshipType {
     /// The expression for a relationship of `O`.
-    init(_ relationship: KeyPath<O, Field.Relationship<V>>) {
+    init(_ relationship: KeyPath<O, FieldDefinition.Relationship<V>>) {
         self.init([FieldKeys.key(relationship, on: O.self)])
     }
 }
@@ -95,42 +95,42 @@ extension KeyPath where Root: CoreStoreObject, Value: FieldRelationshipKeyPathVa
 
 /// `relationship.field`: a stored field of the relationship's destination.
 public func ~ <O: CoreStoreObject, D: FieldRelationshipType, V: FieldStorableType>(
-    lhs: KeyPath<O, Field.Relationship<D>>, rhs: KeyPath<D.DestinationObjectType, Field.Stored<V>>
+    lhs: KeyPath<O, FieldDefinition.Relationship<D>>, rhs: KeyPath<D.DestinationObjectType, FieldDefinition.Stored<V>>
 ) -> Where<O>.Expression<D.ReachedTarget, V> {
     .init([FieldKeys.key(lhs, on: O.self), FieldKeys.key(rhs, on: D.DestinationObjectType.self)])
 }
 
 /// `relationship.relationship`: a relationship of the relationship's destination.
 public func ~ <O: CoreStoreObject, D: FieldRelationshipType, R: FieldRelationshipType>(
-    lhs: KeyPath<O, Field.Relationship<D>>, rhs: KeyPath<D.DestinationObjectType, Field.Relationship<R>>
+    lhs: KeyPath<O, FieldDefinition.Relationship<D>>, rhs: KeyPath<D.DestinationObjectType, FieldDefinition.Relationship<R>>
 ) -> Where<O>.Expression<D.ReachedTarget, R> {
     .init([FieldKeys.key(lhs, on: O.self), FieldKeys.key(rhs, on: D.DestinationObjectType.self)])
 }
 
 /// Extends a single-valued path with a stored field of its destination.
 public func ~ <O: CoreStoreObject, D: FieldRelationshipType, V: FieldStorableType>(
-    lhs: Where<O>.Expression<WhereTarget.Single, D>, rhs: KeyPath<D.DestinationObjectType, Field.Stored<V>>
+    lhs: Where<O>.Expression<WhereTarget.Single, D>, rhs: KeyPath<D.DestinationObjectType, FieldDefinition.Stored<V>>
 ) -> Where<O>.Expression<D.ReachedTarget, V> {
     .init(lhs.keyPath + [FieldKeys.key(rhs, on: D.DestinationObjectType.self)])
 }
 
 /// Extends a single-valued path with a relationship of its destination.
 public func ~ <O: CoreStoreObject, D: FieldRelationshipType, R: FieldRelationshipType>(
-    lhs: Where<O>.Expression<WhereTarget.Single, D>, rhs: KeyPath<D.DestinationObjectType, Field.Relationship<R>>
+    lhs: Where<O>.Expression<WhereTarget.Single, D>, rhs: KeyPath<D.DestinationObjectType, FieldDefinition.Relationship<R>>
 ) -> Where<O>.Expression<D.ReachedTarget, R> {
     .init(lhs.keyPath + [FieldKeys.key(rhs, on: D.DestinationObjectType.self)])
 }
 
 /// Extends a many-valued path with a stored field of its destinations.
 public func ~ <O: CoreStoreObject, D: FieldRelationshipType, V: FieldStorableType>(
-    lhs: Where<O>.Expression<WhereTarget.Collection, D>, rhs: KeyPath<D.DestinationObjectType, Field.Stored<V>>
+    lhs: Where<O>.Expression<WhereTarget.Collection, D>, rhs: KeyPath<D.DestinationObjectType, FieldDefinition.Stored<V>>
 ) -> Where<O>.Expression<WhereTarget.Collection, V> {
     .init(lhs.keyPath + [FieldKeys.key(rhs, on: D.DestinationObjectType.self)])
 }
 
 /// Extends a many-valued path with a relationship of its destinations.
 public func ~ <O: CoreStoreObject, D: FieldRelationshipType, R: FieldRelationshipType>(
-    lhs: Where<O>.Expression<WhereTarget.Collection, D>, rhs: KeyPath<D.DestinationObjectType, Field.Relationship<R>>
+    lhs: Where<O>.Expression<WhereTarget.Collection, D>, rhs: KeyPath<D.DestinationObjectType, FieldDefinition.Relationship<R>>
 ) -> Where<O>.Expression<WhereTarget.Collection, R> {
     .init(lhs.keyPath + [FieldKeys.key(rhs, on: D.DestinationObjectType.self)])
 }

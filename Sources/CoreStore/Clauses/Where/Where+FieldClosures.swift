@@ -13,36 +13,36 @@ extension Where {
 }
 
 /// Objects whose field equals `value` (`nil` matches only `nil`), in a `Where` closure.
-public func == <O: CoreStoreObject, V: FieldStorableType>(_ field: Field.Stored<V>, _ value: V) -> Where<O> {
+public func == <O: CoreStoreObject, V: FieldStorableType>(_ field: FieldDefinition.Stored<V>, _ value: V) -> Where<O> {
     .compare(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), .equal, value)
 }
 
 /// Objects whose field differs from `value`, in a `Where` closure.
-public func != <O: CoreStoreObject, V: FieldStorableType>(_ field: Field.Stored<V>, _ value: V) -> Where<O> {
+public func != <O: CoreStoreObject, V: FieldStorableType>(_ field: FieldDefinition.Stored<V>, _ value: V) -> Where<O> {
     .compare(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), .notEqual, value)
 }
 
 /// Objects whose field is less than `value` (never true for `nil`), in a `Where` closure.
-public func < <O: CoreStoreObject, V: FieldStorableType>(_ field: Field.Stored<V>, _ value: V) -> Where<O> {
+public func < <O: CoreStoreObject, V: FieldStorableType>(_ field: FieldDefinition.Stored<V>, _ value: V) -> Where<O> {
     .compare(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), .less, value)
 }
 
 /// Objects whose field is at most `value` (never true for `nil`), in a `Where` closure.
-public func <= <O: CoreStoreObject, V: FieldStorableType>(_ field: Field.Stored<V>, _ value: V) -> Where<O> {
+public func <= <O: CoreStoreObject, V: FieldStorableType>(_ field: FieldDefinition.Stored<V>, _ value: V) -> Where<O> {
     .compare(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), .lessOrEqual, value)
 }
 
 /// Objects whose field is greater than `value` (never true for `nil`), in a `Where` closure.
-public func > <O: CoreStoreObject, V: FieldStorableType>(_ field: Field.Stored<V>, _ value: V) -> Where<O> {
+public func > <O: CoreStoreObject, V: FieldStorableType>(_ field: FieldDefinition.Stored<V>, _ value: V) -> Where<O> {
     .compare(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), .greater, value)
 }
 
 /// Objects whose field is at least `value` (never true for `nil`), in a `Where` closure.
-public func >= <O: CoreStoreObject, V: FieldStorableType>(_ field: Field.Stored<V>, _ value: V) -> Where<O> {
+public func >= <O: CoreStoreObject, V: FieldStorableType>(_ field: FieldDefinition.Stored<V>, _ value: V) -> Where<O> {
     .compare(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), .greaterOrEqual, value)
 }
 
 /// Objects whose field is one of `values`, in a `Where` closure.
-public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ field: Field.Stored<V>, _ values: S) -> Where<O> where S.Element == V {
+public func ~= <O: CoreStoreObject, V: FieldStorableType, S: Sequence>(_ field: FieldDefinition.Stored<V>, _ values: S) -> Where<O> where S.Element == V {
     .member(Where<O>.Expression<WhereTarget.Single, V>([field.keyPath]), values)
 }

@@ -38,32 +38,32 @@ extension Where {
 // MARK: Relationship key paths
 
 /// Objects related to `object` (`nil`: objects with no destination).
-public func == <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, Field.Relationship<D>>, _ object: D.DestinationObjectType?) -> Where<O> {
+public func == <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<D>>, _ object: D.DestinationObjectType?) -> Where<O> {
     .relationship(.init(keyPath), .equal, objects: [object])
 }
 
 /// Objects not related to `object` (`nil`: objects with at least one destination).
-public func != <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, Field.Relationship<D>>, _ object: D.DestinationObjectType?) -> Where<O> {
+public func != <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<D>>, _ object: D.DestinationObjectType?) -> Where<O> {
     .relationship(.init(keyPath), .notEqual, objects: [object])
 }
 
 /// Objects related to the object with `objectID`.
-public func == <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, Field.Relationship<D>>, _ objectID: ObjectID) -> Where<O> {
+public func == <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<D>>, _ objectID: ObjectID) -> Where<O> {
     .relationship(.init(keyPath), .equal, ids: [objectID])
 }
 
 /// Objects not related to the object with `objectID`.
-public func != <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, Field.Relationship<D>>, _ objectID: ObjectID) -> Where<O> {
+public func != <O: CoreStoreObject, D: FieldRelationshipType>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<D>>, _ objectID: ObjectID) -> Where<O> {
     .relationship(.init(keyPath), .notEqual, ids: [objectID])
 }
 
 /// Objects related to any of `objects` (`IN`).
-public func ~= <O: CoreStoreObject, D: FieldRelationshipType, S: Sequence>(_ keyPath: KeyPath<O, Field.Relationship<D>>, _ objects: S) -> Where<O> where S.Element == D.DestinationObjectType {
+public func ~= <O: CoreStoreObject, D: FieldRelationshipType, S: Sequence>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<D>>, _ objects: S) -> Where<O> where S.Element == D.DestinationObjectType {
     .relationship(.init(keyPath), .in, objects: objects.map { $0 })
 }
 
 /// Objects related to any of the objects with these IDs (`IN`).
-public func ~= <O: CoreStoreObject, D: FieldRelationshipType, S: Sequence>(_ keyPath: KeyPath<O, Field.Relationship<D>>, _ objectIDs: S) -> Where<O> where S.Element == ObjectID {
+public func ~= <O: CoreStoreObject, D: FieldRelationshipType, S: Sequence>(_ keyPath: KeyPath<O, FieldDefinition.Relationship<D>>, _ objectIDs: S) -> Where<O> where S.Element == ObjectID {
     .relationship(.init(keyPath), .in, ids: Array(objectIDs))
 }
 

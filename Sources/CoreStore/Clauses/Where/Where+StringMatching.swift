@@ -23,29 +23,29 @@ extension Optional: FieldStringType where Wrapped == String {}
 /// `Where(\.$name, like: "ann", options: .caseInsensitive)` is a case-insensitive `==`.
 extension Where {
     /// Objects whose text contains `substring` (`CONTAINS`); an empty substring matches any text.
-    public init<V: FieldStringType>(_ keyPath: KeyPath<O, Field.Stored<V>>, contains substring: String, options: StringComparisonOptions = []) {
+    public init<V: FieldStringType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, contains substring: String, options: StringComparisonOptions = []) {
         self = Expression(keyPath).comparison(.contains, .value(.string(substring)), options: options)
     }
 
     /// Objects whose text starts with `prefix` (`BEGINSWITH`).
-    public init<V: FieldStringType>(_ keyPath: KeyPath<O, Field.Stored<V>>, hasPrefix prefix: String, options: StringComparisonOptions = []) {
+    public init<V: FieldStringType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, hasPrefix prefix: String, options: StringComparisonOptions = []) {
         self = Expression(keyPath).comparison(.beginsWith, .value(.string(prefix)), options: options)
     }
 
     /// Objects whose text ends with `suffix` (`ENDSWITH`).
-    public init<V: FieldStringType>(_ keyPath: KeyPath<O, Field.Stored<V>>, hasSuffix suffix: String, options: StringComparisonOptions = []) {
+    public init<V: FieldStringType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, hasSuffix suffix: String, options: StringComparisonOptions = []) {
         self = Expression(keyPath).comparison(.endsWith, .value(.string(suffix)), options: options)
     }
 
     /// Objects whose text matches a wildcard pattern (`LIKE`): `*` matches any run of
     /// characters, `?` exactly one.
-    public init<V: FieldStringType>(_ keyPath: KeyPath<O, Field.Stored<V>>, like pattern: String, options: StringComparisonOptions = []) {
+    public init<V: FieldStringType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, like pattern: String, options: StringComparisonOptions = []) {
         self = Expression(keyPath).comparison(.like, .value(.string(pattern)), options: options)
     }
 
     /// Objects whose whole text matches an ICU regular expression (`MATCHES`). An invalid
     /// expression makes the fetch throw.
-    public init<V: FieldStringType>(_ keyPath: KeyPath<O, Field.Stored<V>>, matches regularExpression: String, options: StringComparisonOptions = []) {
+    public init<V: FieldStringType>(_ keyPath: KeyPath<O, FieldDefinition.Stored<V>>, matches regularExpression: String, options: StringComparisonOptions = []) {
         self = Expression(keyPath).comparison(.matches, .value(.string(regularExpression)), options: options)
     }
 

@@ -34,7 +34,7 @@ public struct Where<O: CoreStoreObject>: FetchClause {
         self.error = error
     }
 
-    private init(_ predicate: RecordPredicate, error: CoreStoreError?) {
+    init(_ predicate: RecordPredicate, error: CoreStoreError?) {
         self.predicate = predicate
         self.error = error
     }

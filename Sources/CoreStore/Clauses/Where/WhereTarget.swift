@@ -22,7 +22,7 @@ public protocol ToManyRelationshipType: FieldRelationshipType {}
 extension Array: ToManyRelationshipType where Element: CoreStoreObject {}
 extension Set: ToManyRelationshipType where Element: CoreStoreObject {}
 
-/// Implemented by `Field.Relationship` so that extensions can name its value type.
+/// Implemented by `FieldDefinition.Relationship` so that extensions can name its value type.
 public protocol FieldRelationshipKeyPathValue {
     /// The relationship's Swift type (`T?`, `[T]` or `Set<T>`).
     associatedtype RelationshipValue: FieldRelationshipType
@@ -30,7 +30,7 @@ public protocol FieldRelationshipKeyPathValue {
     var keyPath: String { get }
 }
 
-extension Field.Relationship: FieldRelationshipKeyPathValue {
+extension FieldDefinition.Relationship: FieldRelationshipKeyPathValue {
     /// The relationship's Swift type.
     public typealias RelationshipValue = V
 }
