@@ -1,6 +1,6 @@
 import CoreStoreStorage
 
-/// The base class of every model object. Declare properties with ``Field`` wrappers:
+/// The base class of every model object. Declare properties with `@Field` wrappers (``FieldContainer``):
 ///
 /// ```swift
 /// final class Person: CoreStoreObject {
