@@ -139,3 +139,27 @@ extension From {
         self.where(Where<O>(format, argumentArray: argumentArray))
     }
 }
+
+extension QueryChainBuilder {
+    /// Adds a filter from a format string (combined with earlier ones by AND).
+    public func `where`(format: String, _ args: Any?...) -> QueryChainBuilder<O, T> {
+        `where`(Where<O>(format, argumentArray: args))
+    }
+
+    /// Adds a filter from a format string and an array of arguments.
+    public func `where`(format: String, argumentArray: [Any?]?) -> QueryChainBuilder<O, T> {
+        `where`(Where<O>(format, argumentArray: argumentArray))
+    }
+}
+
+extension SectionMonitorChainBuilder {
+    /// Adds a filter from a format string (combined with earlier ones by AND).
+    public func `where`(format: String, _ args: Any?...) -> SectionMonitorChainBuilder<O> {
+        `where`(Where<O>(format, argumentArray: args))
+    }
+
+    /// Adds a filter from a format string and an array of arguments.
+    public func `where`(format: String, argumentArray: [Any?]?) -> SectionMonitorChainBuilder<O> {
+        `where`(Where<O>(format, argumentArray: argumentArray))
+    }
+}

@@ -11,6 +11,8 @@ struct StoreCommit: @unchecked Sendable {
     var deleted: [RecordID]
     /// The last committed values of the deleted records, in the order of ``deleted``.
     var deletedRecords: [Record]
+    /// The committing transaction's `sourceIdentifier`.
+    var sourceIdentifier = SourceIdentifierBox.none
 }
 
 /// The change set for one store and the objects it came from.
@@ -118,7 +120,8 @@ extension ObjectContext {
             commits.append(StoreCommit(
                 store: part.store, sequence: info.sequence,
                 inserted: merged.inserts, updated: merged.updates.map(\.new),
-                changedKeys: changedKeys, deleted: merged.deletes.map(\.id), deletedRecords: merged.deletes
+                changedKeys: changedKeys, deleted: merged.deletes.map(\.id), deletedRecords: merged.deletes,
+                sourceIdentifier: sourceIdentifier
             ))
         }
         clearPendingChanges()

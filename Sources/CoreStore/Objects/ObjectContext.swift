@@ -50,6 +50,8 @@ final class ObjectContext: @unchecked Sendable {
     /// For each store (by `AttachedStore.id`), its commit sequence while every committed value
     /// this transaction read is still what the store holds (see `ChangeSet.baseSequence`).
     var baseSequences: [UInt64: UInt64] = [:]
+    /// The transaction's `sourceIdentifier`, given to the observers of its commits.
+    var sourceIdentifier = SourceIdentifierBox.none
 
     init(gateway: StorageGateway, isReadOnly: Bool) {
         self.gateway = gateway

@@ -45,7 +45,7 @@ public struct ListChanges: Sendable, Equatable {
     /// Objects whose stored values changed without moving, by new index path.
     public internal(set) var updatedObjects: [ObjectChange] = []
 
-    /// Whether the monitor fetched its list anew (``ListMonitor/refetch(_:)-([FetchClause])``);
+    /// Whether the monitor fetched its list anew (`ListMonitor.refetch(_:sourceIdentifier:)`);
     /// no object or section changes are listed then.
     public internal(set) var isRefetch = false
 

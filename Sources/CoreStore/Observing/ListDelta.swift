@@ -5,6 +5,8 @@ import CoreStoreStorage
 struct ListDelta: Sendable {
     /// The examined objects that belong to the list after the commit, with their sort values.
     var matches: [ObjectID: ListEntry] = [:]
+    /// The committing transaction's `sourceIdentifier`.
+    var sourceIdentifier = SourceIdentifierBox.none
     /// The objects whose membership or position the commit may have changed; every other
     /// member is unaffected. Ignored when ``isComplete``.
     var examined: Set<ObjectID> = []

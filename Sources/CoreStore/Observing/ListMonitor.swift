@@ -102,7 +102,7 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     /// away; cancelling the iterating task removes the subscription.
     public var changes: AsyncStream<ListChanges> {
         AsyncStream { continuation in
-            let token = addSink(ListChangeSink(send: { continuation.yield($0) }, finish: { continuation.finish() }))
+            let token = addSink(ListChangeSink(send: { changes, _ in continuation.yield(changes) }, finish: { continuation.finish() }))
             continuation.onTermination = { [weak self] _ in self?.removeSink(token) }
         }
     }
@@ -131,16 +131,17 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     }
 
     /// Replaces the filter, order and tweaks (the `From` and sections stay); observers get
-    /// `listMonitorWillRefetch` and `listMonitorDidRefetch` around the switch.
-    public func refetch(_ fetchClauses: FetchClause...) throws {
-        try refetch(fetchClauses)
+    /// `listMonitorWillRefetch` and `listMonitorDidRefetch` around the switch, with
+    /// `sourceIdentifier`.
+    public func refetch(_ fetchClauses: FetchClause..., sourceIdentifier: Any? = nil) throws {
+        try refetch(fetchClauses, sourceIdentifier: sourceIdentifier)
     }
 
     /// Replaces the filter, order and tweaks (the `From` and sections stay).
-    public func refetch(_ fetchClauses: [FetchClause]) throws {
+    public func refetch(_ fetchClauses: [FetchClause], sourceIdentifier: Any? = nil) throws {
         let specification = from.specification(fetchClauses)
         let sectionKey = sectionBy?.sectionKeyPath
-        let stack = dataStack
+        let stack = dataStack, source = SourceIdentifierBox(value: sourceIdentifier)
         try stack.withCommitsPaused { () throws(CoreStoreError) in
             let query = try ListQuery(specification, sectionKey: sectionKey, stack: stack)
             let entries = try query.currentEntries(in: stack.mainContext)
@@ -148,7 +149,7 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
             lock.withLock { pendingRefetches += 1 }
             let isSectioned = sectionKey != nil
             delivery.schedule { [weak self] in
-                self?.deliverRefetch(query.makeState(entries: entries, isSectioned: isSectioned))
+                self?.deliverRefetch(query.makeState(entries: entries, isSectioned: isSectioned), source: source)
             }
         }
     }
@@ -174,10 +175,11 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
         func object(_ id: ObjectID) -> O? {
             live[id] ?? context.observedObject(for: id, lastKnown: delta.records[id]) as? O
         }
-        for box in observers { box.willChange?(self) }
+        let source = delta.sourceIdentifier.value
+        for box in observers { box.willChange?(self, source) }
         for change in changes.deletedObjects {
             guard let o = object(change.objectID) else { continue }
-            for box in observers { box.deleteObject?(self, o, change.indexPath) }
+            for box in observers { box.deleteObject?(self, o, change.indexPath, source) }
         }
         for change in changes.deletedSections {
             let info = SectionInfo(name: change.name, indexTitle: sectionBy?.sectionIndexTransformer(change.name), numberOfObjects: 0, load: { [] })
@@ -189,32 +191,32 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
         }
         for change in changes.insertedObjects {
             guard let o = object(change.objectID) else { continue }
-            for box in observers { box.insertObject?(self, o, change.indexPath) }
+            for box in observers { box.insertObject?(self, o, change.indexPath, source) }
         }
         for move in changes.movedObjects {
             guard let o = object(move.objectID) else { continue }
-            for box in observers { box.moveObject?(self, o, move.fromIndexPath, move.toIndexPath) }
+            for box in observers { box.moveObject?(self, o, move.fromIndexPath, move.toIndexPath, source) }
         }
         for change in changes.updatedObjects {
             guard let o = object(change.objectID) else { continue }
-            for box in observers { box.updateObject?(self, o, change.indexPath) }
+            for box in observers { box.updateObject?(self, o, change.indexPath, source) }
         }
-        for box in observers { box.didChange?(self) }
-        for sink in sinks { sink.send(changes) }
+        for box in observers { box.didChange?(self, source) }
+        for sink in sinks { sink.send(changes, delta.sourceIdentifier) }
     }
 
-    private func deliverRefetch(_ newState: (ListState, ListWindow?)) {
+    private func deliverRefetch(_ newState: (ListState, ListWindow?), source: SourceIdentifierBox) {
         let observers = lock.withLock { self.observers }
-        for box in observers { box.willRefetch?(self) }
+        for box in observers { box.willRefetch?(self, source.value) }
         let sinks = lock.withLock {
             (state, window) = newState
             pendingRefetches -= 1
             return Array(self.sinks.values)
         }
-        for box in observers { box.didRefetch?(self) }
+        for box in observers { box.didRefetch?(self, source.value) }
         var changes = ListChanges()
         changes.isRefetch = true
-        for sink in sinks { sink.send(changes) }
+        for sink in sinks { sink.send(changes, source) }
     }
 
     // MARK: Reading the state
@@ -256,6 +258,7 @@ extension ListMonitor: CommitObserver {
             return nil
         }
         if delta.isEmpty { return nil }
+        delta.sourceIdentifier = commits.first?.sourceIdentifier ?? .none
         // The members the delta carries records for: the only ones it can report as inserted,
         // moved or updated (after a refetch, others are read at delivery).
         var members: [ObjectID: Record] = [:]
@@ -291,6 +294,6 @@ extension ListMonitor: CommitObserver {
 
 /// A subscriber to a monitor's change batches (an async sequence or a publisher).
 struct ListChangeSink {
-    let send: (ListChanges) -> Void
+    let send: (ListChanges, SourceIdentifierBox) -> Void
     let finish: () -> Void
 }

@@ -16,6 +16,15 @@ public protocol ListObserver: AnyObject {
     func listMonitorWillRefetch(_ monitor: ListMonitor<ListEntityType>)
     /// The monitor shows the refetched list.
     func listMonitorDidRefetch(_ monitor: ListMonitor<ListEntityType>)
+
+    /// ``listMonitorWillChange(_:)`` with the committing transaction's `sourceIdentifier`.
+    func listMonitorWillChange(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?)
+    /// ``listMonitorDidChange(_:)`` with the committing transaction's `sourceIdentifier`.
+    func listMonitorDidChange(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?)
+    /// ``listMonitorWillRefetch(_:)`` with the `sourceIdentifier` given to `refetch`.
+    func listMonitorWillRefetch(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?)
+    /// ``listMonitorDidRefetch(_:)`` with the `sourceIdentifier` given to `refetch`.
+    func listMonitorDidRefetch(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?)
 }
 
 extension ListObserver {
@@ -27,6 +36,14 @@ extension ListObserver {
     public func listMonitorWillRefetch(_ monitor: ListMonitor<ListEntityType>) {}
     /// Does nothing.
     public func listMonitorDidRefetch(_ monitor: ListMonitor<ListEntityType>) {}
+    /// Calls ``listMonitorWillChange(_:)``.
+    public func listMonitorWillChange(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?) { listMonitorWillChange(monitor) }
+    /// Calls ``listMonitorDidChange(_:)``.
+    public func listMonitorDidChange(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?) { listMonitorDidChange(monitor) }
+    /// Calls ``listMonitorWillRefetch(_:)``.
+    public func listMonitorWillRefetch(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?) { listMonitorWillRefetch(monitor) }
+    /// Calls ``listMonitorDidRefetch(_:)``.
+    public func listMonitorDidRefetch(_ monitor: ListMonitor<ListEntityType>, sourceIdentifier: Any?) { listMonitorDidRefetch(monitor) }
 }
 
 /// Also told about each object a commit inserts into, deletes from, moves in or updates in the
@@ -40,6 +57,15 @@ public protocol ListObjectObserver: ListObserver {
     func listMonitor(_ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath)
     /// `object` moved from `fromIndexPath` (old list) to `toIndexPath` (new list).
     func listMonitor(_ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType, fromIndexPath: IndexPath, toIndexPath: IndexPath)
+
+    /// The insertion, with the committing transaction's `sourceIdentifier`.
+    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didInsertObject object: ListEntityType, toIndexPath indexPath: IndexPath, sourceIdentifier: Any?)
+    /// The deletion, with the committing transaction's `sourceIdentifier`.
+    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didDeleteObject object: ListEntityType, fromIndexPath indexPath: IndexPath, sourceIdentifier: Any?)
+    /// The update, with the committing transaction's `sourceIdentifier`.
+    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath, sourceIdentifier: Any?)
+    /// The move, with the committing transaction's `sourceIdentifier`.
+    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType, fromIndexPath: IndexPath, toIndexPath: IndexPath, sourceIdentifier: Any?)
 }
 
 extension ListObjectObserver {
@@ -51,6 +77,22 @@ extension ListObjectObserver {
     public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath) {}
     /// Does nothing.
     public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType, fromIndexPath: IndexPath, toIndexPath: IndexPath) {}
+    /// Calls the form without `sourceIdentifier`.
+    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didInsertObject object: ListEntityType, toIndexPath indexPath: IndexPath, sourceIdentifier: Any?) {
+        listMonitor(monitor, didInsertObject: object, toIndexPath: indexPath)
+    }
+    /// Calls the form without `sourceIdentifier`.
+    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didDeleteObject object: ListEntityType, fromIndexPath indexPath: IndexPath, sourceIdentifier: Any?) {
+        listMonitor(monitor, didDeleteObject: object, fromIndexPath: indexPath)
+    }
+    /// Calls the form without `sourceIdentifier`.
+    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath, sourceIdentifier: Any?) {
+        listMonitor(monitor, didUpdateObject: object, atIndexPath: indexPath)
+    }
+    /// Calls the form without `sourceIdentifier`.
+    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType, fromIndexPath: IndexPath, toIndexPath: IndexPath, sourceIdentifier: Any?) {
+        listMonitor(monitor, didMoveObject: object, fromIndexPath: fromIndexPath, toIndexPath: toIndexPath)
+    }
 }
 
 /// Also told when a sectioned list gains or loses a section. A section's insertion is reported

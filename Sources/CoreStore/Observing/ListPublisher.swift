@@ -24,7 +24,7 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
         self.dataStack = monitor.dataStack
         self.monitor = monitor
         self.current = Self.snapshot(of: monitor)
-        sinkToken = monitor.addSink(ListChangeSink(send: { [weak self] changes in self?.publish(changes) }, finish: {}))
+        sinkToken = monitor.addSink(ListChangeSink(send: { [weak self] changes, source in self?.publish(changes, source: source) }, finish: {}))
     }
 
     deinit {
@@ -41,8 +41,18 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
     /// Calls `callback` after every commit that changes the list, while `observer` lives (held
     /// weakly); with `notifyInitial`, also right away.
     public func addObserver<T: AnyObject>(_ observer: T, notifyInitial: Bool = false, _ callback: @escaping (ListPublisher<O>) -> Void) {
+        addObserver(observer, notifyInitial: notifyInitial) { publisher, _ in callback(publisher) }
+    }
+
+    /// Calls `callback` after every commit that changes the list, with the committing
+    /// transaction's `sourceIdentifier` (or the one given to `refetch(_:sourceIdentifier:)`);
+    /// with `notifyInitial`, also right away, with `initialSourceIdentifier`.
+    public func addObserver<T: AnyObject>(
+        _ observer: T, notifyInitial: Bool = false, initialSourceIdentifier: Any? = nil,
+        _ callback: @escaping (_ listPublisher: ListPublisher<O>, _ sourceIdentifier: Any?) -> Void
+    ) {
         observers.add(observer, callback)
-        if notifyInitial { callback(self) }
+        if notifyInitial { callback(self, initialSourceIdentifier) }
     }
 
     /// Stops calling `observer`'s callback.
@@ -65,20 +75,39 @@ public final class ListPublisher<O: CoreStoreObject>: @unchecked Sendable, Custo
     }
 
     /// Replaces the filter, order and tweaks (the `From` and sections stay); observers hear
-    /// about the new list once it is delivered.
-    public func refetch(_ fetchClauses: FetchClause...) throws {
-        try monitor.refetch(fetchClauses)
+    /// about the new list once it is delivered, with `sourceIdentifier`.
+    public func refetch(_ fetchClauses: FetchClause..., sourceIdentifier: Any? = nil) throws {
+        try monitor.refetch(fetchClauses, sourceIdentifier: sourceIdentifier)
     }
 
     /// Replaces the filter, order and tweaks.
-    public func refetch(_ fetchClauses: [FetchClause]) throws {
-        try monitor.refetch(fetchClauses)
+    public func refetch(_ fetchClauses: [FetchClause], sourceIdentifier: Any? = nil) throws {
+        try monitor.refetch(fetchClauses, sourceIdentifier: sourceIdentifier)
     }
 
-    private func publish(_ changes: ListChanges) {
+    /// Replaces the filter, order and tweaks with those of `clauseChain`, which must start from
+    /// the same entity: `refetch(From<Person>().where(\.$age > 30), sourceIdentifier: tag)`.
+    public func refetch(_ clauseChain: FetchChainBuilder<O>, sourceIdentifier: Any? = nil) throws {
+        try monitor.refetch(clauseChain.fetchClauses, sourceIdentifier: sourceIdentifier)
+    }
+
+    /// Replaces the filter, order and tweaks with those of a sectioned chain; its section key
+    /// must be the publisher's (sections are chosen when the publisher is made).
+    public func refetch(_ clauseChain: SectionMonitorChainBuilder<O>, sourceIdentifier: Any? = nil) throws {
+        let current = monitor.sectionBy?.sectionKeyPath
+        guard clauseChain.sectionBy.sectionKeyPath == current else {
+            throw Log.error(
+                .invalidPredicate(message: "refetch cannot change a list's sections (from '\(current ?? "none")' to '\(clauseChain.sectionBy.sectionKeyPath)'); publish a new list instead"),
+                "Refusing to refetch."
+            )
+        }
+        try monitor.refetch(clauseChain.fetchClauses, sourceIdentifier: sourceIdentifier)
+    }
+
+    private func publish(_ changes: ListChanges, source: SourceIdentifierBox) {
         let snapshot = Self.snapshot(of: monitor)
         lock.withLock { current = snapshot }
-        observers.notify(self)
+        observers.notify(self, sourceIdentifier: source.value)
         snapshotStreams.send(snapshot)
         changeStreams.send(changes)
     }

@@ -76,7 +76,7 @@ public final class ObjectMonitor<O: CoreStoreObject>: @unchecked Sendable, Custo
     /// goes away. Cancelling the iterating task removes the subscription.
     public var changes: AsyncStream<ObjectChange> {
         AsyncStream { continuation in
-            let token = addSink(ObjectChangeSink(send: { continuation.yield($0) }, finish: { continuation.finish() }))
+            let token = addSink(ObjectChangeSink(send: { change, _ in continuation.yield(change) }, finish: { continuation.finish() }))
             continuation.onTermination = { [weak self] _ in
                 if let token { self?.removeSink(token) }
             }
@@ -101,7 +101,7 @@ public final class ObjectMonitor<O: CoreStoreObject>: @unchecked Sendable, Custo
         lock.withLock { _ = sinks.removeValue(forKey: token) }
     }
 
-    private func deliver(_ change: ObjectChange, lastKnown: Record?) {
+    private func deliver(_ change: ObjectChange, lastKnown: Record?, source: SourceIdentifierBox) {
         let (observers, sinks) = lock.withLock {
             if change == .deleted { deleted = true; heldObject = nil }
             return (self.observers, Array(self.sinks.values))
@@ -110,16 +110,16 @@ public final class ObjectMonitor<O: CoreStoreObject>: @unchecked Sendable, Custo
         switch change {
         case .updated(let keys):
             if let object {
-                for box in observers { box.willUpdate(self, object) }
-                for box in observers { box.didUpdate(self, object, keys) }
+                for box in observers { box.willUpdate(self, object, source.value) }
+                for box in observers { box.didUpdate(self, object, keys, source.value) }
             }
         case .deleted:
             if let object {
-                for box in observers { box.didDelete(self, object) }
+                for box in observers { box.didDelete(self, object, source.value) }
             }
         }
         for sink in sinks {
-            sink.send(change)
+            sink.send(change, source)
             if change == .deleted { sink.finish() }
         }
     }
@@ -135,14 +135,16 @@ extension ObjectMonitor: CommitObserver {
         for commit in commits where commit.store.id == objectID.storeID {
             if let index = commit.deleted.firstIndex(where: { $0.key == objectID.recordID.key }) {
                 let record = commit.deletedRecords[index]
-                delivery.schedule { [weak self] in self?.deliver(.deleted, lastKnown: record) }
+                let source = commit.sourceIdentifier
+                delivery.schedule { [weak self] in self?.deliver(.deleted, lastKnown: record, source: source) }
                 return delivery
             }
             if let record = commit.updated.first(where: { $0.id.key == objectID.recordID.key }),
                let changed = commit.changedKeys[record.id], !changed.isEmpty {
                 // Fields declared `affectedByKeyPaths` a changed key change with it.
                 let keys = dataStack.mainContext.runtime.entitiesByName[record.id.entity]?.withDependentKeys(changed) ?? changed
-                delivery.schedule { [weak self] in self?.deliver(.updated(changedPersistentKeys: keys), lastKnown: record) }
+                let source = commit.sourceIdentifier
+                delivery.schedule { [weak self] in self?.deliver(.updated(changedPersistentKeys: keys), lastKnown: record, source: source) }
                 return delivery
             }
         }
@@ -153,20 +155,20 @@ extension ObjectMonitor: CommitObserver {
 /// One observer of an ``ObjectMonitor``, held weakly.
 struct ObjectObserverBox<O: CoreStoreObject> {
     weak var observer: AnyObject?
-    let willUpdate: (ObjectMonitor<O>, O) -> Void
-    let didUpdate: (ObjectMonitor<O>, O, Set<String>) -> Void
-    let didDelete: (ObjectMonitor<O>, O) -> Void
+    let willUpdate: (ObjectMonitor<O>, O, Any?) -> Void
+    let didUpdate: (ObjectMonitor<O>, O, Set<String>, Any?) -> Void
+    let didDelete: (ObjectMonitor<O>, O, Any?) -> Void
 
     init<U: ObjectObserver>(_ observer: U) where U.ObjectEntityType == O {
         self.observer = observer
-        willUpdate = { [weak observer] in observer?.objectMonitor($0, willUpdateObject: $1) }
-        didUpdate = { [weak observer] in observer?.objectMonitor($0, didUpdateObject: $1, changedPersistentKeys: $2) }
-        didDelete = { [weak observer] in observer?.objectMonitor($0, didDeleteObject: $1) }
+        willUpdate = { [weak observer] in observer?.objectMonitor($0, willUpdateObject: $1, sourceIdentifier: $2) }
+        didUpdate = { [weak observer] in observer?.objectMonitor($0, didUpdateObject: $1, changedPersistentKeys: $2, sourceIdentifier: $3) }
+        didDelete = { [weak observer] in observer?.objectMonitor($0, didDeleteObject: $1, sourceIdentifier: $2) }
     }
 }
 
 /// A subscriber to an object monitor's changes.
 struct ObjectChangeSink {
-    let send: (ObjectChange) -> Void
+    let send: (ObjectChange, SourceIdentifierBox) -> Void
     let finish: () -> Void
 }

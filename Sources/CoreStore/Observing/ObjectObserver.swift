@@ -10,6 +10,13 @@ public protocol ObjectObserver: AnyObject {
     func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didUpdateObject object: ObjectEntityType, changedPersistentKeys: Set<String>)
     /// A commit deleted the object; `object` shows its last values.
     func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didDeleteObject object: ObjectEntityType)
+
+    /// The update's first callback, with the committing transaction's `sourceIdentifier`.
+    func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, willUpdateObject object: ObjectEntityType, sourceIdentifier: Any?)
+    /// The update, with the committing transaction's `sourceIdentifier`.
+    func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didUpdateObject object: ObjectEntityType, changedPersistentKeys: Set<String>, sourceIdentifier: Any?)
+    /// The deletion, with the committing transaction's `sourceIdentifier`.
+    func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didDeleteObject object: ObjectEntityType, sourceIdentifier: Any?)
 }
 
 extension ObjectObserver {
@@ -19,6 +26,18 @@ extension ObjectObserver {
     public func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didUpdateObject object: ObjectEntityType, changedPersistentKeys: Set<String>) {}
     /// Does nothing.
     public func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didDeleteObject object: ObjectEntityType) {}
+    /// Calls the form without `sourceIdentifier`.
+    public func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, willUpdateObject object: ObjectEntityType, sourceIdentifier: Any?) {
+        objectMonitor(monitor, willUpdateObject: object)
+    }
+    /// Calls the form without `sourceIdentifier`.
+    public func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didUpdateObject object: ObjectEntityType, changedPersistentKeys: Set<String>, sourceIdentifier: Any?) {
+        objectMonitor(monitor, didUpdateObject: object, changedPersistentKeys: changedPersistentKeys)
+    }
+    /// Calls the form without `sourceIdentifier`.
+    public func objectMonitor(_ monitor: ObjectMonitor<ObjectEntityType>, didDeleteObject object: ObjectEntityType, sourceIdentifier: Any?) {
+        objectMonitor(monitor, didDeleteObject: object)
+    }
 }
 
 /// What one commit did to a monitored object.

@@ -53,9 +53,19 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
     /// Calls `callback` after every commit that changes or deletes the object, while `observer`
     /// lives (held weakly); with `notifyInitial`, also right away.
     public func addObserver<T: AnyObject>(_ observer: T, notifyInitial: Bool = false, _ callback: @escaping (ObjectPublisher<O>) -> Void) {
+        addObserver(observer, notifyInitial: notifyInitial) { publisher, _ in callback(publisher) }
+    }
+
+    /// Calls `callback` after every commit that changes or deletes the object, with the
+    /// committing transaction's `sourceIdentifier`; with `notifyInitial`, also right away, with
+    /// `initialSourceIdentifier`.
+    public func addObserver<T: AnyObject>(
+        _ observer: T, notifyInitial: Bool = false, initialSourceIdentifier: Any? = nil,
+        _ callback: @escaping (_ objectPublisher: ObjectPublisher<O>, _ sourceIdentifier: Any?) -> Void
+    ) {
         startFollowing()
         observers.add(observer, callback)
-        if notifyInitial { callback(self) }
+        if notifyInitial { callback(self, initialSourceIdentifier) }
     }
 
     /// Stops calling `observer`'s callback.
@@ -92,7 +102,7 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
         let needsMonitor = lock.withLock { monitor == nil }
         guard needsMonitor, let newMonitor = try? ObjectMonitor<O>(dataStack: dataStack, objectID: objectID, deliveryQueue: deliveryQueue) else { return }
         let token = newMonitor.addSink(ObjectChangeSink(
-            send: { [weak self] change in self?.publish(change) },
+            send: { [weak self] change, source in self?.publish(change, source: source) },
             finish: {}
         ))
         lock.withLock {
@@ -103,8 +113,8 @@ public final class ObjectPublisher<O: CoreStoreObject>: @unchecked Sendable, Has
         }
     }
 
-    private func publish(_ change: ObjectChange) {
-        observers.notify(self)
+    private func publish(_ change: ObjectChange, source: SourceIdentifierBox) {
+        observers.notify(self, sourceIdentifier: source.value)
         let current = change == .deleted ? nil : snapshot
         snapshotStreams.send(current)
         if current == nil { snapshotStreams.finish() }

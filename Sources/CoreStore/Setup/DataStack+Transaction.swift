@@ -10,22 +10,25 @@ extension DataStack {
     /// transaction; pass them to `fetchExisting(_:)` before use.
     public func perform<T>(
         asynchronous task: @escaping (AsynchronousDataTransaction) throws -> T,
+        sourceIdentifier: Any? = nil,
         completion: @escaping @MainActor (AsynchronousDataTransaction.Result<T>) -> Void
     ) {
-        let task = UncheckedBox(task)
+        let task = UncheckedBox(task), source = SourceIdentifierBox(value: sourceIdentifier)
         transactionQueue.async { [self] in
-            let result = UncheckedBox(runTransaction(AsynchronousDataTransaction(dataStack: self), task.value))
+            let transaction = AsynchronousDataTransaction(dataStack: self, sourceIdentifier: source.value)
+            let result = UncheckedBox(runTransaction(transaction, task.value))
             DispatchQueue.main.async { MainActor.assumeIsolated { completion(result.value) } }
         }
     }
 
-    /// Like ``perform(asynchronous:completion:)`` with separate success and failure handlers.
+    /// Like ``perform(asynchronous:sourceIdentifier:completion:)`` with separate success and failure handlers.
     public func perform<T>(
         asynchronous task: @escaping (AsynchronousDataTransaction) throws -> T,
+        sourceIdentifier: Any? = nil,
         success: @escaping @MainActor (T) -> Void,
         failure: @escaping @MainActor (CoreStoreError) -> Void
     ) {
-        perform(asynchronous: task) { result in
+        perform(asynchronous: task, sourceIdentifier: sourceIdentifier) { result in
             switch result {
             case .success(let value): success(value)
             case .failure(let error): failure(error)
@@ -46,13 +49,13 @@ extension DataStack {
     /// Calling it from inside another transaction of the same stack would deadlock, so it throws
     /// ``CoreStoreError/transactionMisuse(message:)`` instead.
     @discardableResult
-    public func perform<T>(synchronous task: (SynchronousDataTransaction) throws -> T, waitForAllObservers: Bool = true) throws -> T {
+    public func perform<T>(synchronous task: (SynchronousDataTransaction) throws -> T, waitForAllObservers: Bool = true, sourceIdentifier: Any? = nil) throws -> T {
         if isOnTransactionQueue {
             throw Log.error(.transactionMisuse(message: "perform(synchronous:) was called from inside a transaction of the same DataStack"), "Refusing to deadlock.")
         }
         var deliveries: [ObservationDelivery] = []
         let result = transactionQueue.sync {
-            runTransaction(SynchronousDataTransaction(dataStack: self), task, deliveries: &deliveries)
+            runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task, deliveries: &deliveries)
         }
         if waitForAllObservers {
             for delivery in deliveries { delivery.flush() }
@@ -61,16 +64,13 @@ extension DataStack {
     }
 
     /// Begins a transaction not bound to a closure; commit it with
-    /// ``UnsafeDataTransaction/commit(_:)`` or ``UnsafeDataTransaction/commitAndWait()``.
-    public func beginUnsafe() -> UnsafeDataTransaction {
-        UnsafeDataTransaction(dataStack: self)
-    }
-
-    /// Begins an unsafe transaction that, with `supportsUndo`, records its changes in groups
-    /// for ``UnsafeDataTransaction/undo()`` and ``UnsafeDataTransaction/redo()`` (a group ends
-    /// at each ``UnsafeDataTransaction/flush()``).
-    public func beginUnsafe(supportsUndo: Bool) -> UnsafeDataTransaction {
-        let transaction = UnsafeDataTransaction(dataStack: self)
+    /// ``UnsafeDataTransaction/commit(_:)`` or ``UnsafeDataTransaction/commitAndWait()``, as
+    /// often as needed. With `supportsUndo` it records its changes in groups for
+    /// ``UnsafeDataTransaction/undo()`` and ``UnsafeDataTransaction/redo()`` (a group ends at
+    /// each ``UnsafeDataTransaction/flush()``). The observers of its commits receive
+    /// `sourceIdentifier`.
+    public func beginUnsafe(supportsUndo: Bool = false, sourceIdentifier: Any? = nil) -> UnsafeDataTransaction {
+        let transaction = UnsafeDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier)
         if supportsUndo { transaction.context.enableUndo() }
         return transaction
     }

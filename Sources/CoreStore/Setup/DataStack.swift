@@ -16,8 +16,8 @@ import CoreStoreStorage
 /// ```
 ///
 /// Objects fetched from the stack are read-only and always show the latest commit; fetch from
-/// any thread. Change data only inside transactions (``perform(asynchronous:completion:)``,
-/// ``perform(synchronous:waitForAllObservers:)``, ``beginUnsafe()``). Transactions run one at
+/// any thread. Change data only inside transactions (``perform(asynchronous:sourceIdentifier:completion:)``,
+/// ``perform(synchronous:waitForAllObservers:sourceIdentifier:)``, ``beginUnsafe(supportsUndo:sourceIdentifier:)``). Transactions run one at
 /// a time.
 public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosting, CustomDebugStringConvertible {
     /// The model versions the stack knows.

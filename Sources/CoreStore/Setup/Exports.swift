@@ -1,3 +1,6 @@
+// `import CoreStore` brings Foundation, as CoreStore's own module does on Apple platforms
+// (`URL`, `Date`, `Data` and `UUID` appear in every model).
+@_exported import Foundation
 import CoreStoreStorage
 import CoreStoreInMemory
 

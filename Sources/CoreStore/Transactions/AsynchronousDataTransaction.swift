@@ -1,4 +1,4 @@
-/// The transaction of ``DataStack/perform(asynchronous:completion:)``: runs on the stack's
+/// The transaction of ``DataStack/perform(asynchronous:sourceIdentifier:completion:)``: runs on the stack's
 /// transaction queue and commits when its closure returns.
 public final class AsynchronousDataTransaction: BaseDataTransaction {
     /// The outcome of an asynchronous transaction.
@@ -11,7 +11,7 @@ public final class AsynchronousDataTransaction: BaseDataTransaction {
     }
 }
 
-/// The transaction of ``DataStack/perform(synchronous:waitForAllObservers:)``: runs on the
+/// The transaction of ``DataStack/perform(synchronous:waitForAllObservers:sourceIdentifier:)``: runs on the
 /// stack's transaction queue while the caller waits, and commits when its closure returns.
 public final class SynchronousDataTransaction: BaseDataTransaction {
     /// Abandons the transaction: throws ``CoreStoreError/userCancelled``, which ends the closure

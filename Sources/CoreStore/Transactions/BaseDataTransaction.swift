@@ -16,9 +16,15 @@ public class BaseDataTransaction: FetchableSource {
     /// finds it by comparing keys, without hashing one per object.
     private var lastInsertionTarget: (key: InsertionKey, target: (EntityMetadata, AttachedStore))?
 
-    init(dataStack: DataStack) {
+    /// What the caller passed as `sourceIdentifier` when it began the transaction; the
+    /// observers of its commit receive it (`listMonitorDidChange(_:sourceIdentifier:)`, …).
+    public let sourceIdentifier: Any?
+
+    init(dataStack: DataStack, sourceIdentifier: Any? = nil) {
         self.dataStack = dataStack
+        self.sourceIdentifier = sourceIdentifier
         self.context = ObjectContext(gateway: dataStack.gateway, isReadOnly: false)
+        self.context.sourceIdentifier = SourceIdentifierBox(value: sourceIdentifier)
         // Where each store stood when the transaction began: if a store commits nothing else
         // until this transaction commits, what the transaction read is what is stored.
         for store in dataStack.stores {

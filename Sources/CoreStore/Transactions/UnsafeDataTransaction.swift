@@ -1,6 +1,6 @@
 import Foundation
 
-/// A transaction not bound to a closure or a queue, from ``DataStack/beginUnsafe()``.
+/// A transaction not bound to a closure or a queue, from ``DataStack/beginUnsafe(supportsUndo:sourceIdentifier:)``.
 ///
 /// Use it from one thread at a time (the caller's responsibility). Commit as often as needed;
 /// after each commit its objects stay usable with their permanent identifiers.

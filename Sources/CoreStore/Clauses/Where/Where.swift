@@ -22,6 +22,11 @@ public struct Where<O: CoreStoreObject>: FetchClause {
         self.init(.constant(value))
     }
 
+    /// The filter that keeps every object, as `Where(true)`.
+    public init() {
+        self.init(true)
+    }
+
     /// A filter from a predicate tree (for engine-level code and advanced uses).
     public init(_ predicate: RecordPredicate) {
         self.predicate = predicate
