@@ -57,3 +57,12 @@ extension ObjectMonitor: ObjectRepresentation {
     /// ``objectID``.
     public var representedObjectID: ObjectID? { objectID }
 }
+
+extension ObjectSnapshot: ObjectRepresentation {
+    /// The model class of the snapshot's object.
+    public typealias ObjectType = O
+
+    /// ``objectID``: a snapshot converts to the object it was taken from
+    /// (`snapshot.asEditable(in: transaction)`), as it is now.
+    public var representedObjectID: ObjectID? { objectID }
+}

@@ -111,6 +111,21 @@ struct SourceIdentifierTests {
         let url: URL = URL(fileURLWithPath: "/tmp")        // Foundation through `import CoreStore`
         #expect(url.path == "/tmp")
     }
+
+    @Test func aSnapshotConvertsToItsObject() throws {
+        let stack = try makeStack(.inMemory)
+        try insertAnnAndFido(stack)
+        let ann = try #require(try stack.fetchOne(From<Person>().where(\.$name == "Ann")))
+        let snapshot = try #require(ann.asSnapshot(in: stack))
+        try stack.perform(synchronous: { t in
+            let editable = try #require(snapshot.asEditable(in: t))
+            editable.age = 50
+        })
+        #expect(snapshot.asReadOnly(in: stack)?.age == 50)
+        #expect(snapshot.asSnapshot(in: stack)?.$age == 50)
+        #expect(snapshot.$age == 0)
+        #expect(snapshot.asPublisher(in: stack).objectID == snapshot.objectID)
+    }
 }
 
 /// A thread-safe list of strings, also the owner of publisher callbacks.
