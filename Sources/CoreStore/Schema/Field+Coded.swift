@@ -142,9 +142,6 @@ extension FieldDefinition {
             self.affectedByKeyPaths = affectedByKeyPaths
         }
 
-
-
-
         /// The decoded stored value of `instance`, around any accessor; `nil` for a meta
         /// instance or bytes that do not decode (reported).
         func storedValue(of instance: CoreStoreObject) -> V? {

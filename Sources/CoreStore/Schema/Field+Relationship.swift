@@ -55,9 +55,6 @@ extension FieldDefinition {
 
         var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths() }
 
-
-
-
         var cs_fieldKind: FieldKind {
             .relationship(RelationshipField(
                 name: keyPath, kind: V.cs_relationshipKind, destination: V.DestinationObjectType.self,

@@ -198,7 +198,6 @@ extension FieldContainer {
             set { _ = newValue }
         }
 
-
         /// Reads and writes the value through the object's context.
         ///
         /// Inlinable so that it is specialized for each model property in the module that
