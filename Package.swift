@@ -70,10 +70,17 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The SQL layer the SQL backends share: schema mapping, DDL, predicates, sorts and
+        // aggregates, written once against a dialect description.
+        .target(
+            name: "CoreStoreSQL",
+            dependencies: ["CoreStoreStorage"],
+            path: "Sources/CoreStoreSQL"
+        ),
         // The embedded default engine: SQLite with the query language pushed down to SQL.
         .target(
             name: "CoreStoreSQLite",
-            dependencies: ["CoreStoreStorage", "CSQLite"],
+            dependencies: ["CoreStoreStorage", "CoreStoreSQL", "CSQLite"],
             path: "Backends/SQLite/CoreStoreSQLite"
         ),
         // LMDB from the system (liblmdb-dev).
@@ -147,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreStorage", "CSQLite", "CSQLiteFaultVFS"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreSQL", "CoreStoreStorage", "CSQLite", "CSQLiteFaultVFS"]
         ),
         // A SQLite VFS that fails chosen reads, writes and syncs, for the SQLite fault tests.
         .target(

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import Testing
 import CSQLite
 import CoreStoreStorage
@@ -22,8 +23,8 @@ struct SQLiteInListTests {
     ]
 
     /// An in-memory database with the schema's tables and indexes.
-    private func connection() throws -> (SQLiteConnection, SQLiteSchemaMapping) {
-        let mapping = try SQLiteSchemaMapping(schema: Self.schema)
+    private func connection() throws -> (SQLiteConnection, SQLSchemaMapping) {
+        let mapping = try SQLSchemaMapping(schema: Self.schema, dialect: SQLiteDialect())
         let connection = try SQLiteConnection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, schema: Self.schema)
         for statement in mapping.creationSQL { try connection.execute(statement) }
         return (connection, mapping)
@@ -31,10 +32,10 @@ struct SQLiteInListTests {
 
     @Test("json_each reads back exactly the integers and texts that were encoded")
     func jsonRoundTrip() throws {
-        let members: [SQLiteValue] = Self.trickyTexts.map { .text($0) } + [Int64.min, -1, 0, 1, Int64.max, (1 << 53) + 1].map { .integer($0) }
+        let members: [SQLValue] = Self.trickyTexts.map { .text($0) } + [Int64.min, -1, 0, 1, Int64.max, (1 << 53) + 1].map { .integer($0) }
         let json = try #require(SQLiteJSONArray.encode(members))
         let (connection, _) = try connection()
-        var read: [SQLiteValue] = []
+        var read: [SQLValue] = []
         try connection.statement("SELECT value FROM json_each(?1) ORDER BY key").query([.text(json)]) { row in read.append(row.column(0)) }
         #expect(read == members)
     }
@@ -49,8 +50,8 @@ struct SQLiteInListTests {
     }
 
     /// The SQL and parameters of a fetch of `Item` with `key IN members`.
-    private func select(_ key: String, _ members: [Value], mapping: SQLiteSchemaMapping) throws -> (sql: String, parameters: [SQLiteValue]) {
-        var builder = SQLiteQueryBuilder(mapping: mapping)
+    private func select(_ key: String, _ members: [Value], mapping: SQLSchemaMapping) throws -> (sql: String, parameters: [SQLValue]) {
+        var builder = SQLQueryBuilder(mapping: mapping)
         let request = FetchRequest(entity: "Item", predicate: .comparison(Comparison([key], .in, .list(members))))
         let sql = try builder.select("t0.\"_key\"", request)
         return (sql, builder.parameters)
@@ -58,7 +59,7 @@ struct SQLiteInListTests {
 
     @Test("Only long lists of integers and NUL-free texts become one JSON parameter")
     func whenJSONIsUsed() throws {
-        let mapping = try SQLiteSchemaMapping(schema: Self.schema)
+        let mapping = try SQLSchemaMapping(schema: Self.schema, dialect: SQLiteDialect())
         let long = (0..<501).map { Value.string("c\($0)") }
         let json = try select("code", long, mapping: mapping)
         #expect(json.sql.contains("json_each") && json.parameters.count == 1)

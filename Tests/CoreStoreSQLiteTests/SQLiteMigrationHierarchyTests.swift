@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import Testing
 import CSQLite
 import CoreStoreStorage

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -6,7 +7,7 @@ import CoreStoreStorage
 /// worked out before anything is changed.
 ///
 /// The plan exists only when the result is exactly the table layout of the destination
-/// schema's ``SQLiteSchemaMapping`` holding exactly the values a copy would write: the same
+/// schema's ``SQLSchemaMapping`` holding exactly the values a copy would write: the same
 /// tables, the same relationship columns, and every destination attribute column fed by one
 /// source column (kept, or renamed) or by one constant (a new column) for all the entities that
 /// share it. Anything else — a column whose entities disagree on its source, one source column
@@ -18,7 +19,7 @@ struct SQLiteAlterationPlan {
         /// The column (by its destination name).
         let column: String
         /// The value, as stored.
-        let value: SQLiteValue
+        let value: SQLValue
         /// The entities whose rows get it; `nil` for every row of the table.
         let kinds: [String]?
     }
@@ -30,7 +31,7 @@ struct SQLiteAlterationPlan {
         /// Its declared type (``SQLiteValueCodec/columnDefinition(_:)``).
         let definition: String
         /// The value of every row of `kinds`, as stored.
-        let value: SQLiteValue
+        let value: SQLValue
         /// The entities whose rows read the column; `nil` for every row of the table.
         let kinds: [String]?
     }
@@ -59,8 +60,8 @@ struct SQLiteAlterationPlan {
 
     /// Where one destination column gets its values from.
     private enum ColumnSource {
-        case column(String, nullReplacement: SQLiteValue?)
-        case constant(SQLiteValue)
+        case column(String, nullReplacement: SQLValue?)
+        case constant(SQLValue)
 
         func isIdentical(to other: ColumnSource) -> Bool {
             switch (self, other) {
@@ -78,7 +79,7 @@ struct SQLiteAlterationPlan {
 
     /// The plan of `step` between the two mappings (both without a table prefix), or `nil` when
     /// the step cannot be done in place exactly.
-    init?(step: LightweightMigrationStep, source: SQLiteSchemaMapping, destination: SQLiteSchemaMapping) {
+    init?(step: LightweightMigrationStep, source: SQLSchemaMapping, destination: SQLSchemaMapping) {
         guard Set(source.tableOrder) == Set(destination.tableOrder), Set(source.joinTables) == Set(destination.joinTables) else { return nil }
         var tables: [TableChanges] = []
         for name in destination.tableOrder {
@@ -94,8 +95,8 @@ struct SQLiteAlterationPlan {
     }
 
     private static func changes(
-        of to: SQLiteSchemaMapping.Table, from: SQLiteSchemaMapping.Table, step: LightweightMigrationStep,
-        source: SQLiteSchemaMapping, destination: SQLiteSchemaMapping
+        of to: SQLSchemaMapping.Table, from: SQLSchemaMapping.Table, step: LightweightMigrationStep,
+        source: SQLSchemaMapping, destination: SQLSchemaMapping
     ) -> TableChanges? {
         let fromEntities = source.schema.entityAndDescendants(from.rootEntity).compactMap { source.schema.entity(named: $0) }
         let toEntities = destination.schema.entityAndDescendants(to.rootEntity).compactMap { destination.schema.entity(named: $0) }

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -63,9 +64,9 @@ final class SQLiteConnection {
     }
 
     /// The first column of the first row of `sql`.
-    func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue {
+    func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue {
         let statement = try statement(sql)
-        var result = SQLiteValue.null
+        var result = SQLValue.null
         try statement.query(values) { row in
             if case .null = result { result = row.column(0) }
         }
@@ -100,15 +101,5 @@ final class SQLiteConnection {
         default:
             return .engine(code: Int(code), message: "\(message) (while \(context))")
         }
-    }
-}
-
-extension String {
-    /// The string as an SQL identifier in double quotes.
-    ///
-    /// Identifiers rarely contain a quote, so that case skips Foundation's (slow) replacement.
-    var sqlIdentifier: String {
-        guard utf8.contains(UInt8(ascii: "\"")) else { return "\"" + self + "\"" }
-        return "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -1,3 +1,4 @@
+import CoreStoreSQL
 import Foundation
 import CSQLite
 import CoreStoreStorage
@@ -15,15 +16,9 @@ import CoreStoreStorage
 ///
 /// Owned by one connection and used only by the thread holding it.
 final class SQLiteFunctions {
-    /// A comparison translated to a `corestore_test` call, with the type of its column.
-    struct Leaf {
-        let comparison: Comparison
-        let type: AttributeType
-    }
-
     private let evaluator: PredicateEvaluator
     /// The leaf comparisons of the statement about to run.
-    var leaves: [Leaf] = []
+    var leaves: [SQLFallbackLeaf] = []
     /// The error a function raised during the last statement, to be rethrown as is.
     var pendingError: StorageError?
 

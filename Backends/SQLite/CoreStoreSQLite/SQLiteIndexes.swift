@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -7,7 +8,7 @@ import CoreStoreStorage
 enum SQLiteIndexes {
     /// Creates `index`. A unique index that the rows violate throws
     /// `StorageError.uniqueConstraintViolation` with the first duplicated values.
-    static func create(_ index: SQLiteIndexDefinition, on connection: SQLiteConnection) throws {
+    static func create(_ index: SQLIndexDefinition, on connection: SQLiteConnection) throws {
         do {
             try connection.execute(index.sql)
         } catch let error as StorageError {
@@ -18,7 +19,7 @@ enum SQLiteIndexes {
 
     /// The first values held by more than one row of `constraint`'s rows (rows with a `NULL`
     /// among them never clash, as in a unique index), as a violation; `nil` when none are.
-    static func violation(of constraint: SQLiteIndexDefinition.UniqueConstraint, in table: String, on connection: SQLiteConnection) throws -> StorageError? {
+    static func violation(of constraint: SQLIndexDefinition.UniqueConstraint, in table: String, on connection: SQLiteConnection) throws -> StorageError? {
         let columns = constraint.columns.map(\.sqlIdentifier).joined(separator: ", ")
         var conditions = constraint.columns.map { "\($0.sqlIdentifier) IS NOT NULL" }
         if let filter = constraint.kindFilter { conditions.append(filter) }

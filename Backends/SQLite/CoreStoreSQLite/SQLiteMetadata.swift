@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -63,7 +64,7 @@ enum SQLiteMetadata {
 
     /// The metadata stored in the database of `connection`.
     static func read(_ connection: SQLiteConnection) throws -> StoredMetadata {
-        var values: [String: SQLiteValue] = [:]
+        var values: [String: SQLValue] = [:]
         try connection.statement("SELECT key, value FROM \(table.sqlIdentifier)").query { row in
             if let key = row.text(0) { values[key] = row.column(1) }
         }
@@ -120,7 +121,7 @@ enum SQLiteMetadata {
     }
 
     /// Checks that every table of the mapping exists.
-    static func verifyTables(_ connection: SQLiteConnection, mapping: SQLiteSchemaMapping) throws {
+    static func verifyTables(_ connection: SQLiteConnection, mapping: SQLSchemaMapping) throws {
         var tables = Set<String>()
         try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table'").query { tables.insert($0.text(0) ?? "") }
         for name in mapping.tableOrder where !tables.contains(name) {

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -40,20 +41,20 @@ final class SQLiteMigration: StorageMigration {
     private var connection: SQLiteConnection?
     private var mode = Mode.undecided
     /// The source tables, as they are.
-    private let sourceMapping: SQLiteSchemaMapping
+    private let sourceMapping: SQLSchemaMapping
     /// The destination tables beside the source ones, with prefixed names.
-    private let stagingMapping: SQLiteSchemaMapping
+    private let stagingMapping: SQLSchemaMapping
     /// The destination under its final names.
-    private let destinationMapping: SQLiteSchemaMapping
+    private let destinationMapping: SQLSchemaMapping
     /// Ordered to-many positions waiting for their destination rows (copy only).
     private var pendingPositions: SQLitePendingPositions?
 
     /// Begins the transaction on `connection` (a writer connection to the file) and checks that
     /// the file holds `source`'s version.
     init(connection: SQLiteConnection, source: StoreSchema, destination: StoreSchema) throws {
-        sourceMapping = try SQLiteSchemaMapping(schema: source)
-        stagingMapping = try SQLiteSchemaMapping(schema: destination, tablePrefix: Self.destinationPrefix)
-        destinationMapping = try SQLiteSchemaMapping(schema: destination)
+        sourceMapping = try SQLSchemaMapping(schema: source, dialect: SQLiteDialect())
+        stagingMapping = try SQLSchemaMapping(schema: destination, tablePrefix: Self.destinationPrefix, dialect: SQLiteDialect())
+        destinationMapping = try SQLSchemaMapping(schema: destination, dialect: SQLiteDialect())
         try connection.execute("BEGIN IMMEDIATE")
         do {
             let metadata = try SQLiteMetadata.read(connection)

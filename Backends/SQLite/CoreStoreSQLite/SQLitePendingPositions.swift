@@ -1,10 +1,11 @@
 import Foundation
+import CoreStoreSQL
 import CoreStoreStorage
 
 /// Positions of ordered to-many relationships written before their destination rows exist.
 ///
 /// An ordered to-many whose inverse is to-one keeps each destination's position in a column of
-/// the destination's row (see ``SQLiteSchemaMapping``). Within one commit every row is inserted
+/// the destination's row (see ``SQLSchemaMapping``). Within one commit every row is inserted
 /// before positions are written, but a migration writes its destination in batches in any
 /// order, so an owner may come before the records it points to. Those positions wait here, in a
 /// temporary table (on disk if need be, so memory stays bounded), until ``apply()`` writes

@@ -1,10 +1,11 @@
 import Foundation
+import CoreStoreSQL
 import CoreStoreStorage
 
 /// Answers reads on one connection inside one read transaction (one snapshot).
 struct SQLiteReader: StorageReader {
     let connection: SQLiteConnection
-    let mapping: SQLiteSchemaMapping
+    let mapping: SQLSchemaMapping
 
     private var loader: SQLiteRecordLoader { SQLiteRecordLoader(connection: connection, mapping: mapping) }
 
@@ -49,7 +50,7 @@ struct SQLiteReader: StorageReader {
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         let entity = try mapping.entity(request.entity)
         guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
-        var builder = SQLiteQueryBuilder(mapping: mapping)
+        var builder = SQLQueryBuilder(mapping: mapping)
         let sql = try builder.select(SQLiteRecordLoader.columns(of: table, alias: "t0"), request)
         var accumulator = SQLiteRecordLoader.Accumulator(loader: loader, reading: entity)
         try run(sql, builder) { try accumulator.append($0) }
@@ -57,7 +58,7 @@ struct SQLiteReader: StorageReader {
     }
 
     func count(_ request: FetchRequest) throws -> Int {
-        var builder = SQLiteQueryBuilder(mapping: mapping)
+        var builder = SQLQueryBuilder(mapping: mapping)
         let inner = try builder.select("1", request, sorted: false)
         var count = 0
         try run("SELECT count(*) FROM (\(inner))", builder) { count = Int($0.int64(0)) }
@@ -65,12 +66,17 @@ struct SQLiteReader: StorageReader {
     }
 
     /// Runs a built statement, with its `corestore_test` leaves installed.
-    func run(_ sql: String, _ builder: SQLiteQueryBuilder, _ row: (SQLiteStatement) throws -> Void) throws {
-        connection.functions.leaves = builder.leaves
+    func run(_ sql: String, _ builder: SQLQueryBuilder, _ row: (SQLiteStatement) throws -> Void) throws {
+        try run(sql, parameters: builder.parameters, leaves: builder.leaves, row)
+    }
+
+    /// Runs a statement with `parameters`, with its `corestore_test` `leaves` installed.
+    func run(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (SQLiteStatement) throws -> Void) throws {
+        connection.functions.leaves = leaves
         connection.functions.pendingError = nil
         defer { connection.functions.leaves = [] }
         do {
-            try connection.statement(sql).query(builder.parameters, row)
+            try connection.statement(sql).query(parameters, row)
         } catch {
             if let pending = connection.functions.pendingError { throw pending }
             throw error

@@ -1,14 +1,15 @@
 import Foundation
+import CoreStoreSQL
 import CoreStoreStorage
 
 /// Builds ``Record``s from table rows: attributes and to-one keys from the row, to-many
 /// destinations with one batched query per relationship.
 struct SQLiteRecordLoader {
     let connection: SQLiteConnection
-    let mapping: SQLiteSchemaMapping
+    let mapping: SQLSchemaMapping
 
     /// The select list for whole rows of `table`: `_key`, `_entity`, then every column.
-    static func columns(of table: SQLiteSchemaMapping.Table, alias: String) -> String {
+    static func columns(of table: SQLSchemaMapping.Table, alias: String) -> String {
         (["\(alias).\"_key\"", "\(alias).\"_entity\""] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")
     }
 
@@ -23,11 +24,11 @@ struct SQLiteRecordLoader {
         private var polymorphic: [String: Set<Int64>] = [:]
         /// The entity of the previous row: rows of one table are mostly of one entity, and
         /// comparing its name to the column's bytes saves making a string and hashing it.
-        private var lastEntity: SQLiteSchemaMapping.EntityMapping?
+        private var lastEntity: SQLSchemaMapping.EntityMapping?
         /// The one entity whose rows the read can return, when the rows' `_entity` column need
         /// not be read at all: the request's entity has no sub-entities and is alone in its
         /// table (every row the store wrote there names it).
-        private let soleEntity: SQLiteSchemaMapping.EntityMapping?
+        private let soleEntity: SQLSchemaMapping.EntityMapping?
 
         /// An accumulator for rows of any entity of the mapping.
         init(loader: SQLiteRecordLoader) {
@@ -36,14 +37,14 @@ struct SQLiteRecordLoader {
         }
 
         /// An accumulator for rows that a read of `entity` returns.
-        init(loader: SQLiteRecordLoader, reading entity: SQLiteSchemaMapping.EntityMapping) {
+        init(loader: SQLiteRecordLoader, reading entity: SQLSchemaMapping.EntityMapping) {
             self.loader = loader
             self.soleEntity = entity.coversTable && entity.kinds.count == 1 ? entity : nil
         }
 
         /// Adds the record of the statement's current row.
         mutating func append(_ statement: SQLiteStatement) throws {
-            let entity: SQLiteSchemaMapping.EntityMapping
+            let entity: SQLSchemaMapping.EntityMapping
             if let soleEntity {
                 entity = soleEntity
             } else if let last = lastEntity, statement.textEquals(1, last.name) {
@@ -98,11 +99,11 @@ struct SQLiteRecordLoader {
     /// Fills every to-many relationship of `records`.
     func loadToMany(_ records: inout [Record]) throws {
         // Group record positions by the relationship storage they need.
-        struct Group { var relationship: SQLiteSchemaMapping.RelationshipMapping; var slots: [Int64: [(Int, Int)]] = [:] }
+        struct Group { var relationship: SQLSchemaMapping.RelationshipMapping; var slots: [Int64: [(Int, Int)]] = [:] }
         var groups: [String: Group] = [:]
-        var lastEntity: SQLiteSchemaMapping.EntityMapping?
+        var lastEntity: SQLSchemaMapping.EntityMapping?
         for (r, record) in records.enumerated() {
-            let entity: SQLiteSchemaMapping.EntityMapping
+            let entity: SQLSchemaMapping.EntityMapping
             if let last = lastEntity, last.name == record.id.entity {
                 entity = last
             } else {

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -26,7 +27,7 @@ final class SQLiteStatement {
     }
 
     /// Binds `values` to the parameters `?1…?n`, after clearing the previous run.
-    func bind(_ values: [SQLiteValue]) throws {
+    func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {
@@ -41,7 +42,7 @@ final class SQLiteStatement {
     }
 
     /// Binds `value` to parameter `?index` (1-based), without the array ``bind(_:)`` needs.
-    func bind(_ value: SQLiteValue, at index: Int32) throws {
+    func bind(_ value: SQLValue, at index: Int32) throws {
         let rc: Int32
         switch value {
         case .null:
@@ -90,21 +91,21 @@ final class SQLiteStatement {
     }
 
     /// Runs the statement to completion with `values`, ignoring any rows.
-    func execute(_ values: [SQLiteValue] = []) throws {
+    func execute(_ values: [SQLValue] = []) throws {
         try bind(values)
         while try step() {}
         sqlite3_reset(handle)
     }
 
     /// Runs the statement with `values` and calls `row` for each result row.
-    func query(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> Void) throws {
+    func query(_ values: [SQLValue] = [], _ row: (SQLiteStatement) throws -> Void) throws {
         try bind(values)
         defer { sqlite3_reset(handle) }
         while try step() { try row(self) }
     }
 
     /// The value of column `index` of the current row.
-    func column(_ index: Int32) -> SQLiteValue {
+    func column(_ index: Int32) -> SQLValue {
         SQLiteStatement.value(type: sqlite3_column_type(handle, index),
                               integer: { sqlite3_column_int64(handle, index) },
                               real: { sqlite3_column_double(handle, index) },
@@ -174,7 +175,7 @@ final class SQLiteStatement {
     static func value(
         type: Int32, integer: () -> Int64, real: () -> Double,
         bytes: () -> (UnsafeRawPointer?, Int), text: () -> (UnsafeRawPointer?, Int)
-    ) -> SQLiteValue {
+    ) -> SQLValue {
         switch type {
         case SQLITE_INTEGER: return .integer(integer())
         case SQLITE_FLOAT: return .real(real())

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
@@ -45,7 +46,7 @@ import CoreStoreStorage
 /// copies the records into new tables that replace the old ones at the commit. Steps that are
 /// not inferred are mapped by ``migrationMappingProviders``.
 ///
-/// The table layout is described in `SQLiteSchemaMapping` and the column encodings in
+/// The table layout is described in `SQLSchemaMapping` and the column encodings in
 /// `SQLiteValueCodec`.
 public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendable {
     /// How SQLite keeps a commit atomic.
@@ -95,7 +96,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let readers: SQLiteConnectionPool
         /// Opened with `openForReading`: `writer` is a read-only connection too.
         var isReadOnly = false
-        let mapping: SQLiteSchemaMapping
+        let mapping: SQLSchemaMapping
     }
 
     private let lifecycle: StoreLifecycle<OpenState>
@@ -148,7 +149,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         if let state = lifecycle.current {
             return try SQLiteMetadata.read(state.writer)
         }
-        let mapping = try SQLiteSchemaMapping(schema: schema)
+        let mapping = try SQLSchemaMapping(schema: schema, dialect: SQLiteDialect())
         let path = fileURL.path
         if let existing = try SQLiteMetadata.inspect(path: path, schema: schema) {
             guard existing.schemaHash == schema.schemaHash else { return existing }
@@ -183,7 +184,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
             throw StorageError.incompatibleStore(path: fileURL.path, reason: "it holds no CoreStore data")
         }
         guard existing.schemaHash == schema.schemaHash else { return existing }
-        let mapping = try SQLiteSchemaMapping(schema: schema)
+        let mapping = try SQLSchemaMapping(schema: schema, dialect: SQLiteDialect())
         let connection = try SQLiteConnection(path: fileURL.path, flags: SQLITE_OPEN_READONLY, schema: schema)
         sqlite3_busy_timeout(connection.handle, 5000)
         try SQLiteMetadata.verifyTables(connection, mapping: mapping)
@@ -253,7 +254,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         if wasOpen { SQLiteOpenFiles.closed(fileURL.path) }
     }
 
-    private func install(_ writer: SQLiteConnection, mapping: SQLiteSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
+    private func install(_ writer: SQLiteConnection, mapping: SQLSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
         let path = fileURL.path
         let readers = SQLiteConnectionPool(maximum: 4) {
             let connection = try SQLiteConnection(path: path, flags: readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, schema: schema)

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQL
 import CoreStoreStorage
 
 /// Carries out a ``SQLiteAlterationPlan`` on the connection, inside the migration's transaction.
@@ -13,7 +14,7 @@ struct SQLiteTableAlterer {
     let connection: SQLiteConnection
 
     /// Applies `plan`, leaving the tables and indexes of `destination` (a mapping without prefix).
-    func apply(_ plan: SQLiteAlterationPlan, destination: SQLiteSchemaMapping) throws {
+    func apply(_ plan: SQLiteAlterationPlan, destination: SQLSchemaMapping) throws {
         let desired = Dictionary(destination.indexes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let touched = Dictionary(plan.tables.map { ($0.table, $0.touchedColumns) }, uniquingKeysWith: { first, _ in first })
         var kept: Set<String> = []
@@ -67,7 +68,7 @@ struct SQLiteTableAlterer {
         }
         if let literal = addition.value.sqlLiteral {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(declaration) DEFAULT \(literal)")
-            var stored: SQLiteValue?
+            var stored: SQLValue?
             try connection.statement("SELECT \(column) FROM \(table)\(kinds) LIMIT 1").query { stored = $0.column(0) }
             // No row, or SQLite reads the literal back exactly: done without writing a row.
             guard let stored, !stored.isIdentical(to: addition.value) else { return }

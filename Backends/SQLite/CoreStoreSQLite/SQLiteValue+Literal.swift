@@ -1,6 +1,7 @@
 import Foundation
+import CoreStoreSQL
 
-extension SQLiteValue {
+extension SQLValue {
     /// The value as an SQL literal for a column's `DEFAULT` (`ALTER TABLE … ADD COLUMN` accepts
     /// literals only), `nil` when it has none that is sure to parse: a non-finite real, or a
     /// text with a NUL character. What SQLite makes of a literal is still checked by reading it
@@ -12,15 +13,6 @@ extension SQLiteValue {
         case .real(let d): return d.isFinite ? "\(d)" : nil
         case .text(let s): return s.utf8.contains(0) ? nil : s.sqlLiteral
         case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
-    }
-
-    /// Whether the two values are the same storage class and the same bits (unlike `==`, which
-    /// takes `-0.0` for `0.0`).
-    func isIdentical(to other: SQLiteValue) -> Bool {
-        switch (self, other) {
-        case (.real(let a), .real(let b)): return a.bitPattern == b.bitPattern
-        default: return self == other
         }
     }
 }

@@ -1,14 +1,6 @@
 import Foundation
+import CoreStoreSQL
 import CoreStoreStorage
-
-/// A value as SQLite stores it: one of its five storage classes.
-enum SQLiteValue: Hashable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob(Data)
-}
 
 /// How each attribute type is kept in a column (see the module documentation):
 ///
@@ -38,7 +30,7 @@ enum SQLiteValueCodec {
     static let bigIntegerPrefix = "u"
 
     /// The column value of `value` in a column of `type`.
-    static func encode(_ value: Value, as type: AttributeType) -> SQLiteValue {
+    static func encode(_ value: Value, as type: AttributeType) -> SQLValue {
         switch value {
         case .null: return .null
         case .bool(let b): return .integer(b ? 1 : 0)
@@ -55,7 +47,7 @@ enum SQLiteValueCodec {
     }
 
     /// A `UInt64`-range decimal in an integer column: `u` and 20 zero-padded digits.
-    static func encodeBigInteger(_ d: Decimal) -> SQLiteValue {
+    static func encodeBigInteger(_ d: Decimal) -> SQLValue {
         let digits = decimalText(d)
         return .text(bigIntegerPrefix + String(repeating: "0", count: max(0, 20 - digits.count)) + digits)
     }
@@ -73,7 +65,7 @@ enum SQLiteValueCodec {
 
     /// The attribute value of a column value; throws when the column holds something this
     /// type never writes (a damaged or foreign database).
-    static func decode(_ value: SQLiteValue, as type: AttributeType) throws -> Value {
+    static func decode(_ value: SQLValue, as type: AttributeType) throws -> Value {
         switch (type, value) {
         case (_, .null): return .null
         case (.bool, .integer(let i)): return .bool(i != 0)

@@ -1,20 +1,21 @@
 import Foundation
+import CoreStoreSQL
 import CSQLite
 import CoreStoreStorage
 
 /// Applies one change set (with permanent identifiers) inside the write transaction.
 ///
 /// The SQL of every row write is built once per entity (see
-/// ``SQLiteSchemaMapping/EntityMapping``) and its prepared statements are kept here for the
+/// ``SQLSchemaMapping/EntityMapping``) and its prepared statements are kept here for the
 /// whole change set, so a row costs binding and stepping only.
 final class SQLiteWriter {
     let connection: SQLiteConnection
-    let mapping: SQLiteSchemaMapping
+    let mapping: SQLSchemaMapping
     /// Where positions of ordered to-many relationships whose destination row is not written yet
     /// wait (a migration writing in batches); `nil` for a commit, which writes every row first.
     let pendingPositions: SQLitePendingPositions?
 
-    init(connection: SQLiteConnection, mapping: SQLiteSchemaMapping, pendingPositions: SQLitePendingPositions? = nil) {
+    init(connection: SQLiteConnection, mapping: SQLSchemaMapping, pendingPositions: SQLitePendingPositions? = nil) {
         self.connection = connection
         self.mapping = mapping
         self.pendingPositions = pendingPositions
@@ -22,12 +23,12 @@ final class SQLiteWriter {
 
     /// One entity's mapping with the statements this change set prepared for it.
     private final class EntityStatements {
-        let entity: SQLiteSchemaMapping.EntityMapping
+        let entity: SQLSchemaMapping.EntityMapping
         var insert: SQLiteStatement?
         /// `UPDATE` statements by their sorted update slots.
         var updates: [[Int]: SQLiteStatement] = [:]
 
-        init(_ entity: SQLiteSchemaMapping.EntityMapping) {
+        init(_ entity: SQLSchemaMapping.EntityMapping) {
             self.entity = entity
         }
     }
@@ -80,10 +81,10 @@ final class SQLiteWriter {
         }
     }
 
-    private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLiteSchemaMapping.EntityMapping) throws {
+    private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLSchemaMapping.EntityMapping) throws {
         let placeholders = (1...ids.count).map { "?\($0)" }.joined(separator: ", ")
         let table = entity.table.sqlIdentifier
-        let keys = ids.map { SQLiteValue.integer($0.key) }
+        let keys = ids.map { SQLValue.integer($0.key) }
         try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))").execute(keys)
         guard entity.hasJoinTables else { return }
         for relationship in entity.relationships {
@@ -143,7 +144,7 @@ final class SQLiteWriter {
         try statement.bind(.integer(record.id.key), at: 1)
         let attributeCount = entity.attributeTypes.count
         for (i, slot) in slots.enumerated() {
-            let value: SQLiteValue
+            let value: SQLValue
             if slot < attributeCount {
                 value = SQLiteValueCodec.encode(record.attributes[slot], as: entity.attributeTypes[slot])
             } else {
@@ -211,7 +212,7 @@ final class SQLiteWriter {
     static let constraintUnique = 2067
 
     /// Turns SQLite's constraint errors into the contract's errors.
-    private func explain(_ error: StorageError, record: Record, entity: SQLiteSchemaMapping.EntityMapping) throws -> StorageError {
+    private func explain(_ error: StorageError, record: Record, entity: SQLSchemaMapping.EntityMapping) throws -> StorageError {
         guard case .engine(let code, _) = error else { return error }
         if code == SQLiteWriter.constraintPrimaryKey {
             return RecordValidator.insertedTwice(record.id)
@@ -221,7 +222,7 @@ final class SQLiteWriter {
             let ordinals = attributes.compactMap { mapping.schema.attributeOrdinal($0, in: entity.name) }
             let values = ordinals.map { record.attributes[$0] }
             guard ordinals.count == attributes.count, !values.contains(.null), let ownerMapping = mapping.entities[owner] else { continue }
-            var parameters: [SQLiteValue] = [.integer(record.id.key)]
+            var parameters: [SQLValue] = [.integer(record.id.key)]
             var conditions = ["\"_key\" <> ?1"]
             for ordinal in ordinals {
                 parameters.append(SQLiteValueCodec.encode(record.attributes[ordinal], as: entity.attributeTypes[ordinal]))

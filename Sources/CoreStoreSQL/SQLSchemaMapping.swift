@@ -14,14 +14,17 @@ import CoreStoreStorage
 ///   position column (`relationship.position`).
 /// - Any other to-many relationship has a join table `Entity.relationship` with the columns
 ///   `source`, `position` and `destination`.
-/// - Indexes, compound indexes and unique constraints of the schema become SQLite indexes; a
+/// - Indexes, compound indexes and unique constraints of the schema become indexes; a
 ///   unique constraint is a partial unique index over the rows of its entity and sub-entities.
 /// - Every table and index name starts with ``tablePrefix`` (empty for a store's own tables; a
 ///   migration builds its destination tables beside the source ones under another prefix).
 ///   All generated SQL takes its names from the mapping.
-struct SQLiteSchemaMapping: Sendable {
+///
+/// Column types, placeholders and the DDL's database-specific parts come from the mapping's
+/// ``SQLDialect``.
+package struct SQLSchemaMapping: Sendable {
     /// How one relationship is stored.
-    enum RelationshipStorage: Sendable {
+    package enum RelationshipStorage: Sendable {
         /// A to-one: the foreign-key column in the owner's table.
         case foreignKey(column: String)
         /// A to-many read from the to-one inverse's foreign key in the destination table.
@@ -30,59 +33,61 @@ struct SQLiteSchemaMapping: Sendable {
         case joinTable(table: String)
     }
 
-    struct RelationshipMapping: Sendable {
-        let name: String
-        let storage: RelationshipStorage
-        let destination: String
-        let destinationTable: String
+    package struct RelationshipMapping: Sendable {
+        package let name: String
+        package let storage: RelationshipStorage
+        package let destination: String
+        package let destinationTable: String
         /// Whether the destination entity has sub-entities, so a key alone does not name the
         /// destination's entity.
-        let destinationIsPolymorphic: Bool
-        let isToMany: Bool
+        package let destinationIsPolymorphic: Bool
+        package let isToMany: Bool
     }
 
     /// One entity's place in its table, with the SQL its row writes use built once here
     /// (building SQL text per row was the main cost of writing).
     ///
     /// A class so that handing it around per row costs one reference count, not one per field.
-    final class EntityMapping: Sendable {
-        let name: String
-        let table: String
+    package final class EntityMapping: Sendable {
+        package let name: String
+        package let table: String
         /// The entity and its descendants: the `_entity` values of its records.
-        let kinds: [String]
+        package let kinds: [String]
         /// Whether `kinds` covers every row of the table.
-        let coversTable: Bool
-        let attributeColumns: [String]
-        let attributeTypes: [AttributeType]
-        let relationships: [RelationshipMapping]
+        package let coversTable: Bool
+        package let attributeColumns: [String]
+        package let attributeTypes: [AttributeType]
+        package let relationships: [RelationshipMapping]
         /// Whether the schema declares the entity abstract (it can have no records of its own).
-        let isAbstract: Bool
+        package let isAbstract: Bool
         /// For each attribute, its position in the table's ``Table/columns`` (the result column
         /// `index + 2` of a whole-row select, after `_key` and `_entity`).
-        let attributeColumnIndexes: [Int]
+        package let attributeColumnIndexes: [Int]
         /// For each relationship, the position of its foreign-key column in the table's columns;
         /// `nil` when it has none.
-        let foreignKeyColumnIndexes: [Int?]
+        package let foreignKeyColumnIndexes: [Int?]
         /// The ordinals of the relationships stored as a foreign-key column, in order.
-        let foreignKeyOrdinals: [Int]
+        package let foreignKeyOrdinals: [Int]
         /// Whether some relationship is a to-many (stored apart from the row).
-        let hasToMany: Bool
+        package let hasToMany: Bool
         /// The attributes covered by a unique constraint of the entity or an ancestor.
-        let uniqueAttributes: Set<String>
+        package let uniqueAttributes: Set<String>
         /// `INSERT` of a whole row: `?1` is the key, then one parameter per attribute, then one
         /// per relationship of ``foreignKeyOrdinals``. `_entity` is a literal.
-        let insertSQL: String
+        package let insertSQL: String
         /// Whether some relationship is stored in a join table (whose rows a delete removes).
-        let hasJoinTables: Bool
+        package let hasJoinTables: Bool
         /// The update slot of each attribute and foreign-key relationship, by property name:
         /// attributes first (slot = ordinal), then ``foreignKeyOrdinals`` in order.
-        let updateSlots: [String: Int]
+        package let updateSlots: [String: Int]
         /// The quoted column of each update slot.
         private let slotColumns: [String]
+        private let dialect: any SQLDialect
 
-        init(name: String, table: String, kinds: [String], coversTable: Bool, attributeColumns: [String],
+        package init(name: String, table: String, kinds: [String], coversTable: Bool, attributeColumns: [String],
              attributeTypes: [AttributeType], relationships: [RelationshipMapping], description: EntityDescription,
-             tableColumns: [String], schema: StoreSchema) {
+             tableColumns: [String], schema: StoreSchema, dialect: any SQLDialect) {
+            self.dialect = dialect
             self.name = name
             self.table = table
             self.kinds = kinds
@@ -121,8 +126,8 @@ struct SQLiteSchemaMapping: Sendable {
             }
             updateSlots = slots
             slotColumns = columns
-            let placeholders = columns.indices.map { ", ?\($0 + 2)" }.joined()
-            insertSQL = "INSERT INTO \(tableIdentifier) (\"_key\", \"_entity\"\(columns.map { ", " + $0 }.joined())) VALUES (?1, \(entityLiteral)\(placeholders))"
+            let placeholders = columns.indices.map { ", " + dialect.placeholder($0 + 2) }.joined()
+            insertSQL = "INSERT INTO \(tableIdentifier) (\"_key\", \"_entity\"\(columns.map { ", " + $0 }.joined())) VALUES (\(dialect.placeholder(1)), \(entityLiteral)\(placeholders))"
             hasJoinTables = relationships.contains {
                 if case .joinTable = $0.storage { return true }
                 return false
@@ -131,51 +136,55 @@ struct SQLiteSchemaMapping: Sendable {
 
         /// `UPDATE` of the columns of `slots` (ascending) of the row with key `?1` of this very
         /// entity; slot `slots[i]` is parameter `?(i + 2)`.
-        func updateSQL(slots: [Int]) -> String {
-            let assignments = slots.enumerated().map { "\(slotColumns[$1]) = ?\($0 + 2)" }.joined(separator: ", ")
-            return "UPDATE \(table.sqlIdentifier) SET \(assignments) WHERE \"_key\" = ?1 AND \"_entity\" = \(name.sqlLiteral)"
+        package func updateSQL(slots: [Int]) -> String {
+            let assignments = slots.enumerated().map { "\(slotColumns[$1]) = \(dialect.placeholder($0 + 2))" }.joined(separator: ", ")
+            return "UPDATE \(table.sqlIdentifier) SET \(assignments) WHERE \"_key\" = \(dialect.placeholder(1)) AND \"_entity\" = \(name.sqlLiteral)"
         }
     }
 
-    struct Table: Sendable {
+    package struct Table: Sendable {
         /// The table's name in the database (``tablePrefix`` and the root entity's name).
-        let name: String
+        package let name: String
         /// The root entity of the hierarchy the table holds.
-        let rootEntity: String
+        package let rootEntity: String
         /// Columns after `_key` and `_entity`, with their declared types.
-        var columns: [(name: String, definition: String)] = []
+        package var columns: [(name: String, definition: String)] = []
     }
 
-    let schema: StoreSchema
+    package let schema: StoreSchema
+    /// The database the SQL is written for.
+    package let dialect: any SQLDialect
     /// The start of every table and index name.
-    let tablePrefix: String
+    package let tablePrefix: String
     /// The entity tables by name (see ``tableName(of:)``).
-    private(set) var tables: [String: Table] = [:]
+    package private(set) var tables: [String: Table] = [:]
     /// The names of the entity tables, in schema order.
-    private(set) var tableOrder: [String] = []
+    package private(set) var tableOrder: [String] = []
     /// The names of the join tables of to-many relationships.
-    private(set) var joinTables: [String] = []
-    private(set) var entities: [String: EntityMapping] = [:]
+    package private(set) var joinTables: [String] = []
+    package private(set) var entities: [String: EntityMapping] = [:]
     /// The `CREATE TABLE` statements of every entity and join table, without indexes.
-    private(set) var tableCreationSQL: [String] = []
-    /// Every index of the schema (see ``SQLiteIndexDefinition``).
-    private(set) var indexes: [SQLiteIndexDefinition] = []
+    package private(set) var tableCreationSQL: [String] = []
+    /// Every index of the schema (see ``SQLIndexDefinition``).
+    package private(set) var indexes: [SQLIndexDefinition] = []
 
     /// The DDL that creates every table and index.
-    var creationSQL: [String] { tableCreationSQL + indexes.map(\.sql) }
+    package var creationSQL: [String] { tableCreationSQL + indexes.map(\.sql) }
 
     /// Every table of the mapping: entity tables, then join tables.
-    var allTables: [String] { tableOrder + joinTables }
+    package var allTables: [String] { tableOrder + joinTables }
 
     /// The name of the table holding the records of `entity` (and of its whole hierarchy).
-    func tableName(of entity: String) -> String {
+    package func tableName(of entity: String) -> String {
         tablePrefix + schema.rootEntity(of: entity)
     }
 
-    /// The mapping of `schema`, with every table and index name starting with `tablePrefix`.
-    init(schema: StoreSchema, tablePrefix: String = "") throws {
+    /// The mapping of `schema` in `dialect`, with every table and index name starting with
+    /// `tablePrefix`.
+    package init(schema: StoreSchema, tablePrefix: String = "", dialect: any SQLDialect) throws {
         self.schema = schema
         self.tablePrefix = tablePrefix
+        self.dialect = dialect
         var taken: [String: Set<String>] = [:]
         func column(_ table: String, _ candidate: String, _ entity: String) -> String {
             var name = candidate
@@ -197,14 +206,14 @@ struct SQLiteSchemaMapping: Sendable {
             var columns = parent.flatMap { attributeColumns[$0.name] } ?? []
             for attribute in entity.attributes.dropFirst(columns.count) {
                 let name = column(table, attribute.name, entity.name)
-                tables[table]?.columns.append((name, SQLiteValueCodec.columnDefinition(attribute.type)))
+                tables[table]?.columns.append((name, dialect.columnDefinition(attribute.type)))
                 columns.append(name)
             }
             attributeColumns[entity.name] = columns
             var foreignKeys = parent.flatMap { toOneColumns[$0.name] } ?? [:]
             for relationship in entity.relationships.dropFirst(parent?.relationships.count ?? 0) where !relationship.kind.isToMany {
                 let name = column(table, relationship.name, entity.name)
-                tables[table]?.columns.append((name, "INTEGER"))
+                tables[table]?.columns.append((name, dialect.keyReferenceColumnType))
                 foreignKeys[relationship.name] = name
             }
             toOneColumns[entity.name] = foreignKeys
@@ -232,7 +241,7 @@ struct SQLiteSchemaMapping: Sendable {
                     var position: String?
                     if relationship.kind == .toManyOrdered {
                         let name = column(destinationTable, "\(relationship.name).position", entity.name)
-                        tables[destinationTable]?.columns.append((name, "INTEGER"))
+                        tables[destinationTable]?.columns.append((name, dialect.keyReferenceColumnType))
                         position = name
                     }
                     storage = .inverseForeignKey(column: inverseColumn, positionColumn: position)
@@ -256,33 +265,23 @@ struct SQLiteSchemaMapping: Sendable {
                 attributeColumns: attributeColumns[entity.name] ?? [],
                 attributeTypes: entity.attributes.map(\.type),
                 relationships: mappings, description: entity,
-                tableColumns: tables[table]?.columns.map(\.name) ?? [], schema: schema
+                tableColumns: tables[table]?.columns.map(\.name) ?? [], schema: schema, dialect: dialect
             )
         }
         tableCreationSQL = makeTableCreationSQL()
         indexes = makeIndexes()
     }
 
-    func entity(_ name: String) throws -> EntityMapping {
+    package func entity(_ name: String) throws -> EntityMapping {
         guard let mapping = entities[name] else { throw StorageError.unknownEntity(name) }
         return mapping
     }
 
     /// `_entity IN (…)` for the rows of `mapping` (and descendants), or `nil` when that is the
     /// whole table.
-    func kindFilter(_ mapping: EntityMapping, alias: String, includesSubentities: Bool) -> String? {
+    package func kindFilter(_ mapping: EntityMapping, alias: String, includesSubentities: Bool) -> String? {
         let kinds = includesSubentities ? mapping.kinds : [mapping.name]
         if includesSubentities && mapping.coversTable { return nil }
         return "\(alias).\"_entity\" IN (\(kinds.map(\.sqlLiteral).joined(separator: ", ")))"
-    }
-}
-
-extension String {
-    /// The string as an SQL string literal (for entity names in DDL and filters).
-    ///
-    /// Names rarely contain a quote, so that case skips Foundation's (slow) replacement.
-    var sqlLiteral: String {
-        guard utf8.contains(UInt8(ascii: "'")) else { return "'" + self + "'" }
-        return "'" + replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

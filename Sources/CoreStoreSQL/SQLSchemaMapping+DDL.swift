@@ -1,58 +1,58 @@
 import Foundation
 import CoreStoreStorage
 
-/// One index of a ``SQLiteSchemaMapping``: its name, table and `CREATE INDEX` statement, and for
+/// One index of a ``SQLSchemaMapping``: its name, table and `CREATE INDEX` statement, and for
 /// a unique constraint what a violation reports.
-struct SQLiteIndexDefinition: Sendable, Hashable {
+package struct SQLIndexDefinition: Sendable, Hashable {
     /// The index name (starts with the mapping's table prefix).
-    let name: String
+    package let name: String
     /// The table it indexes.
-    let table: String
-    /// The `CREATE [UNIQUE] INDEX` statement, exactly as SQLite keeps it in `sqlite_master`.
-    let sql: String
+    package let table: String
+    /// The `CREATE [UNIQUE] INDEX` statement (SQLite keeps it verbatim in `sqlite_master`).
+    package let sql: String
     /// The unique constraint the index enforces, `nil` for a plain index.
-    let uniqueConstraint: UniqueConstraint?
+    package let uniqueConstraint: UniqueConstraint?
 
     /// A unique constraint of the schema as the index enforces it.
-    struct UniqueConstraint: Sendable, Hashable {
+    package struct UniqueConstraint: Sendable, Hashable {
         /// The entity that declares the constraint (its scope: the entity and its descendants).
-        let entity: String
+        package let entity: String
         /// The constrained attributes.
-        let attributes: [String]
+        package let attributes: [String]
         /// The columns of `attributes`, in order.
-        let columns: [String]
+        package let columns: [String]
         /// The attribute types of `attributes`, in order.
-        let types: [AttributeType]
+        package let types: [AttributeType]
         /// `_entity IN (…)` limiting the index to the constraint's rows, `nil` for the whole table.
-        let kindFilter: String?
+        package let kindFilter: String?
     }
 }
 
-extension SQLiteSchemaMapping {
+extension SQLSchemaMapping {
     /// `CREATE TABLE` of every entity table, then of every join table.
-    func makeTableCreationSQL() -> [String] {
+    package func makeTableCreationSQL() -> [String] {
         var sql: [String] = []
         for name in tableOrder {
             guard let table = tables[name] else { continue }
-            let columns = ["\"_key\" INTEGER PRIMARY KEY", "\"_entity\" TEXT NOT NULL"]
+            let columns = ["\"_key\" \(dialect.keyColumnDefinition)", "\"_entity\" \(dialect.entityColumnDefinition)"]
                 + table.columns.map { "\($0.name.sqlIdentifier) \($0.definition)".trimmingCharacters(in: .whitespaces) }
             sql.append("CREATE TABLE \(name.sqlIdentifier) (\(columns.joined(separator: ", ")))")
         }
         for joinTable in joinTables {
-            sql.append("CREATE TABLE \(joinTable.sqlIdentifier) (\"source\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL, \"destination\" INTEGER NOT NULL, PRIMARY KEY (\"source\", \"position\")) WITHOUT ROWID")
+            sql.append(dialect.joinTableCreation(joinTable.sqlIdentifier))
         }
         return sql
     }
 
     /// Every index: `_entity` of shared tables, foreign keys, positions, join-table
     /// destinations, indexed attributes, compound indexes and unique constraints.
-    func makeIndexes() -> [SQLiteIndexDefinition] {
-        var indexes: [SQLiteIndexDefinition] = []
-        func add(_ name: String, _ table: String, _ columns: [String], unique: SQLiteIndexDefinition.UniqueConstraint? = nil) {
+    package func makeIndexes() -> [SQLIndexDefinition] {
+        var indexes: [SQLIndexDefinition] = []
+        func add(_ name: String, _ table: String, _ columns: [String], unique: SQLIndexDefinition.UniqueConstraint? = nil) {
             let prefixedName = tablePrefix + name
             let filter = unique?.kindFilter.map { " WHERE " + $0 } ?? ""
             let sql = "CREATE \(unique == nil ? "" : "UNIQUE ")INDEX \(prefixedName.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.joined(separator: ", ")))\(filter)"
-            indexes.append(SQLiteIndexDefinition(name: prefixedName, table: table, sql: sql, uniqueConstraint: unique))
+            indexes.append(SQLIndexDefinition(name: prefixedName, table: table, sql: sql, uniqueConstraint: unique))
         }
         // The column lists already indexed, per table: the schema marks the attribute of a
         // one-attribute index `isIndexed` and also lists it in `indexes`, and a second identical
@@ -96,7 +96,7 @@ extension SQLiteSchemaMapping {
                 let columns = ordinals.map { mapping.attributeColumns[$0] }
                 let filter = kindFilter(mapping, alias: table.sqlIdentifier, includesSubentities: true)
                     .map { $0.replacingOccurrences(of: "\(table.sqlIdentifier).", with: "") }
-                let constraint = SQLiteIndexDefinition.UniqueConstraint(
+                let constraint = SQLIndexDefinition.UniqueConstraint(
                     entity: entity.name, attributes: attributes, columns: columns,
                     types: ordinals.map { entity.attributes[$0].type }, kindFilter: filter
                 )

@@ -1,26 +1,32 @@
 import Foundation
 import CoreStoreStorage
 
-/// Translates requests into SQL with numbered parameters (`?1`, `?2`, …): no value is ever
-/// written into the SQL text.
+/// Translates requests into SQL with numbered parameters (the dialect's placeholders): no value
+/// is ever written into the SQL text.
 ///
-/// Every condition it produces evaluates to exactly 0 or 1 (never NULL), so `NOT`, `ALL` and
-/// `NONE` keep the reference semantics of `PredicateEvaluator`. Comparisons SQLite answers
-/// identically are translated natively (and can use indexes); the rest call `corestore_test`
-/// (see ``SQLiteFunctions``).
-struct SQLiteQueryBuilder {
-    let mapping: SQLiteSchemaMapping
-    private(set) var parameters: [SQLiteValue] = []
-    private(set) var leaves: [SQLiteFunctions.Leaf] = []
+/// Every condition it produces is exactly true or false (never NULL), so `NOT`, `ALL` and
+/// `NONE` keep the reference semantics of `PredicateEvaluator`. Comparisons the database
+/// answers identically are translated natively (and can use indexes); the rest become the
+/// dialect's fallback test (``SQLDialect/fallbackTest(_:leaf:)``), or, when it has none, the
+/// builder throws ``SQLNeedsEvaluator``.
+package struct SQLQueryBuilder {
+    package let mapping: SQLSchemaMapping
+    private let dialect: any SQLDialect
+    /// The values of the statement's parameters, in placeholder order.
+    package private(set) var parameters: [SQLValue] = []
+    /// The comparisons the statement tests through the dialect's fallback test, in leaf order.
+    package private(set) var leaves: [SQLFallbackLeaf] = []
     private var aliasCount = 0
 
-    init(mapping: SQLiteSchemaMapping) {
+    package init(mapping: SQLSchemaMapping) {
         self.mapping = mapping
+        self.dialect = mapping.dialect
     }
 
-    mutating func bind(_ value: SQLiteValue) -> String {
+    /// Adds a parameter and returns its placeholder.
+    package mutating func bind(_ value: SQLValue) -> String {
         parameters.append(value)
-        return "?\(parameters.count)"
+        return dialect.placeholder(parameters.count)
     }
 
     private mutating func newAlias() -> String {
@@ -35,7 +41,7 @@ struct SQLiteQueryBuilder {
     ///
     /// The `ORDER BY` is `RecordOrder`, the order every store returns: the terms of each sort key
     /// (``orderTerms(_:type:ascending:)``), then `_key` ascending, the record-key tie-break.
-    mutating func select(_ columns: String, _ request: FetchRequest, sorted: Bool = true, windowed: Bool = true) throws -> String {
+    package mutating func select(_ columns: String, _ request: FetchRequest, sorted: Bool = true, windowed: Bool = true) throws -> String {
         let entity = try mapping.entity(request.entity)
         var conditions: [String] = []
         if let filter = mapping.kindFilter(entity, alias: "t0", includesSubentities: request.includesSubentities) {
@@ -56,22 +62,27 @@ struct SQLiteQueryBuilder {
                 let column = "t0.\(entity.attributeColumns[ordinal].sqlIdentifier)"
                 if numeric.contains(descriptor.key) {
                     // The filter lets only numbers through: no `nil` or NaN to rank first.
-                    terms.append("\(column) \(descriptor.ascending ? "ASC" : "DESC")")
+                    terms.append(dialect.orderTerm(column, direction: descriptor.ascending ? "ASC" : "DESC"))
                 } else {
-                    terms += Self.orderTerms(column, type: entity.attributeTypes[ordinal], ascending: descriptor.ascending)
+                    terms += orderTerms(column, type: entity.attributeTypes[ordinal], ascending: descriptor.ascending)
                 }
             }
-            terms.append("t0.\"_key\"")
+            terms.append("t0.\"_key\" ASC")
             sql += " ORDER BY " + terms.joined(separator: ", ")
         }
-        if windowed, request.limit != nil || request.offset > 0 {
-            sql += " LIMIT \(bind(.integer(Int64(request.limit ?? -1)))) OFFSET \(bind(.integer(Int64(max(request.offset, 0)))))"
-        }
+        if windowed { sql += window(limit: request.limit, offset: request.offset) }
         return sql
     }
 
+    /// ` LIMIT … OFFSET …` for a window, or an empty string when there is none.
+    package mutating func window(limit: Int?, offset: Int) -> String {
+        guard limit != nil || offset > 0 else { return "" }
+        let limitValue = limit.map { SQLValue.integer(Int64($0)) } ?? dialect.noLimit
+        return " LIMIT \(bind(limitValue)) OFFSET \(bind(.integer(Int64(max(offset, 0)))))"
+    }
+
     /// The conditions (`WHERE …`, or an empty string) selecting the rows of a request's entity.
-    mutating func whereClause(entity: SQLiteSchemaMapping.EntityMapping, predicate: RecordPredicate?, includesSubentities: Bool) throws -> String {
+    package mutating func whereClause(entity: SQLSchemaMapping.EntityMapping, predicate: RecordPredicate?, includesSubentities: Bool) throws -> String {
         var conditions: [String] = []
         if let filter = mapping.kindFilter(entity, alias: "t0", includesSubentities: includesSubentities) { conditions.append(filter) }
         if let predicate { conditions.append(try condition(predicate, entity: entity.name, alias: "t0", inWhere: true)) }
@@ -82,7 +93,7 @@ struct SQLiteQueryBuilder {
     /// `predicate` compares (`==`, `<`, `<=`, `>`, `>=`, without string options or `NONE`) with a number
     /// that is not NaN. Such a comparison is false for `nil`, and for NaN (stored as text) by
     /// its own guard, so a sort on that attribute needs no term to rank them.
-    static func keysKeptNumeric(by predicate: RecordPredicate?) -> Set<String> {
+    package static func keysKeptNumeric(by predicate: RecordPredicate?) -> Set<String> {
         guard let predicate else { return [] }
         let conjuncts: [RecordPredicate]
         if case .and(let parts) = predicate { conjuncts = parts } else { conjuncts = [predicate] }
@@ -98,39 +109,39 @@ struct SQLiteQueryBuilder {
         return keys
     }
 
-    /// The ORDER BY terms of one sort key, in `RecordOrder` (``Value/storageOrder(_:_:)`` per
-    /// key): `nil` first when ascending, and for doubles NaN (stored as text) before every number.
-    /// SQLite itself compares integers and reals numerically and exactly, strings by their UTF-8
-    /// bytes (`BINARY`), decimals through `CORESTORE_DECIMAL`, as that order does.
+    /// The ORDER BY terms of one sort key, in `RecordOrder` (`Value.storageOrder` per key):
+    /// `nil` first when ascending, and for doubles NaN before every number. The columns' declared
+    /// types and collations (``SQLDialect/columnDefinition(_:)``) compare integers and doubles numerically and exactly, strings by
+    /// their UTF-8 bytes and decimals numerically, as that order does.
     ///
     /// For doubles one `CASE` ranks `nil`, NaN and numbers, so the sorter evaluates one extra
     /// key per row rather than two.
-    static func orderTerms(_ column: String, type: AttributeType, ascending: Bool) -> [String] {
+    package func orderTerms(_ column: String, type: AttributeType, ascending: Bool) -> [String] {
         let direction = ascending ? "ASC" : "DESC"
         if type == .double {
-            return ["CASE WHEN \(column) IS NULL THEN 0 WHEN typeof(\(column)) = 'text' THEN 1 ELSE 2 END \(direction)", "\(column) \(direction)"]
+            return ["CASE WHEN \(column) IS NULL THEN 0 WHEN \(dialect.holdsNaN(column)) THEN 1 ELSE 2 END \(direction)", dialect.orderTerm(column, direction: direction)]
         }
-        return ["\(column) \(direction)"]
+        return [dialect.orderTerm(column, direction: direction)]
     }
 
     // MARK: Predicates
 
-    /// A 0/1 SQL condition for `predicate` on the rows of `entity` under `alias`.
+    /// A true/false SQL condition for `predicate` on the rows of `entity` under `alias`.
     ///
     /// `inWhere`: the condition is (an `AND`/`OR` operand of) a `WHERE` clause, where NULL
     /// counts as false, so a comparison needs no guard that turns NULL into 0. Under `NOT` it
     /// does.
-    mutating func condition(_ predicate: RecordPredicate, entity: String, alias: String, inWhere: Bool = false) throws -> String {
+    package mutating func condition(_ predicate: RecordPredicate, entity: String, alias: String, inWhere: Bool = false) throws -> String {
         switch predicate {
         case .constant(let value):
-            return value ? "1" : "0"
+            return value ? "TRUE" : "FALSE"
         case .not(let inner):
             return "(NOT \(try condition(inner, entity: entity, alias: alias)))"
         case .and(let parts):
-            if parts.isEmpty { return "1" }
+            if parts.isEmpty { return "TRUE" }
             return "(" + (try parts.map { try condition($0, entity: entity, alias: alias, inWhere: inWhere) }).joined(separator: " AND ") + ")"
         case .or(let parts):
-            if parts.isEmpty { return "0" }
+            if parts.isEmpty { return "FALSE" }
             return "(" + (try parts.map { try condition($0, entity: entity, alias: alias, inWhere: inWhere) }).joined(separator: " OR ") + ")"
         case .comparison(let comparison):
             return try self.comparison(comparison, entity: entity, alias: alias, inWhere: inWhere)
@@ -191,7 +202,7 @@ struct SQLiteQueryBuilder {
         if joins.isEmpty {
             return c.quantifier == .none ? "(NOT \(test))" : test
         }
-        let from = "FROM (SELECT 1) " + joins.joined(separator: " ")
+        let from = "FROM (SELECT 1) AS one " + joins.joined(separator: " ")
         if !crossesToMany {
             let single = "(SELECT \(test) \(from))"
             return c.quantifier == .none ? "(NOT \(single))" : single
@@ -205,84 +216,28 @@ struct SQLiteQueryBuilder {
 
     // MARK: Leaves
 
-    /// A 0/1 test of one value expression of `type`.
+    /// A true/false test of one value expression of `type`.
     private mutating func valueTest(_ value: String, type: AttributeType, _ c: Comparison, inWhere: Bool = false) throws -> String {
         if c.options.isEmpty, let native = nativeTest(value, type: type, c, inWhere: inWhere) { return native }
-        leaves.append(SQLiteFunctions.Leaf(comparison: c, type: type))
-        return "corestore_test(\(value), \(leaves.count - 1))"
+        guard let test = dialect.fallbackTest(value, leaf: leaves.count) else { throw SQLNeedsEvaluator(comparison: c) }
+        leaves.append(SQLFallbackLeaf(comparison: c, type: type))
+        return test
     }
 
-    private enum Parameter {
-        case sql(SQLiteValue)
-        /// The comparison can never hold (another kind of value, NaN).
-        case never
-        /// SQLite cannot compare it exactly; `corestore_test` must.
-        case fallback
-    }
-
-    /// The parameter that compares natively with a column of `type`.
-    private func parameter(_ value: Value, for type: AttributeType) -> Parameter {
-        switch (type, value) {
-        case (.bool, .bool(let b)), (.integer, .bool(let b)), (.double, .bool(let b)):
-            return .sql(.integer(b ? 1 : 0))
-        case (.bool, .int(let i)), (.integer, .int(let i)), (.double, .int(let i)):
-            return .sql(.integer(i))
-        case (.bool, .double(let d)), (.double, .double(let d)):
-            return d.isNaN ? .never : .sql(.real(d))
-        case (.integer, .double(let d)):
-            if d.isNaN { return .never }
-            // Integer columns may hold UInt64 values above Int64.max as text; only doubles
-            // inside the Int64 range order correctly against them.
-            return abs(d) < 9.2e18 ? .sql(.real(d)) : .fallback
-        case (.integer, .decimal(let d)):
-            if let i = Self.exactInt64(d) { return .sql(.integer(i)) }
-            if d > Decimal(Int64.max), d <= Decimal(UInt64.max), Self.isIntegral(d) { return .sql(SQLiteValueCodec.encodeBigInteger(d)) }
-            return .fallback
-        case (.bool, .decimal), (.double, .decimal), (.decimal, .double):
-            return .fallback
-        case (.decimal, .int(let i)):
-            return .sql(.text(SQLiteValueCodec.decimalText(Decimal(i))))
-        case (.decimal, .bool(let b)):
-            return .sql(.text(b ? "1" : "0"))
-        case (.decimal, .decimal(let d)):
-            return .sql(.text(SQLiteValueCodec.decimalText(d)))
-        case (.string, .string(let s)), (.url, .string(let s)):
-            return .sql(.text(s))
-        case (.bytes, .bytes), (.date, .date), (.uuid, .uuid):
-            return .sql(SQLiteValueCodec.encode(value, as: type))
-        default:
-            return .never
-        }
-    }
-
-    private static func exactInt64(_ d: Decimal) -> Int64? {
-        guard isIntegral(d), d >= Decimal(Int64.min), d <= Decimal(Int64.max) else { return nil }
-        return Int64(SQLiteValueCodec.decimalText(d))
-    }
-
-    private static func isIntegral(_ d: Decimal) -> Bool {
-        var value = d, rounded = Decimal()
-        NSDecimalRound(&rounded, &value, 0, .down)
-        return rounded == d
-    }
-
-    /// The native translation, or `nil` when `corestore_test` must decide.
+    /// The native translation, or `nil` when the fallback test must decide.
     ///
     /// A comparison with a non-NULL parameter is NULL only when the column is, so
-    /// `(… AND value IS NOT NULL)` makes it exactly 0 or 1. Unlike `coalesce(…, 0)`, that form
+    /// `(… AND value IS NOT NULL)` makes it exactly true or false. Unlike `coalesce(…, FALSE)`, that form
     /// leaves the comparison a term of the WHERE clause's AND chain, where SQLite can answer it
     /// with an index.
     ///
     /// Directly in a `WHERE` clause (`inWhere`) NULL already counts as false, so the
-    /// `IS NOT NULL` guard is left out; and since SQLite orders every number before every text
-    /// value, `<` and `<=` need no guard against NaN (stored as text) either.
+    /// `IS NOT NULL` guard is left out; and since every dialect orders NaN after every number,
+    /// `<` and `<=` need no guard against NaN either.
     private mutating func nativeTest(_ value: String, type: AttributeType, _ c: Comparison, inWhere: Bool = false) -> String? {
-        let lhs = type == .decimal ? "(\(value) COLLATE CORESTORE_DECIMAL)" : value
+        let lhs = dialect.comparable(value, type: type)
         let isBelow = c.op == .less || c.op == .lessOrEqual
-        // Every number sorts before every text value in SQLite, the empty one included: for a
-        // double column (a real, NaN as text, or NULL) `< ''` is `typeof(…) <> 'text'` without a
-        // function call per row.
-        let guardNaN = type == .double && !(inWhere && isBelow) ? " AND \(value) < ''" : ""
+        let guardNaN = type == .double && !(inWhere && isBelow) ? " AND \(dialect.holdsNumber(value))" : ""
         // `!=` is the negation of a guarded `==`: NULL must become 0 before `NOT`.
         let notNull = inWhere && c.op != .notEqual ? "" : " AND \(value) IS NOT NULL"
         switch c.op {
@@ -292,8 +247,8 @@ struct SQLiteQueryBuilder {
             if operand.isNull {
                 equal = "(\(value) IS NULL)"
             } else {
-                switch parameter(operand, for: type) {
-                case .never: equal = "0"
+                switch dialect.comparisonParameter(operand, for: type) {
+                case .never: equal = "FALSE"
                 case .fallback: return nil
                 case .sql(let p): equal = "(\(lhs) = \(bind(p))\(notNull))"
                 }
@@ -301,9 +256,9 @@ struct SQLiteQueryBuilder {
             return c.op == .equal ? equal : "(NOT \(equal))"
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard case .value(let operand) = c.operand else { return nil }
-            if operand.isNull { return "0" }
-            switch parameter(operand, for: type) {
-            case .never: return "0"
+            if operand.isNull { return "FALSE" }
+            switch dialect.comparisonParameter(operand, for: type) {
+            case .never: return "FALSE"
             case .fallback: return nil
             case .sql(let p):
                 let op = c.op == .less ? "<" : c.op == .lessOrEqual ? "<=" : c.op == .greater ? ">" : ">="
@@ -311,11 +266,11 @@ struct SQLiteQueryBuilder {
             }
         case .in:
             guard case .list(let values) = c.operand else { return nil }
-            var members: [SQLiteValue] = []
+            var members: [SQLValue] = []
             var includesNil = false
             for member in values {
                 if member.isNull { includesNil = true; continue }
-                switch parameter(member, for: type) {
+                switch dialect.comparisonParameter(member, for: type) {
                 case .never: continue
                 case .fallback: return nil
                 case .sql(let p): members.append(p)
@@ -324,15 +279,15 @@ struct SQLiteQueryBuilder {
             var parts: [String] = []
             if !members.isEmpty { parts.append("(\(lhs) IN \(inList(members))\(notNull))") }
             if includesNil { parts.append("(\(value) IS NULL)") }
-            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            return parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
         case .between:
             guard case .list(let bounds) = c.operand, bounds.count == 2 else { return nil }
-            if bounds[0].isNull || bounds[1].isNull { return "0" }
-            switch (parameter(bounds[0], for: type), parameter(bounds[1], for: type)) {
+            if bounds[0].isNull || bounds[1].isNull { return "FALSE" }
+            switch (dialect.comparisonParameter(bounds[0], for: type), dialect.comparisonParameter(bounds[1], for: type)) {
             case (.fallback, _), (_, .fallback): return nil
             case (.sql(let low), .sql(let high)):
                 return "(\(lhs) >= \(bind(low)) AND \(lhs) <= \(bind(high))\(guardNaN)\(notNull))"
-            default: return "0"
+            default: return "FALSE"
             }
         case .beginsWith, .endsWith, .contains, .like, .matches:
             return nil
@@ -340,7 +295,7 @@ struct SQLiteQueryBuilder {
     }
 
     /// The number of destinations of `relationship` on the row `owner` (0 for a missing owner).
-    mutating func countExpression(_ relationship: SQLiteSchemaMapping.RelationshipMapping, owner: String) -> String {
+    package mutating func countExpression(_ relationship: SQLSchemaMapping.RelationshipMapping, owner: String) -> String {
         let x = newAlias()
         switch relationship.storage {
         case .foreignKey(let column):
@@ -353,7 +308,7 @@ struct SQLiteQueryBuilder {
     }
 
     /// A 0/1 test of a relationship against nil or objects (see `PredicateEvaluator`).
-    private mutating func relationshipTest(_ relationship: SQLiteSchemaMapping.RelationshipMapping, owner: String, _ c: Comparison) throws -> String {
+    private mutating func relationshipTest(_ relationship: SQLSchemaMapping.RelationshipMapping, owner: String, _ c: Comparison) throws -> String {
         let x = newAlias()
         let destinationKey: String
         let exists: String
@@ -363,12 +318,12 @@ struct SQLiteQueryBuilder {
             switch (c.op, c.operand) {
             case (.equal, .value(.null)): return "(\(key) IS NULL)"
             case (.notEqual, .value(.null)): return "(\(key) IS NOT NULL)"
-            case (.equal, .records(let ids)): return ids.count == 1 ? "(\(key) IS \(bind(.integer(ids[0].key))))" : "0"
-            case (.notEqual, .records(let ids)): return ids.count == 1 ? "(\(key) IS NOT \(bind(.integer(ids[0].key))))" : "1"
+            case (.equal, .records(let ids)): return ids.count == 1 ? "(" + dialect.isSame(key, bind(.integer(ids[0].key))) + ")" : "FALSE"
+            case (.notEqual, .records(let ids)): return ids.count == 1 ? "(NOT " + dialect.isSame(key, bind(.integer(ids[0].key))) + ")" : "TRUE"
             case (.in, .records(let ids)):
-                return ids.isEmpty ? "0" : "coalesce(\(key) IN \(inList(ids.map { .integer($0.key) })), 0)"
+                return ids.isEmpty ? "FALSE" : "coalesce(\(key) IN \(inList(ids.map { .integer($0.key) })), FALSE)"
             case (.in, .list(let values)) where values.isEmpty:
-                return "0"
+                return "FALSE"
             default:
                 throw Self.relationshipOperatorError(c)
             }
@@ -383,13 +338,13 @@ struct SQLiteQueryBuilder {
         case (.equal, .value(.null)): return "(NOT EXISTS (\(exists)))"
         case (.notEqual, .value(.null)): return "EXISTS (\(exists))"
         case (.equal, .records(let ids)):
-            return ids.count == 1 ? "EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key))))" : "0"
+            return ids.count == 1 ? "EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key))))" : "FALSE"
         case (.notEqual, .records(let ids)):
-            return ids.count == 1 ? "(NOT EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key)))))" : "1"
+            return ids.count == 1 ? "(NOT EXISTS (\(exists) AND \(destinationKey) = \(bind(.integer(ids[0].key)))))" : "TRUE"
         case (.in, .records(let ids)):
-            return ids.isEmpty ? "0" : "EXISTS (\(exists) AND \(destinationKey) IN \(inList(ids.map { .integer($0.key) })))"
+            return ids.isEmpty ? "FALSE" : "EXISTS (\(exists) AND \(destinationKey) IN \(inList(ids.map { .integer($0.key) })))"
         case (.in, .list(let values)) where values.isEmpty:
-            return "0"
+            return "FALSE"
         default:
             throw Self.relationshipOperatorError(c)
         }

@@ -1,0 +1,105 @@
+import CoreStoreStorage
+
+/// What differs between the SQL databases that the shared SQL layer writes for: how parameters
+/// are spelled, which column types hold each attribute type, how a constant compares with a
+/// column, how sort keys order `nil` and NaN, how a long `IN` list is bound, and which
+/// comparisons and aggregates the database can answer exactly as the reference evaluators do.
+///
+/// ``SQLSchemaMapping`` (tables, columns, indexes, their DDL), ``SQLQueryBuilder`` (predicates,
+/// sorts, windows) and ``SQLAggregateQuery`` (aggregates, group-by) are written once against this
+/// description. Everything they produce must give the answers `PredicateEvaluator`,
+/// `RecordOrder` and `AggregateEvaluator` give; where a database cannot, its dialect says so
+/// (``fallbackTest(_:leaf:)`` returns `nil`, ``comparisonParameter(_:for:)`` returns
+/// ``SQLComparisonParameter/fallback``, an aggregate hook returns `nil`) and the backend
+/// evaluates that part itself.
+package protocol SQLDialect: Sendable {
+    /// The text of the `number`-th statement parameter, counting from 1.
+    func placeholder(_ number: Int) -> String
+
+    // MARK: Tables
+
+    /// The definition of the record-key column `_key` (the table's primary key).
+    var keyColumnDefinition: String { get }
+    /// The definition of the `_entity` column (the record's concrete entity name).
+    var entityColumnDefinition: String { get }
+    /// The declared type of a column holding record keys: foreign keys and positions.
+    var keyReferenceColumnType: String { get }
+    /// The declared type (and collation) of an attribute's column; may be empty.
+    func columnDefinition(_ type: AttributeType) -> String
+    /// `CREATE TABLE` of a join table (`source`, `position`, `destination`, keyed by source and
+    /// position), given its quoted name.
+    func joinTableCreation(_ quotedName: String) -> String
+
+    // MARK: Values and comparisons
+
+    /// The column value of `value` in a column of `type`.
+    func encode(_ value: Value, as type: AttributeType) -> SQLValue
+    /// How `value` compares natively with a column of `type`.
+    func comparisonParameter(_ value: Value, for type: AttributeType) -> SQLComparisonParameter
+    /// The expression that compares a column of `type` in the reference order (a collation for
+    /// decimals, for example); `column` itself when nothing is needed.
+    func comparable(_ column: String, type: AttributeType) -> String
+    /// A condition that is true when the double column `column` holds a number that is not NaN.
+    /// It may assume the column is not NULL.
+    func holdsNumber(_ column: String) -> String
+    /// A condition that is true when the double column `column` holds NaN (not NULL).
+    func holdsNaN(_ column: String) -> String
+    /// `lhs` equals `rhs`, where a NULL equals only NULL; never NULL itself.
+    func isSame(_ lhs: String, _ rhs: String) -> String
+    /// The right-hand side of an `IN` over `members` (non-NULL, at least one), binding values
+    /// through `bind`, which returns each one's placeholder.
+    func inList(_ members: [SQLValue], bind: (SQLValue) -> String) -> String
+    /// The test of a comparison SQL cannot answer exactly: the `leaf`-th leaf of the statement,
+    /// on the value expression `value`. `nil` when the database has no such function, and the
+    /// backend must evaluate the predicate itself.
+    func fallbackTest(_ value: String, leaf: Int) -> String?
+
+    // MARK: Order and windows
+
+    /// The ORDER BY term of a column compared natively in `direction` (`ASC` or `DESC`), with
+    /// `nil` ranked first when ascending and last when descending.
+    func orderTerm(_ expression: String, direction: String) -> String
+    /// The value bound as `LIMIT` when a window has an offset but no limit.
+    var noLimit: SQLValue { get }
+
+    // MARK: Aggregates
+
+    /// The aggregate call computing `sum` or `average` of a double column exactly as
+    /// `AggregateAccumulator` does (values added in record-key order), or `nil`.
+    func exactDoubleAggregate(average: Bool, key: String, column: String) -> String?
+    /// An aggregate that is 1 when some row of the group holds an integer the database cannot
+    /// sum (stored outside the 64-bit range), else 0; `nil` when no such value can be stored.
+    func unsummableIntegerCheck(_ column: String) -> String?
+    /// The GROUP BY term of `column`. `readsOtherColumns`: the aggregates read columns besides
+    /// the group keys (a hint some query planners need).
+    func groupingTerm(_ column: String, readsOtherColumns: Bool) -> String
+}
+
+/// How a constant compares natively with a column (``SQLDialect/comparisonParameter(_:for:)``).
+package enum SQLComparisonParameter: Sendable {
+    /// Bound as this value, the database compares it exactly.
+    case sql(SQLValue)
+    /// The comparison can never hold (another kind of value, NaN).
+    case never
+    /// The database cannot compare it exactly: the fallback test must.
+    case fallback
+}
+
+/// A comparison the SQL could not express natively, with the type of its column: the statement
+/// refers to it by its position among the statement's leaves (``SQLDialect/fallbackTest(_:leaf:)``).
+package struct SQLFallbackLeaf: Sendable {
+    package let comparison: Comparison
+    package let type: AttributeType
+
+    package init(comparison: Comparison, type: AttributeType) {
+        self.comparison = comparison
+        self.type = type
+    }
+}
+
+/// The SQL of a request needs a comparison the dialect cannot express: the backend evaluates
+/// the request's predicate itself (with `PredicateEvaluator`).
+package struct SQLNeedsEvaluator: Error {
+    /// The comparison that could not be translated.
+    package let comparison: Comparison
+}
