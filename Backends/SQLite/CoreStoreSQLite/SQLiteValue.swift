@@ -91,11 +91,3 @@ enum SQLiteValueCodec {
         throw StorageError.engine(code: 11, message: "a column of type \(type.rawValue) holds an unexpected value (\(value)); the database is damaged or was changed by another program")
     }
 }
-
-extension Array {
-    /// The array cut into consecutive pieces of at most `size` elements (SQLite limits the
-    /// number of parameters of one statement).
-    func chunked(_ size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
-    }
-}

@@ -1,32 +1,40 @@
 import Foundation
-import CoreStoreSQL
-import CSQLite
 import CoreStoreStorage
+
+/// Where a writer leaves the positions of ordered to-many relationships whose destination row
+/// is not written yet (a migration writing in batches), until the rows exist.
+package protocol SQLPendingPositions: AnyObject {
+    /// Notes the position just written for the row `key` of `table`: `found` tells whether the
+    /// row exists.
+    func record(table: String, column: String, key: Int64, position: Int64, found: Bool) throws
+}
 
 /// Applies one change set (with permanent identifiers) inside the write transaction.
 ///
 /// The SQL of every row write is built once per entity (see
 /// ``SQLSchemaMapping/EntityMapping``) and its prepared statements are kept here for the
 /// whole change set, so a row costs binding and stepping only.
-final class SQLiteWriter {
-    let connection: SQLiteConnection
-    let mapping: SQLSchemaMapping
+package final class SQLWriter<Connection: SQLConnection> {
+    package let connection: Connection
+    package let mapping: SQLSchemaMapping
     /// Where positions of ordered to-many relationships whose destination row is not written yet
     /// wait (a migration writing in batches); `nil` for a commit, which writes every row first.
-    let pendingPositions: SQLitePendingPositions?
+    package let pendingPositions: (any SQLPendingPositions)?
+    private let dialect: any SQLDialect
 
-    init(connection: SQLiteConnection, mapping: SQLSchemaMapping, pendingPositions: SQLitePendingPositions? = nil) {
+    package init(connection: Connection, mapping: SQLSchemaMapping, pendingPositions: (any SQLPendingPositions)? = nil) {
         self.connection = connection
         self.mapping = mapping
         self.pendingPositions = pendingPositions
+        self.dialect = mapping.dialect
     }
 
     /// One entity's mapping with the statements this change set prepared for it.
     private final class EntityStatements {
         let entity: SQLSchemaMapping.EntityMapping
-        var insert: SQLiteStatement?
+        var insert: Connection.Statement?
         /// `UPDATE` statements by their sorted update slots.
-        var updates: [[Int]: SQLiteStatement] = [:]
+        var updates: [[Int]: Connection.Statement] = [:]
 
         init(_ entity: SQLSchemaMapping.EntityMapping) {
             self.entity = entity
@@ -53,7 +61,7 @@ final class SQLiteWriter {
 
     /// Writes merged changes (see `ChangeMerger`, which also checked every record against the
     /// schema and that every replaced or deleted record exists).
-    func apply(_ changes: MergedChanges) throws {
+    package func apply(_ changes: MergedChanges) throws {
         try delete(changes.deletes.map(\.id))
         try releaseUniqueValues(of: changes.updates)
         for update in changes.updates { try updateRow(update) }
@@ -64,9 +72,9 @@ final class SQLiteWriter {
 
     // MARK: Rows
 
-    /// The most keys one batched `DELETE` names (SQLite allows 32,766 parameters; a few hundred
-    /// already amortize the statement).
-    static let deleteBatchSize = 500
+    /// The most keys one batched `DELETE` names (databases cap the parameters of one statement;
+    /// a few hundred already amortize it).
+    static var deleteBatchSize: Int { 500 }
 
     /// Deletes the rows of `ids` (which exist: the merge checked), in batches of consecutive
     /// identifiers of one entity, and their join-table rows.
@@ -82,7 +90,7 @@ final class SQLiteWriter {
     }
 
     private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLSchemaMapping.EntityMapping) throws {
-        let placeholders = (1...ids.count).map { "?\($0)" }.joined(separator: ", ")
+        let placeholders = (1...ids.count).map { dialect.placeholder($0) }.joined(separator: ", ")
         let table = entity.table.sqlIdentifier
         let keys = ids.map { SQLValue.integer($0.key) }
         try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))").execute(keys)
@@ -96,7 +104,7 @@ final class SQLiteWriter {
     private func insertRow(_ record: Record) throws {
         let entry = try statements(record.id.entity)
         let entity = entry.entity
-        let statement: SQLiteStatement
+        let statement: Connection.Statement
         if let prepared = entry.insert {
             statement = prepared
         } else {
@@ -108,7 +116,7 @@ final class SQLiteWriter {
         try statement.bind(.integer(record.id.key), at: 1)
         var index: Int32 = 2
         for (ordinal, type) in entity.attributeTypes.enumerated() {
-            try statement.bind(SQLiteValueCodec.encode(record.attributes[ordinal], as: type), at: index)
+            try statement.bind(dialect.encode(record.attributes[ordinal], as: type), at: index)
             index += 1
         }
         for ordinal in entity.foreignKeyOrdinals {
@@ -133,7 +141,7 @@ final class SQLiteWriter {
         }
         if slots.isEmpty { return }
         slots.sort()
-        let statement: SQLiteStatement
+        let statement: Connection.Statement
         if let prepared = entry.updates[slots] {
             statement = prepared
         } else {
@@ -146,7 +154,7 @@ final class SQLiteWriter {
         for (i, slot) in slots.enumerated() {
             let value: SQLValue
             if slot < attributeCount {
-                value = SQLiteValueCodec.encode(record.attributes[slot], as: entity.attributeTypes[slot])
+                value = dialect.encode(record.attributes[slot], as: entity.attributeTypes[slot])
             } else {
                 value = record.relationships[entity.foreignKeyOrdinals[slot - attributeCount]].first.map { .integer($0.key) } ?? .null
             }
@@ -172,7 +180,7 @@ final class SQLiteWriter {
             case .foreignKey, .inverseForeignKey(_, nil):
                 continue
             case .inverseForeignKey(_, let position?):
-                let statement = try connection.statement("UPDATE \(relationship.destinationTable.sqlIdentifier) SET \(position.sqlIdentifier) = ?2 WHERE \"_key\" = ?1")
+                let statement = try connection.statement("UPDATE \(relationship.destinationTable.sqlIdentifier) SET \(position.sqlIdentifier) = \(dialect.placeholder(2)) WHERE \"_key\" = \(dialect.placeholder(1))")
                 for (index, destination) in destinations.enumerated() {
                     try statement.execute([.integer(destination.key), .integer(Int64(index))])
                     try pendingPositions?.record(table: relationship.destinationTable, column: position, key: destination.key,
@@ -180,9 +188,9 @@ final class SQLiteWriter {
                 }
             case .joinTable(let table):
                 if changedKeys != nil {
-                    try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE \"source\" = ?1").execute([.integer(record.id.key)])
+                    try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE \"source\" = \(dialect.placeholder(1))").execute([.integer(record.id.key)])
                 }
-                let statement = try connection.statement("INSERT INTO \(table.sqlIdentifier) (\"source\", \"position\", \"destination\") VALUES (?1, ?2, ?3)")
+                let statement = try connection.statement("INSERT INTO \(table.sqlIdentifier) (\"source\", \"position\", \"destination\") VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))")
                 for (index, destination) in destinations.enumerated() {
                     try statement.execute([.integer(record.id.key), .integer(Int64(index)), .integer(destination.key)])
                 }
@@ -201,36 +209,33 @@ final class SQLiteWriter {
             let constrained = entity.uniqueAttributes.intersection(update.changedKeys)
             guard !constrained.isEmpty else { continue }
             let columns = constrained.sorted().compactMap { mapping.schema.attributeOrdinal($0, in: entity.name).map { entity.attributeColumns[$0] } }
-            let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(columns.map { "\($0.sqlIdentifier) = NULL" }.joined(separator: ", ")) WHERE \"_key\" = ?1"
+            let sql = "UPDATE \(entity.table.sqlIdentifier) SET \(columns.map { "\($0.sqlIdentifier) = NULL" }.joined(separator: ", ")) WHERE \"_key\" = \(dialect.placeholder(1))"
             try connection.statement(sql).execute([.integer(update.new.id.key)])
         }
     }
 
-    /// SQLite's extended result codes `SQLITE_CONSTRAINT_PRIMARYKEY` and `SQLITE_CONSTRAINT_UNIQUE`
-    /// (C macros that Swift does not import).
-    static let constraintPrimaryKey = 1555
-    static let constraintUnique = 2067
-
-    /// Turns SQLite's constraint errors into the contract's errors.
+    /// Turns the database's constraint errors into the contract's errors.
     private func explain(_ error: StorageError, record: Record, entity: SQLSchemaMapping.EntityMapping) throws -> StorageError {
-        guard case .engine(let code, _) = error else { return error }
-        if code == SQLiteWriter.constraintPrimaryKey {
-            return RecordValidator.insertedTwice(record.id)
+        switch connection.constraintViolation(in: error) {
+        case .primaryKey?: return RecordValidator.insertedTwice(record.id)
+        case .unique?: break
+        case nil: return error
         }
-        guard code == SQLiteWriter.constraintUnique else { return error }
         for (owner, attributes) in mapping.schema.uniqueConstraints(applyingTo: entity.name) {
             let ordinals = attributes.compactMap { mapping.schema.attributeOrdinal($0, in: entity.name) }
             let values = ordinals.map { record.attributes[$0] }
             guard ordinals.count == attributes.count, !values.contains(.null), let ownerMapping = mapping.entities[owner] else { continue }
             var parameters: [SQLValue] = [.integer(record.id.key)]
-            var conditions = ["\"_key\" <> ?1"]
+            var conditions = ["\"_key\" <> \(dialect.placeholder(1))"]
             for ordinal in ordinals {
-                parameters.append(SQLiteValueCodec.encode(record.attributes[ordinal], as: entity.attributeTypes[ordinal]))
-                conditions.append("\(entity.attributeColumns[ordinal].sqlIdentifier) IS ?\(parameters.count)")
+                parameters.append(dialect.encode(record.attributes[ordinal], as: entity.attributeTypes[ordinal]))
+                conditions.append(dialect.isSame(entity.attributeColumns[ordinal].sqlIdentifier, dialect.placeholder(parameters.count)))
             }
             if let filter = mapping.kindFilter(ownerMapping, alias: entity.table.sqlIdentifier, includesSubentities: true) { conditions.append(filter) }
-            let clash = try connection.scalar("SELECT count(*) FROM \(entity.table.sqlIdentifier) WHERE \(conditions.joined(separator: " AND "))", parameters)
-            if clash != .integer(0) {
+            var clash: Int64 = 0
+            try connection.statement("SELECT count(*) FROM \(entity.table.sqlIdentifier) WHERE \(conditions.joined(separator: " AND "))")
+                .query(parameters) { clash = $0.int64(0) }
+            if clash != 0 {
                 return .uniqueConstraintViolation(entity: owner, attributes: attributes, values: values)
             }
         }

@@ -1,15 +1,23 @@
 import Foundation
-import CoreStoreSQL
 import CoreStoreStorage
 
-/// Builds ``Record``s from table rows: attributes and to-one keys from the row, to-many
+/// Builds `Record`s from table rows: attributes and to-one keys from the row, to-many
 /// destinations with one batched query per relationship.
-struct SQLiteRecordLoader {
-    let connection: SQLiteConnection
-    let mapping: SQLSchemaMapping
+package struct SQLRecordLoader<Connection: SQLConnection> {
+    package let connection: Connection
+    package let mapping: SQLSchemaMapping
+
+    package init(connection: Connection, mapping: SQLSchemaMapping) {
+        self.connection = connection
+        self.mapping = mapping
+    }
+
+    /// The most keys one `IN` list names (databases cap the parameters of one statement; a few
+    /// hundred already amortize it).
+    package static var keyBatchSize: Int { 500 }
 
     /// The select list for whole rows of `table`: `_key`, `_entity`, then every column.
-    static func columns(of table: SQLSchemaMapping.Table, alias: String) -> String {
+    package static func columns(of table: SQLSchemaMapping.Table, alias: String) -> String {
         (["\(alias).\"_key\"", "\(alias).\"_entity\""] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")
     }
 
@@ -17,8 +25,8 @@ struct SQLiteRecordLoader {
     /// are stepped, then completes them with ``finish()``.
     ///
     /// Values are decoded straight from the statement, without an intermediate row.
-    struct Accumulator {
-        let loader: SQLiteRecordLoader
+    package struct Accumulator {
+        let loader: SQLRecordLoader
         private(set) var records: [Record] = []
         /// Keys of to-one destinations whose entity must be looked up, by destination table.
         private var polymorphic: [String: Set<Int64>] = [:]
@@ -31,19 +39,19 @@ struct SQLiteRecordLoader {
         private let soleEntity: SQLSchemaMapping.EntityMapping?
 
         /// An accumulator for rows of any entity of the mapping.
-        init(loader: SQLiteRecordLoader) {
+        package init(loader: SQLRecordLoader) {
             self.loader = loader
             self.soleEntity = nil
         }
 
         /// An accumulator for rows that a read of `entity` returns.
-        init(loader: SQLiteRecordLoader, reading entity: SQLSchemaMapping.EntityMapping) {
+        package init(loader: SQLRecordLoader, reading entity: SQLSchemaMapping.EntityMapping) {
             self.loader = loader
             self.soleEntity = entity.coversTable && entity.kinds.count == 1 ? entity : nil
         }
 
         /// Adds the record of the statement's current row.
-        mutating func append(_ statement: SQLiteStatement) throws {
+        package mutating func append(_ statement: Connection.Statement.Row) throws {
             let entity: SQLSchemaMapping.EntityMapping
             if let soleEntity {
                 entity = soleEntity
@@ -77,7 +85,7 @@ struct SQLiteRecordLoader {
 
         /// The records, in row order, with the entities of polymorphic to-one destinations and
         /// every to-many relationship filled in (further queries on the same connection).
-        consuming func finish() throws -> [Record] {
+        package consuming func finish() throws -> [Record] {
             let mapping = loader.mapping
             var entities: [Int64: String] = [:]
             for (destinationTable, keys) in polymorphic {
@@ -96,11 +104,17 @@ struct SQLiteRecordLoader {
         }
     }
 
+    /// The records that read one to-many storage: their slots by source key.
+    private struct ToManyGroup {
+        var relationship: SQLSchemaMapping.RelationshipMapping
+        /// (record index, relationship ordinal) per source key.
+        var slots: [Int64: [(Int, Int)]] = [:]
+    }
+
     /// Fills every to-many relationship of `records`.
-    func loadToMany(_ records: inout [Record]) throws {
+    package func loadToMany(_ records: inout [Record]) throws {
         // Group record positions by the relationship storage they need.
-        struct Group { var relationship: SQLSchemaMapping.RelationshipMapping; var slots: [Int64: [(Int, Int)]] = [:] }
-        var groups: [String: Group] = [:]
+        var groups: [String: ToManyGroup] = [:]
         var lastEntity: SQLSchemaMapping.EntityMapping?
         for (r, record) in records.enumerated() {
             let entity: SQLSchemaMapping.EntityMapping
@@ -118,14 +132,14 @@ struct SQLiteRecordLoader {
                 case .inverseForeignKey(let column, let position): id = "\(relationship.destinationTable)|\(column)|\(position ?? "")"
                 case .joinTable(let table): id = table
                 }
-                groups[id, default: Group(relationship: relationship)].slots[record.id.key, default: []].append((r, ordinal))
+                groups[id, default: ToManyGroup(relationship: relationship)].slots[record.id.key, default: []].append((r, ordinal))
             }
         }
         for group in groups.values {
             let relationship = group.relationship
             let keys = Array(group.slots.keys)
-            for chunk in keys.chunked(500) {
-                let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
+            for chunk in keys.chunked(Self.keyBatchSize) {
+                let placeholders = (1...chunk.count).map { mapping.dialect.placeholder($0) }.joined(separator: ", ")
                 let sql: String
                 switch relationship.storage {
                 case .foreignKey:
@@ -136,7 +150,7 @@ struct SQLiteRecordLoader {
                 case .joinTable(let table):
                     sql = "SELECT j.\"source\", j.\"destination\", d.\"_entity\" FROM \(table.sqlIdentifier) j LEFT JOIN \(relationship.destinationTable.sqlIdentifier) d ON d.\"_key\" = j.\"destination\" WHERE j.\"source\" IN (\(placeholders)) ORDER BY j.\"source\", j.\"position\""
                 }
-                try connection.statement(sql).query(chunk.map { .integer($0) }) { row in
+                try connection.statement(sql).query(chunk.map { SQLValue.integer($0) }) { row in
                     let source = row.int64(0)
                     let destination = RecordID(entity: row.text(2) ?? relationship.destination, key: row.int64(1))
                     for (r, ordinal) in group.slots[source] ?? [] {
@@ -148,11 +162,11 @@ struct SQLiteRecordLoader {
     }
 
     /// The concrete entity of each key of `table`.
-    func lookUpEntities(_ keys: [Int64], table: String, into entities: inout [Int64: String]) throws {
-        for chunk in keys.chunked(500) {
-            let placeholders = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
+    package func lookUpEntities(_ keys: [Int64], table: String, into entities: inout [Int64: String]) throws {
+        for chunk in keys.chunked(Self.keyBatchSize) {
+            let placeholders = (1...chunk.count).map { mapping.dialect.placeholder($0) }.joined(separator: ", ")
             try connection.statement("SELECT \"_key\", \"_entity\" FROM \(table.sqlIdentifier) WHERE \"_key\" IN (\(placeholders))")
-                .query(chunk.map { .integer($0) }) { row in
+                .query(chunk.map { SQLValue.integer($0) }) { row in
                     entities[row.int64(0)] = row.text(1)
                 }
         }

@@ -1,0 +1,68 @@
+import CoreStoreStorage
+
+/// One connection to an SQL database, as the shared reader and writer use it: prepared
+/// statements with numbered parameters, rows read column by column.
+///
+/// Not thread-safe: a backend hands a connection to one thread at a time.
+package protocol SQLConnection: AnyObject {
+    associatedtype Statement: SQLStatement
+
+    /// A prepared statement for `sql` (a connection may cache them).
+    func statement(_ sql: String) throws -> Statement
+
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { get }
+
+    /// Runs `sql` with `parameters` and calls `row` for each result row, with the comparisons of
+    /// the statement's fallback tests (``SQLDialect/fallbackTest(_:leaf:)``) installed.
+    func query(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (Statement.Row) throws -> Void) throws
+
+    /// What a failed write statement was about, when the database says it broke a constraint.
+    func constraintViolation(in error: StorageError) -> SQLConstraintViolation?
+
+    /// Whether the database gave up on an aggregate that the reference evaluator answers (an
+    /// integer sum that overflows, a value its functions cannot read): the reader then evaluates
+    /// it from the records.
+    func abandonedAggregate(_ error: StorageError) -> Bool
+}
+
+/// Which constraint a failed write broke (``SQLConnection/constraintViolation(in:)``).
+package enum SQLConstraintViolation: Sendable {
+    /// The record key is taken.
+    case primaryKey
+    /// A unique index refused the row.
+    case unique
+}
+
+/// A prepared statement of one ``SQLConnection``.
+package protocol SQLStatement: AnyObject {
+    associatedtype Row: SQLRow
+
+    /// Runs the statement to completion with `values`, ignoring any rows.
+    func execute(_ values: [SQLValue]) throws
+    /// Runs the statement with `values` and calls `row` for each result row.
+    func query(_ values: [SQLValue], _ row: (Row) throws -> Void) throws
+    /// Ends the previous run so that parameters can be bound one by one with
+    /// ``bind(_:at:)``; every parameter must then be bound.
+    func reset()
+    /// Binds `value` to parameter `index` (from 1).
+    func bind(_ value: SQLValue, at index: Int32) throws
+    /// Runs the statement to completion with the parameters bound since ``reset()``.
+    func run() throws
+}
+
+/// The current row of a statement's result.
+package protocol SQLRow {
+    /// The integer in column `index` (0 for NULL).
+    func int64(_ index: Int32) -> Int64
+    /// The integer in column `index`, or `nil` when it holds no integer.
+    func integer(_ index: Int32) -> Int64?
+    /// The text in column `index`, or `nil` for NULL.
+    func text(_ index: Int32) -> String?
+    /// Whether column `index` is the text `text` (a connection can compare without making a
+    /// string).
+    func textEquals(_ index: Int32, _ text: String) -> Bool
+    /// The attribute value in column `index`, as a column of `type` holds it; throws when it
+    /// holds something this type never writes.
+    func value(_ index: Int32, as type: AttributeType) throws -> Value
+}

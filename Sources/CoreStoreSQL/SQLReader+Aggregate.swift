@@ -1,0 +1,83 @@
+import Foundation
+import CoreStoreStorage
+
+/// Aggregates in SQL where the database's answer is exactly the reference one
+/// (`AggregateEvaluator`; which ones, ``SQLAggregateQuery`` and the dialect say).
+///
+/// The rest is answered by fetching the records and running the reference evaluator: what
+/// ``SQLAggregateQuery`` leaves out, and what the database gives up on
+/// (``SQLConnection/abandonedAggregate(_:)``, an integer sum outside the 64-bit range, a column
+/// holding a value the dialect never writes), so that the error or the exact answer is the
+/// reference one.
+extension SQLReader {
+    package func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
+        let evaluator = AggregateEvaluator(schema: schema)
+        try evaluator.validate(request)
+        if let rows = try nativeAggregate(request, grouped: evaluator.isGrouped(request)) { return rows }
+        return try aggregateByFetching(request, schema: schema)
+    }
+
+    private func nativeAggregate(_ request: AggregateRequest, grouped: Bool) throws -> [[Value]]? {
+        let query: SQLAggregateQuery
+        do {
+            guard let made = try SQLAggregateQuery.make(request, grouped: grouped, mapping: mapping) else { return nil }
+            query = made
+        } catch is SQLNeedsEvaluator {
+            return nil
+        }
+        do {
+            let all = try rows(query)
+            return query.windowInSQL ? all : RecordWindow.apply(all, offset: request.offset, limit: request.limit)
+        } catch NativeAggregateFallback.needed {
+            return nil
+        } catch let error as StorageError {
+            if connection.abandonedAggregate(error) { return nil }
+            throw error
+        }
+    }
+
+    private enum NativeAggregateFallback: Error { case needed }
+
+    private func rows(_ query: SQLAggregateQuery) throws -> [[Value]] {
+        var result: [[Value]] = []
+        var fallback = false
+        try connection.query(query.sql, parameters: query.parameters, leaves: query.leaves) { statement in
+            var row: [Value] = []
+            row.reserveCapacity(query.columns.count)
+            var index: Int32 = 0
+            for column in query.columns {
+                switch column {
+                case .value(let type):
+                    row.append(try statement.value(index, as: type))
+                    index += 1
+                case .exactDouble:
+                    row.append(try statement.value(index, as: .double))
+                    index += 1
+                case .integer:
+                    row.append(try statement.value(index, as: .integer))
+                    index += 1
+                case .average:
+                    // The database's integer sum and count are exact; the division is the reference one.
+                    switch try statement.value(index, as: .integer) {
+                    case .int(let sum):
+                        let count = statement.integer(index + 1) ?? 0
+                        row.append(count > 0 ? try AggregateAccumulator(.average, of: .integer, count: count, exactIntegerSum: sum).result(for: "") : .null)
+                    case .null:
+                        row.append(.null)
+                    default:
+                        // A sum outside the 64-bit range: the evaluator averages it exactly.
+                        fallback = true
+                        row.append(.null)
+                    }
+                    index += 2
+                }
+            }
+            for check in 0..<query.unsummableChecks where statement.integer(index + Int32(check)) == 1 {
+                fallback = true
+            }
+            result.append(row)
+        }
+        if fallback { throw NativeAggregateFallback.needed }
+        return result
+    }
+}

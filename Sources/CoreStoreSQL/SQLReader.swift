@@ -1,0 +1,78 @@
+import Foundation
+import CoreStoreStorage
+
+/// Answers reads on one connection inside one read transaction (one snapshot): records by
+/// identifier and by page, fetches, counts and aggregates, in the SQL of the mapping's dialect.
+package struct SQLReader<Connection: SQLConnection>: StorageReader {
+    package let connection: Connection
+    package let mapping: SQLSchemaMapping
+
+    package init(connection: Connection, mapping: SQLSchemaMapping) {
+        self.connection = connection
+        self.mapping = mapping
+    }
+
+    private var loader: SQLRecordLoader<Connection> { SQLRecordLoader(connection: connection, mapping: mapping) }
+
+    package func records(_ ids: [RecordID]) throws -> [Record?] {
+        // Group by table: an identifier's entity may be a parent of the record's own entity.
+        var byTable: [String: [Int64]] = [:]
+        for id in ids {
+            guard mapping.schema.entity(named: id.entity) != nil else { continue }
+            byTable[mapping.tableName(of: id.entity), default: []].append(id.key)
+        }
+        var found: [Int64: Record] = [:]
+        for (table, keys) in byTable {
+            guard let description = mapping.tables[table] else { continue }
+            let columns = SQLRecordLoader<Connection>.columns(of: description, alias: "t0")
+            var accumulator = SQLRecordLoader.Accumulator(loader: loader)
+            for chunk in keys.chunked(SQLRecordLoader<Connection>.keyBatchSize) {
+                let placeholders = (1...chunk.count).map { mapping.dialect.placeholder($0) }.joined(separator: ", ")
+                try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE t0.\"_key\" IN (\(placeholders))")
+                    .query(chunk.map { .integer($0) }) { try accumulator.append($0) }
+            }
+            for record in try accumulator.finish() { found[record.id.key] = record }
+        }
+        return ids.map { id in
+            guard let record = found[id.key], mapping.schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
+            return record
+        }
+    }
+
+    /// One `WHERE "_key" > after ORDER BY "_key" LIMIT limit` query on the entity's table,
+    /// completed (to-many relationships included).
+    package func records(of entity: String, after key: Int64, limit: Int) throws -> [Record] {
+        let entityMapping = try mapping.entity(entity)
+        guard let table = mapping.tables[entityMapping.table] else { throw StorageError.unknownEntity(entity) }
+        guard limit > 0 else { return [] }
+        let p = mapping.dialect.placeholder
+        let sql = "SELECT \(SQLRecordLoader<Connection>.columns(of: table, alias: "t0")) FROM \(table.name.sqlIdentifier) t0 "
+            + "WHERE t0.\"_entity\" = \(p(1)) AND t0.\"_key\" > \(p(2)) ORDER BY t0.\"_key\" LIMIT \(p(3))"
+        var accumulator = SQLRecordLoader.Accumulator(loader: loader)
+        try connection.statement(sql).query([.text(entity), .integer(key), .integer(Int64(limit))]) { try accumulator.append($0) }
+        return try accumulator.finish()
+    }
+
+    package func fetch(_ request: FetchRequest) throws -> FetchResult {
+        let entity = try mapping.entity(request.entity)
+        guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
+        var builder = SQLQueryBuilder(mapping: mapping)
+        let sql = try builder.select(SQLRecordLoader<Connection>.columns(of: table, alias: "t0"), request)
+        var accumulator = SQLRecordLoader.Accumulator(loader: loader, reading: entity)
+        try run(sql, builder) { try accumulator.append($0) }
+        return FetchResult(records: try accumulator.finish())
+    }
+
+    package func count(_ request: FetchRequest) throws -> Int {
+        var builder = SQLQueryBuilder(mapping: mapping)
+        let inner = try builder.select("1", request, sorted: false)
+        var count = 0
+        try run("SELECT count(*) FROM (\(inner)) AS counted", builder) { count = Int($0.int64(0)) }
+        return count
+    }
+
+    /// Runs a built statement.
+    func run(_ sql: String, _ builder: SQLQueryBuilder, _ row: (Connection.Statement.Row) throws -> Void) throws {
+        try connection.query(sql, parameters: builder.parameters, leaves: builder.leaves, row)
+    }
+}
