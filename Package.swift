@@ -59,7 +59,7 @@ let package = Package(
             name: "CoreStoreFirstPartyFactories",
             dependencies: [
                 "CoreStoreConformance", "CoreStoreStorage", "CoreStoreInMemory", "CoreStoreSQLite",
-                "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB",
+                "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB", "CoreStorePostgres",
             ],
             path: "Conformance/FirstPartyFactories"
         ),
@@ -82,6 +82,20 @@ let package = Package(
             name: "CoreStoreSQLite",
             dependencies: ["CoreStoreStorage", "CoreStoreSQL", "CSQLite"],
             path: "Backends/SQLite/CoreStoreSQLite"
+        ),
+        // libpq, PostgreSQL's client library, from the system (libpq-dev).
+        .systemLibrary(
+            name: "CPostgres",
+            path: "Backends/Postgres/CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // A store in a PostgreSQL database shared by many processes. Work in progress ([16]): not a
+        // product until its conformance run passes (Tests/CoreStorePostgresTests, not yet declared).
+        .target(
+            name: "CoreStorePostgres",
+            dependencies: ["CoreStoreStorage", "CoreStoreSQL", "CPostgres"],
+            path: "Backends/Postgres/CoreStorePostgres"
         ),
         // LMDB from the system (liblmdb-dev).
         .systemLibrary(

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Debian packages the build needs. The storage engines add theirs here (libsqlite3-dev, …).
-REQUIRED_PACKAGES=(git ca-certificates pkg-config libsqlite3-dev liblmdb-dev libleveldb-dev python3)
+REQUIRED_PACKAGES=(git ca-certificates pkg-config libsqlite3-dev liblmdb-dev libleveldb-dev libpq-dev python3)
 
 missing=()
 for package in "${REQUIRED_PACKAGES[@]}"; do

@@ -6,6 +6,7 @@ import CoreStoreSQLite
 import CoreStoreKeyValue
 import CoreStoreLMDB
 import CoreStoreLevelDB
+import CoreStorePostgres
 
 /// A directory of its own per factory, removed by `cleanUp()`.
 public struct FactoryDirectory: Sendable {
@@ -135,3 +136,42 @@ public struct LevelDBFactory: StorageFactory {
     public func cleanUp() { directory.remove() }
 }
 
+
+/// Stores for the conformance suite and the CLI: `PostgresStore`s in one database, each in a
+/// schema of its own (`conformance_<factory>_<n>`), dropped by ``cleanUp()``.
+public struct PostgresFactory: StorageFactory {
+    /// The database (a libpq URL or connection string).
+    public let url: String
+    private let prefix = "conformance_\(UUID().uuidString.prefix(8).lowercased())_"
+    private let counter = SchemaCounter()
+    public var name: String { "PostgresStore" }
+
+    /// A factory of stores in the database at `url`.
+    public init(url: String) {
+        self.url = url
+    }
+
+    public func makeStorage(configuration: String?) throws -> any StorageInterface {
+        PostgresStore(url: url, schemaName: prefix + String(counter.next()), configuration: configuration)
+    }
+
+    public func reopen(_ storage: any StorageInterface) throws -> any StorageInterface {
+        guard let store = storage as? PostgresStore else { throw UnexpectedStore() }
+        return PostgresStore(url: url, schemaName: store.schemaName, configuration: store.configuration)
+    }
+
+    /// Drops the schema of every store this factory made.
+    public func cleanUp() {
+        for n in 0..<counter.current {
+            try? PostgresStore(url: url, schemaName: prefix + String(n + 1)).erase()
+        }
+    }
+
+    /// The schemas made so far, counted across threads.
+    private final class SchemaCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        var current: Int { lock.withLock { count } }
+        func next() -> Int { lock.withLock { count += 1; return count } }
+    }
+}

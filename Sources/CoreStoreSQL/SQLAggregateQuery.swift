@@ -102,7 +102,7 @@ package struct SQLAggregateQuery {
                 expressions.append("count(\(column))")
                 columns.append(.integer)
             case .minimum, .maximum:
-                guard exactTypes.contains(type) else { return nil }
+                guard exactTypes.contains(type), dialect.hasMinimumAndMaximum(of: type) else { return nil }
                 expressions.append("\(term.function == .minimum ? "min" : "max")(\(column))")
                 columns.append(.value(type))
             case .sum, .average:

@@ -30,8 +30,9 @@ package protocol SQLConnection: AnyObject {
 package enum SQLConstraintViolation: Sendable {
     /// The record key is taken.
     case primaryKey
-    /// A unique index refused the row.
-    case unique
+    /// A unique index refused the row: the index's name when the database says it, else `nil`
+    /// (then the writer looks for the clashing row).
+    case unique(index: String?)
 }
 
 /// A prepared statement of one ``SQLConnection``.

@@ -70,6 +70,8 @@ package protocol SQLDialect: Sendable {
     /// An aggregate that is 1 when some row of the group holds an integer the database cannot
     /// sum (stored outside the 64-bit range), else 0; `nil` when no such value can be stored.
     func unsummableIntegerCheck(_ column: String) -> String?
+    /// Whether `min()` and `max()` apply to columns of `type`.
+    func hasMinimumAndMaximum(of type: AttributeType) -> Bool
     /// The GROUP BY term of `column`. `readsOtherColumns`: the aggregates read columns besides
     /// the group keys (a hint some query planners need).
     func groupingTerm(_ column: String, readsOtherColumns: Bool) -> String

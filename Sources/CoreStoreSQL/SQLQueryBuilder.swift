@@ -299,7 +299,7 @@ package struct SQLQueryBuilder {
         let x = newAlias()
         switch relationship.storage {
         case .foreignKey(let column):
-            return "(\(owner).\(column.sqlIdentifier) IS NOT NULL)"
+            return "(CASE WHEN \(owner).\(column.sqlIdentifier) IS NULL THEN 0 ELSE 1 END)"
         case .inverseForeignKey(let column, _):
             return "(SELECT count(*) FROM \(relationship.destinationTable.sqlIdentifier) \(x) WHERE \(x).\(column.sqlIdentifier) = \(owner).\"_key\")"
         case .joinTable(let table):

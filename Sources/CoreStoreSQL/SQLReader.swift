@@ -57,7 +57,12 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         let entity = try mapping.entity(request.entity)
         guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
         var builder = SQLQueryBuilder(mapping: mapping)
-        let sql = try builder.select(SQLRecordLoader<Connection>.columns(of: table, alias: "t0"), request)
+        let sql: String
+        do {
+            sql = try builder.select(SQLRecordLoader<Connection>.columns(of: table, alias: "t0"), request)
+        } catch is SQLNeedsEvaluator {
+            return FetchResult(records: try fetchByEvaluating(request))
+        }
         var accumulator = SQLRecordLoader.Accumulator(loader: loader, reading: entity)
         try run(sql, builder) { try accumulator.append($0) }
         return FetchResult(records: try accumulator.finish())
@@ -65,7 +70,12 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
 
     package func count(_ request: FetchRequest) throws -> Int {
         var builder = SQLQueryBuilder(mapping: mapping)
-        let inner = try builder.select("1", request, sorted: false)
+        let inner: String
+        do {
+            inner = try builder.select("1", request, sorted: false)
+        } catch is SQLNeedsEvaluator {
+            return try fetchByEvaluating(request).count
+        }
         var count = 0
         try run("SELECT count(*) FROM (\(inner)) AS counted", builder) { count = Int($0.int64(0)) }
         return count

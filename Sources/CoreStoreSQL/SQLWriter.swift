@@ -217,9 +217,23 @@ package final class SQLWriter<Connection: SQLConnection> {
     /// Turns the database's constraint errors into the contract's errors.
     private func explain(_ error: StorageError, record: Record, entity: SQLSchemaMapping.EntityMapping) throws -> StorageError {
         switch connection.constraintViolation(in: error) {
-        case .primaryKey?: return RecordValidator.insertedTwice(record.id)
-        case .unique?: break
-        case nil: return error
+        case .primaryKey?:
+            return RecordValidator.insertedTwice(record.id)
+        case .unique(let name?)?:
+            // The database named the index: no query (which an aborted transaction may not run).
+            // PostgreSQL cuts names at 63 bytes.
+            let index = mapping.indexes.first { $0.name == name || ($0.name.utf8.count > 63 && $0.name.utf8.prefix(63).elementsEqual(name.utf8)) }
+            if let constraint = index?.uniqueConstraint {
+                let values = constraint.attributes.map { key in
+                    mapping.schema.attributeOrdinal(key, in: entity.name).map { record.attributes[$0] } ?? .null
+                }
+                return .uniqueConstraintViolation(entity: constraint.entity, attributes: constraint.attributes, values: values)
+            }
+            return error
+        case .unique(nil)?:
+            break
+        case nil:
+            return error
         }
         for (owner, attributes) in mapping.schema.uniqueConstraints(applyingTo: entity.name) {
             let ordinals = attributes.compactMap { mapping.schema.attributeOrdinal($0, in: entity.name) }

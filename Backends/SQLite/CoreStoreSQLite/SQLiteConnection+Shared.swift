@@ -29,7 +29,7 @@ extension SQLiteConnection: SQLConnection {
         guard case .engine(let code, _) = error else { return nil }
         switch code {
         case Self.constraintPrimaryKey: return .primaryKey
-        case Self.constraintUnique: return .unique
+        case Self.constraintUnique: return .unique(index: nil)
         default: return nil
         }
     }

@@ -7,7 +7,7 @@ import CoreStoreStorage
 /// SQL functions and collations registered.
 ///
 /// Not thread-safe: the store hands a connection to one thread at a time (the writer under the
-/// write lock, readers through ``SQLiteConnectionPool``).
+/// write lock, readers through `SQLConnectionPool`).
 final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String

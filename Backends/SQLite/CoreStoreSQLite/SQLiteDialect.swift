@@ -132,6 +132,8 @@ struct SQLiteDialect: SQLDialect {
         "max(typeof(\(column)) = 'text')"
     }
 
+    func hasMinimumAndMaximum(of type: AttributeType) -> Bool { true }
+
     /// When an aggregate reads a column besides the group keys, no index covers the query, and
     /// grouping along an index on a key means one table lookup per row in index order: SQLite
     /// still prefers that plan, but scanning the table and sorting is about twice as fast (100k

@@ -93,7 +93,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     /// `write`, which the caller serializes.
     private struct OpenState: @unchecked Sendable {
         let writer: SQLiteConnection
-        let readers: SQLiteConnectionPool
+        let readers: SQLConnectionPool<SQLiteConnection>
         /// Opened with `openForReading`: `writer` is a read-only connection too.
         var isReadOnly = false
         let mapping: SQLSchemaMapping
@@ -256,7 +256,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
 
     private func install(_ writer: SQLiteConnection, mapping: SQLSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
         let path = fileURL.path
-        let readers = SQLiteConnectionPool(maximum: 4) {
+        let readers = SQLConnectionPool<SQLiteConnection>(maximum: 4, storeDescription: storeDescription) {
             let connection = try SQLiteConnection(path: path, flags: readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, schema: schema)
             sqlite3_busy_timeout(connection.handle, 5000)
             try connection.execute("PRAGMA query_only = 1")

@@ -1,30 +1,38 @@
 import Foundation
 import CoreStoreStorage
 
-/// Read connections handed to one thread at a time; opens up to `maximum` of them, then makes
-/// further readers wait for one to come back.
-final class SQLiteConnectionPool: @unchecked Sendable {
+/// Connections handed to one thread at a time; opens up to `maximum` of them, then makes
+/// further users wait for one to come back.
+package final class SQLConnectionPool<Connection: AnyObject>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var idle: [SQLiteConnection] = []
+    private var idle: [Connection] = []
     private var opened = 0
     private var isClosed = false
     private let maximum: Int
-    private let open: () throws -> SQLiteConnection
+    private let storeDescription: String
+    private let open: () throws -> Connection
+    private let isReusable: (Connection) -> Bool
 
-    init(maximum: Int, open: @escaping () throws -> SQLiteConnection) {
+    /// A pool of at most `maximum` connections made by `open`, for the store `storeDescription`
+    /// (named when the store is closed). A connection that comes back and is not `isReusable`
+    /// (its server went away, say) is dropped.
+    package init(maximum: Int, storeDescription: String, isReusable: @escaping (Connection) -> Bool = { _ in true },
+                 open: @escaping () throws -> Connection) {
         self.maximum = maximum
+        self.storeDescription = storeDescription
+        self.isReusable = isReusable
         self.open = open
     }
 
     /// Runs `body` with a connection no other thread uses meanwhile.
-    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    package func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         let connection = try checkOut()
         defer { checkIn(connection) }
         return try body(connection)
     }
 
     /// Drops every idle connection; connections in use are closed when they come back.
-    func close() {
+    package func close() {
         condition.withLock {
             isClosed = true
             idle.removeAll()
@@ -32,14 +40,14 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func checkOut() throws -> SQLiteConnection {
+    private func checkOut() throws -> Connection {
         condition.lock()
         while idle.isEmpty && opened >= maximum && !isClosed { condition.wait() }
         // A reader that got the pool just before the store closed opens nothing new: a
         // connection opened then would outlive the store and hold the file.
         if isClosed {
             condition.unlock()
-            throw StorageError.notOpen(store: "a closed SQLite store")
+            throw StorageError.notOpen(store: storeDescription)
         }
         if let connection = idle.popLast() {
             condition.unlock()
@@ -58,9 +66,10 @@ final class SQLiteConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func checkIn(_ connection: SQLiteConnection) {
+    private func checkIn(_ connection: Connection) {
+        let reusable = isReusable(connection)
         condition.withLock {
-            if isClosed {
+            if isClosed || !reusable {
                 opened -= 1
             } else {
                 idle.append(connection)

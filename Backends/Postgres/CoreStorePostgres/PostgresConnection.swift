@@ -1,0 +1,187 @@
+import Foundation
+import CPostgres
+import CoreStoreSQL
+import CoreStoreStorage
+
+/// One connection to a PostgreSQL server through libpq, with its prepared statements.
+///
+/// Parameters go out untyped (the server infers each one's type from where it stands, so a
+/// value always meets its column's own type) and as text, except bytes, which go out as they
+/// are; results come back as text and are decoded by the column's attribute type
+/// (``PostgresRow``).
+///
+/// Not thread-safe: the store hands a connection to one thread at a time.
+final class PostgresConnection {
+    let handle: OpaquePointer
+    /// Where the connection goes, without the password (for messages).
+    let location: String
+    private var statements: [String: PostgresStatement] = [:]
+    private var statementCount = 0
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    private(set) var changes = 0
+
+    /// Connects with a libpq connection string (`postgres://user@host:port/database?…` or
+    /// `host=… dbname=…`); `location` names it in messages.
+    init(connectionString: String, location: String) throws {
+        guard let connection = PQconnectdb(connectionString) else {
+            throw StorageError.engine(code: 0, message: "cannot connect to PostgreSQL at \(location): out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw StorageError.engine(code: 0, message: "cannot connect to PostgreSQL at \(location): \(message)")
+        }
+        self.handle = connection
+        self.location = location
+        // Notices (for example "relation already exists, skipping") are not errors: keep them
+        // off standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        do {
+            try execute("SET client_encoding = 'UTF8'; SET extra_float_digits = 1; SET standard_conforming_strings = on")
+        } catch {
+            PQfinish(connection)
+            throw error
+        }
+    }
+
+    deinit {
+        statements.removeAll()
+        PQfinish(handle)
+    }
+
+    /// Whether the server is still there (a connection broken by a restart is not).
+    var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// A cached prepared statement for `sql`.
+    func statement(_ sql: String) throws -> PostgresStatement {
+        if let cached = statements[sql] { return cached }
+        if statements.count >= 256 {
+            statements.removeAll(keepingCapacity: true)
+            try execute("DEALLOCATE ALL")
+        }
+        statementCount += 1
+        let name = "corestore_\(statementCount)"
+        let result = PQprepare(handle, name, sql, 0, nil)
+        defer { PQclear(result) }
+        try check(result, context: sql)
+        let statement = PostgresStatement(connection: self, name: name, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements without parameters (DDL, settings, transaction control).
+    func execute(_ sql: String) throws {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, context: sql)
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// Runs `body` in one transaction at `isolation`: committed when it returns, rolled back
+    /// when it throws.
+    func transaction<T>(_ isolation: String, _ body: () throws -> T) throws -> T {
+        try execute("BEGIN ISOLATION LEVEL \(isolation)")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if PQtransactionStatus(handle) != PQTRANS_IDLE {
+                try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// Runs the prepared statement `name` with `values` and returns its result (to be cleared
+    /// by the caller).
+    func run(_ name: String, sql: String, _ values: [SQLValue]) throws -> OpaquePointer? {
+        var texts: [ContiguousArray<CChar>?] = []
+        texts.reserveCapacity(values.count)
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in values {
+            switch value {
+            case .null:
+                texts.append(nil); lengths.append(0); formats.append(0)
+            case .integer(let i):
+                texts.append(ContiguousArray(String(i).utf8CString)); lengths.append(0); formats.append(0)
+            case .real(let d):
+                texts.append(ContiguousArray(Self.text(of: d).utf8CString)); lengths.append(0); formats.append(0)
+            case .text(let s):
+                texts.append(ContiguousArray(s.utf8CString)); lengths.append(0); formats.append(0)
+            case .blob(let data):
+                texts.append(ContiguousArray(data.map { CChar(bitPattern: $0) })); lengths.append(Int32(data.count)); formats.append(1)
+            }
+        }
+        let result = withPointers(texts) { pointers in
+            PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+        }
+        do {
+            try check(result, context: sql)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return result
+    }
+
+    /// The text PostgreSQL reads back as exactly `d` (`NaN` and the infinities by name).
+    static func text(of d: Double) -> String {
+        if d.isNaN { return "NaN" }
+        if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
+        return "\(d)"
+    }
+
+    private func withPointers<R>(_ texts: [ContiguousArray<CChar>?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        var pointers: [UnsafePointer<CChar>?] = []
+        pointers.reserveCapacity(texts.count)
+        func next(_ i: Int) -> R {
+            if i == texts.count { return body(pointers) }
+            guard let text = texts[i] else {
+                pointers.append(nil)
+                return next(i + 1)
+            }
+            return text.withUnsafeBufferPointer { buffer in
+                pointers.append(buffer.baseAddress)
+                return next(i + 1)
+            }
+        }
+        return next(0)
+    }
+
+    /// Throws the server's error for a failed result.
+    private func check(_ result: OpaquePointer?, context: String) throws {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
+        guard let result else {
+            throw StorageError.engine(code: 0, message: "\(Self.trimmed(PQerrorMessage(handle))) (while running \(context) on \(location))")
+        }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+        let message = Self.trimmed(PQresultErrorMessage(result))
+        throw StorageError.engine(code: PostgresSQLState.code(of: state), message: "\(message) (SQLSTATE \(state), while running \(context) on \(location))")
+    }
+
+    static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "unknown error" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// SQLSTATE codes, packed into the `code` of `StorageError.engine` (six bits per character,
+/// as the server packs them).
+enum PostgresSQLState {
+    static let uniqueViolation = code(of: "23505")
+    static let serializationFailure = code(of: "40001")
+    static let deadlockDetected = code(of: "40P01")
+    static let numericValueOutOfRange = code(of: "22003")
+
+    static func code(of state: String) -> Int {
+        var code = 0
+        for (i, byte) in state.utf8.prefix(5).enumerated() {
+            code |= Int((byte &- 48) & 0x3F) << (6 * i)
+        }
+        return code
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import CoreStoreSQL
+import CoreStoreStorage
+
+/// PostgreSQL as the shared SQL layer writes for it.
+///
+/// | type | column | value |
+/// |---|---|---|
+/// | bool | `SMALLINT` | 0 or 1 (so that it compares with numbers as the reference does) |
+/// | integer | `BIGINT` | the integer |
+/// | double | `DOUBLE PRECISION` | the double, NaN, the infinities and `-0.0` included |
+/// | decimal | `NUMERIC` | the decimal's text, NaN included |
+/// | string, url | `BYTEA` | the UTF-8 bytes: PostgreSQL's `text` cannot hold NUL, and `bytea` compares byte by byte, the reference order |
+/// | bytes, uuid | `BYTEA` | the bytes |
+/// | date | `DOUBLE PRECISION` | seconds since 2001-01-01 00:00:00 UTC (`Date`'s own representation) |
+///
+/// PostgreSQL has no function the SQL could call back into Swift with, so comparisons it cannot
+/// answer exactly (string options and operators, numbers of different kinds beyond 2^53) have
+/// no fallback test: the reader evaluates such a request itself.
+struct PostgresDialect: SQLDialect {
+    func placeholder(_ number: Int) -> String { "$\(number)" }
+
+    // MARK: Tables
+
+    var keyColumnDefinition: String { "BIGINT PRIMARY KEY" }
+    var entityColumnDefinition: String { "TEXT NOT NULL" }
+    var keyReferenceColumnType: String { "BIGINT" }
+
+    func columnDefinition(_ type: AttributeType) -> String {
+        switch type {
+        case .bool: return "SMALLINT"
+        case .integer: return "BIGINT"
+        case .double, .date: return "DOUBLE PRECISION"
+        case .decimal: return "NUMERIC"
+        case .string, .url, .bytes, .uuid: return "BYTEA"
+        }
+    }
+
+    func joinTableCreation(_ quotedName: String) -> String {
+        "CREATE TABLE \(quotedName) (\"source\" BIGINT NOT NULL, \"position\" BIGINT NOT NULL, \"destination\" BIGINT NOT NULL, PRIMARY KEY (\"source\", \"position\"))"
+    }
+
+    // MARK: Values and comparisons
+
+    func encode(_ value: Value, as type: AttributeType) -> SQLValue {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return type == .double ? .real(b ? 1 : 0) : .integer(b ? 1 : 0)
+        case .int(let i): return type == .double || type == .date ? .real(Double(i)) : .integer(i)
+        case .double(let d): return .real(d)
+        case .decimal(let d): return .text(Self.decimalText(d))
+        case .string(let s): return .blob(Data(s.utf8))
+        case .bytes(let data): return .blob(data)
+        case .date(let date): return .real(date.timeIntervalSinceReferenceDate)
+        case .uuid(let uuid): return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        }
+    }
+
+    /// The canonical text of a decimal (`NaN` for NaN).
+    static func decimalText(_ d: Decimal) -> String {
+        var d = d
+        return NSDecimalString(&d, Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// Integers whose every value a double holds exactly.
+    private static let exactDoubleIntegers: ClosedRange<Int64> = -(1 << 53)...(1 << 53)
+
+    func comparisonParameter(_ value: Value, for type: AttributeType) -> SQLComparisonParameter {
+        switch (type, value) {
+        case (.bool, .bool(let b)), (.integer, .bool(let b)):
+            return .sql(.integer(b ? 1 : 0))
+        case (.double, .bool(let b)):
+            return .sql(.real(b ? 1 : 0))
+        case (.bool, .int(let i)), (.integer, .int(let i)):
+            return .sql(.integer(i))
+        case (.double, .int(let i)):
+            // The server would compare through a double: exact only up to 2^53.
+            return Self.exactDoubleIntegers.contains(i) ? .sql(.real(Double(i))) : .fallback
+        case (.double, .double(let d)):
+            return d.isNaN ? .never : .sql(.real(d))
+        case (.bool, .double(let d)), (.integer, .double(let d)):
+            // The parameter takes the column's integer type: only integral doubles convert.
+            if d.isNaN { return .never }
+            if d.rounded() == d, d >= -9.2e18, d <= 9.2e18 { return .sql(.integer(Int64(d))) }
+            return .fallback
+        case (.integer, .decimal(let d)), (.bool, .decimal(let d)):
+            var value = d, rounded = Decimal()
+            NSDecimalRound(&rounded, &value, 0, .down)
+            guard !d.isNaN, rounded == d, d >= Decimal(Int64.min), d <= Decimal(Int64.max), let i = Int64(Self.decimalText(d)) else { return .fallback }
+            return .sql(.integer(i))
+        case (.decimal, .int(let i)):
+            return .sql(.text(String(i)))
+        case (.decimal, .bool(let b)):
+            return .sql(.text(b ? "1" : "0"))
+        case (.decimal, .decimal(let d)):
+            return d.isNaN ? .fallback : .sql(.text(Self.decimalText(d)))
+        case (.double, .decimal), (.decimal, .double):
+            return .fallback
+        case (.string, .string), (.url, .string), (.bytes, .bytes), (.date, .date), (.uuid, .uuid):
+            return .sql(encode(value, as: type))
+        default:
+            return .never
+        }
+    }
+
+    func comparable(_ column: String, type: AttributeType) -> String { column }
+
+    /// PostgreSQL orders NaN after every number and takes it as equal to itself.
+    func holdsNumber(_ column: String) -> String { "\(column) <> 'NaN'" }
+
+    func holdsNaN(_ column: String) -> String { "\(column) = 'NaN'" }
+
+    func isSame(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS NOT DISTINCT FROM \(rhs)" }
+
+    /// Lists longer than this are bound as one array.
+    static let arrayListThreshold = 500
+
+    /// `($1, $2, …)`, or for a long list `(SELECT unnest(CAST($n AS type[])))` with the whole
+    /// list bound as one array literal (a statement takes at most 65,535 parameters).
+    func inList(_ members: [SQLValue], bind: (SQLValue) -> String) -> String {
+        if members.count > Self.arrayListThreshold, let (literal, type) = Self.arrayLiteral(members) {
+            return "(SELECT unnest(CAST(\(bind(.text(literal))) AS \(type)[])))"
+        }
+        return "(" + members.map { bind($0) }.joined(separator: ", ") + ")"
+    }
+
+    /// The array literal of members of one kind, with its element type; `nil` for mixed kinds.
+    static func arrayLiteral(_ members: [SQLValue]) -> (String, String)? {
+        var elements: [String] = []
+        elements.reserveCapacity(members.count)
+        var type: String?
+        for member in members {
+            let element: String, elementType: String
+            switch member {
+            case .integer(let i): element = String(i); elementType = "bigint"
+            case .real(let d): element = "\"\(PostgresConnection.text(of: d))\""; elementType = "double precision"
+            case .text(let s): element = "\"\(s)\""; elementType = "numeric"
+            case .blob(let data): element = "\"\\\\x" + data.map { String(format: "%02x", $0) }.joined() + "\""; elementType = "bytea"
+            case .null: return nil
+            }
+            if let type, type != elementType { return nil }
+            type = elementType
+            elements.append(element)
+        }
+        guard let type else { return nil }
+        return ("{" + elements.joined(separator: ",") + "}", type)
+    }
+
+    func fallbackTest(_ value: String, leaf: Int) -> String? { nil }
+
+    // MARK: Order and windows
+
+    /// PostgreSQL ranks NULL last when ascending: say where it goes.
+    func orderTerm(_ expression: String, direction: String) -> String {
+        "\(expression) \(direction) NULLS \(direction == "ASC" ? "FIRST" : "LAST")"
+    }
+
+    /// `LIMIT NULL` is no limit.
+    var noLimit: SQLValue { .null }
+
+    // MARK: Aggregates
+
+    /// `sum()` of doubles adds in whatever order the plan yields; the reference adds in
+    /// record-key order, which can round differently.
+    func exactDoubleAggregate(average: Bool, key: String, column: String) -> String? { nil }
+
+    /// Integer columns hold only 64-bit integers; `sum()` of them is a `numeric` that the reader
+    /// checks against the 64-bit range.
+    func unsummableIntegerCheck(_ column: String) -> String? { nil }
+
+    /// `bytea` has no `min()` or `max()`.
+    func hasMinimumAndMaximum(of type: AttributeType) -> Bool {
+        columnDefinition(type) != "BYTEA"
+    }
+
+    func groupingTerm(_ column: String, readsOtherColumns: Bool) -> String { column }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import CoreStoreSQL
+import CoreStoreStorage
+
+/// The `corestore_metadata` table (key → value, both text) in the store's schema: the format,
+/// the model version and schema hash the data was written with, the application's user info
+/// (JSON), the next record key and the commit sequence. Both counters change in the same
+/// transaction as the data.
+enum PostgresMetadata {
+    static let table = "corestore_metadata"
+    static let formatVersion: Int64 = 1
+
+    /// The advisory lock that serializes creating, migrating and erasing the store `schemaName`
+    /// across processes (a 64-bit key derived from the name).
+    static func lockKey(_ schemaName: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "corestore:\(schemaName)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// The stored metadata of the schema `schemaName`; `nil` when the schema does not exist or
+    /// holds no table. Throws `incompatibleStore` for a schema whose tables CoreStore did not
+    /// create.
+    static func inspect(_ connection: PostgresConnection, schemaName: String) throws -> StoredMetadata? {
+        let tables = try self.tables(connection, schemaName: schemaName)
+        if tables.isEmpty { return nil }
+        guard tables.contains(table) else {
+            throw StorageError.incompatibleStore(path: "\(connection.location) schema \(schemaName)", reason: "the schema holds tables that CoreStore did not create")
+        }
+        return try read(connection, schemaName: schemaName)
+    }
+
+    /// The names of the tables in the schema `schemaName`.
+    static func tables(_ connection: PostgresConnection, schemaName: String) throws -> Set<String> {
+        var tables = Set<String>()
+        try connection.statement("SELECT table_name FROM information_schema.tables WHERE table_schema = $1")
+            .query([.text(schemaName)]) { tables.insert($0.text(0) ?? "") }
+        return tables
+    }
+
+    /// The metadata stored in the schema.
+    static func read(_ connection: PostgresConnection, schemaName: String) throws -> StoredMetadata {
+        var values: [String: String] = [:]
+        try connection.statement("SELECT key, value FROM \(schemaName.sqlIdentifier).\(table.sqlIdentifier)").query { row in
+            if let key = row.text(0) { values[key] = row.text(1) }
+        }
+        guard let format = values["format"].flatMap({ Int64($0) }), format <= formatVersion,
+              let version = values["model_version"], let hash = values["schema_hash"] else {
+            throw StorageError.incompatibleStore(path: "\(connection.location) schema \(schemaName)", reason: "its CoreStore metadata is missing or from a newer version of CoreStore")
+        }
+        var userInfo: [String: String] = [:]
+        if let json = values["user_info"], let decoded = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) {
+            userInfo = decoded
+        }
+        return StoredMetadata(modelVersion: version, schemaHash: hash, userInfo: userInfo)
+    }
+
+    /// Creates the table for a new store (in the connection's search path).
+    static func create(_ connection: PostgresConnection, metadata: StoredMetadata) throws {
+        try connection.execute("CREATE TABLE \(table.sqlIdentifier) (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        let insert = try connection.statement("INSERT INTO \(table.sqlIdentifier) (key, value) VALUES ($1, $2)")
+        try insert.execute([.text("format"), .text(String(formatVersion))])
+        try insert.execute([.text("next_key"), .text("1")])
+        try insert.execute([.text("sequence"), .text("0")])
+        try write(connection, metadata)
+    }
+
+    /// The next record key and the last commit sequence, read inside the write transaction.
+    static func counters(_ connection: PostgresConnection) throws -> CommitCounters {
+        var nextKey: Int64?, sequence: Int64?
+        try connection.statement("SELECT key, value FROM \(table.sqlIdentifier) WHERE key IN ('next_key', 'sequence')").query { row in
+            switch row.text(0) {
+            case "next_key": nextKey = row.integer(1)
+            case "sequence": sequence = row.integer(1)
+            default: break
+            }
+        }
+        guard let nextKey, let sequence else {
+            throw StorageError.incompatibleStore(path: connection.location, reason: "its CoreStore counters are missing")
+        }
+        return CommitCounters(nextKey: nextKey, sequence: UInt64(max(sequence, 0)))
+    }
+
+    /// Stores the counters (and new metadata) of a commit.
+    static func update(_ connection: PostgresConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
+        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN $1 ELSE $2 END WHERE key IN ('next_key', 'sequence')")
+            .execute([.text(String(counters.nextKey)), .text(String(counters.sequence))])
+        if let metadata { try write(connection, metadata) }
+    }
+
+    private static func write(_ connection: PostgresConnection, _ metadata: StoredMetadata) throws {
+        let json = (try? JSONEncoder().encode(metadata.userInfo)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let upsert = try connection.statement("INSERT INTO \(table.sqlIdentifier) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        try upsert.execute([.text("model_version"), .text(metadata.modelVersion)])
+        try upsert.execute([.text("schema_hash"), .text(metadata.schemaHash)])
+        try upsert.execute([.text("user_info"), .text(json)])
+    }
+
+    /// Checks that every table of the mapping exists.
+    static func verifyTables(_ connection: PostgresConnection, mapping: SQLSchemaMapping, schemaName: String) throws {
+        let tables = try self.tables(connection, schemaName: schemaName)
+        for name in mapping.tableOrder where !tables.contains(name) {
+            throw StorageError.incompatibleStore(path: "\(connection.location) schema \(schemaName)", reason: "its table '\(name)' is missing")
+        }
+    }
+}
+
+/// Connection strings as they may be shown.
+enum PostgresLocation {
+    /// The connection string without its password: `postgres://user@host:port/db` for a URL,
+    /// the key-value form without `password=…` otherwise.
+    static func redacted(_ connectionString: String) -> String {
+        if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
+           var components = URLComponents(string: connectionString) {
+            components.password = nil
+            components.query = nil
+            return components.string ?? "postgres://"
+        }
+        // key=value pairs, separated by spaces; a value may be in single quotes, with `\'`.
+        var kept: [String] = []
+        var token = "", quoted = false, escaped = false
+        func finish() {
+            if !token.isEmpty, !token.hasPrefix("password=") { kept.append(token) }
+            token = ""
+        }
+        for character in connectionString {
+            if escaped { token.append(character); escaped = false; continue }
+            switch character {
+            case "\\" where quoted: token.append(character); escaped = true
+            case "'": token.append(character); quoted.toggle()
+            case " " where !quoted: finish()
+            default: token.append(character)
+            }
+        }
+        finish()
+        return kept.joined(separator: " ")
+    }
+
+    /// A value for a libpq key-value connection string: in single quotes, with `\` and `'`
+    /// escaped.
+    static func quoted(_ value: String) -> String {
+        "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}

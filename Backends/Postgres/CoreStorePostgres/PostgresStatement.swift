@@ -1,0 +1,139 @@
+import Foundation
+import CPostgres
+import CoreStoreSQL
+import CoreStoreStorage
+
+/// A prepared statement of one ``PostgresConnection``.
+final class PostgresStatement: SQLStatement {
+    let name: String
+    let sql: String
+    private unowned let connection: PostgresConnection
+    /// The parameters bound one by one since ``reset()``.
+    private var bound: [SQLValue] = []
+
+    init(connection: PostgresConnection, name: String, sql: String) {
+        self.connection = connection
+        self.name = name
+        self.sql = sql
+    }
+
+    func execute(_ values: [SQLValue] = []) throws {
+        PQclear(try connection.run(name, sql: sql, values))
+    }
+
+    func query(_ values: [SQLValue] = [], _ row: (PostgresRow) throws -> Void) throws {
+        let result = try connection.run(name, sql: sql, values)
+        defer { PQclear(result) }
+        guard let result else { return }
+        let count = PQntuples(result)
+        var index: Int32 = 0
+        while index < count {
+            try row(PostgresRow(result: result, row: index, location: connection.location))
+            index += 1
+        }
+    }
+
+    func reset() {
+        bound.removeAll(keepingCapacity: true)
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws {
+        let position = Int(index) - 1
+        while bound.count <= position { bound.append(.null) }
+        bound[position] = value
+    }
+
+    func run() throws {
+        try execute(bound)
+    }
+}
+
+/// One row of a text-format result, decoded by attribute type as ``PostgresDialect`` writes
+/// each one.
+struct PostgresRow: SQLRow {
+    let result: OpaquePointer
+    let row: Int32
+    let location: String
+
+    private func isNull(_ index: Int32) -> Bool {
+        PQgetisnull(result, row, index) != 0
+    }
+
+    /// The column's text bytes (valid while the result lives).
+    private func bytes(_ index: Int32) -> UnsafeRawBufferPointer {
+        let pointer = PQgetvalue(result, row, index)
+        return UnsafeRawBufferPointer(start: pointer, count: Int(PQgetlength(result, row, index)))
+    }
+
+    func text(_ index: Int32) -> String? {
+        isNull(index) ? nil : String(decoding: bytes(index), as: UTF8.self)
+    }
+
+    func integer(_ index: Int32) -> Int64? {
+        text(index).flatMap { Int64($0) }
+    }
+
+    func int64(_ index: Int32) -> Int64 {
+        integer(index) ?? 0
+    }
+
+    func textEquals(_ index: Int32, _ text: String) -> Bool {
+        guard !isNull(index) else { return false }
+        let stored = bytes(index)
+        var text = text
+        return text.withUTF8 { utf8 in
+            utf8.count == stored.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, stored.baseAddress!, utf8.count) == 0)
+        }
+    }
+
+    func value(_ index: Int32, as type: AttributeType) throws -> Value {
+        guard let text = text(index) else { return .null }
+        switch type {
+        case .bool:
+            if let i = Int64(text) { return .bool(i != 0) }
+        case .integer:
+            if let i = Int64(text) { return .int(i) }
+            // A sum beyond the 64-bit range (`numeric`).
+            if let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(d) }
+        case .double:
+            if let d = Double(text) { return .double(d) }
+        case .date:
+            if let d = Double(text) { return .date(Date(timeIntervalSinceReferenceDate: d)) }
+        case .decimal:
+            if text == "NaN" { return .decimal(.nan) }
+            if let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(d) }
+        case .string, .url:
+            if let data = Self.bytea(text) { return .string(String(decoding: data, as: UTF8.self)) }
+        case .bytes:
+            if let data = Self.bytea(text) { return .bytes(data) }
+        case .uuid:
+            if let data = Self.bytea(text), data.count == 16 {
+                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
+                return .uuid(UUID(uuid: uuid))
+            }
+        }
+        throw StorageError.engine(code: 0, message: "a column of type \(type.rawValue) holds an unexpected value (\(text.prefix(40))) in \(location); the database is damaged or was changed by another program")
+    }
+
+    /// The bytes of a `bytea` in its text form (`\x` and two hex digits per byte).
+    static func bytea(_ text: String) -> Data? {
+        var utf8 = text.utf8.makeIterator()
+        guard utf8.next() == UInt8(ascii: "\\"), utf8.next() == UInt8(ascii: "x") else { return nil }
+        var data = Data()
+        data.reserveCapacity(text.utf8.count / 2)
+        func digit(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        while let high = utf8.next() {
+            guard let h = digit(high), let low = utf8.next(), let l = digit(low) else { return nil }
+            data.append(h << 4 | l)
+        }
+        return data
+    }
+}

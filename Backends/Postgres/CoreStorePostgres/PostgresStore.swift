@@ -1,0 +1,210 @@
+import Foundation
+import CPostgres
+import CoreStoreSQL
+import CoreStoreStorage
+
+/// A store in a PostgreSQL database, for apps that run as several processes (or on several
+/// machines) over one shared store.
+///
+/// ```swift
+/// try dataStack.addStorageAndWait(PostgresStore(url: "postgres://app@db.internal/app"))
+/// try dataStack.addStorageAndWait(PostgresStore(host: "db.internal", user: "app", password: secret, database: "app", tls: .require))
+/// ```
+///
+/// ## Tables
+/// The store keeps its tables in one PostgreSQL schema (a namespace, `corestore` unless
+/// `schemaName` says otherwise), laid out as `SQLSchemaMapping` describes, with the column
+/// types of `PostgresDialect`. Several stores can share a database under different schema
+/// names.
+///
+/// ## Consistency
+/// Every commit is one `SERIALIZABLE` transaction; when PostgreSQL reports a serialization
+/// failure or a deadlock (another process committed to the same rows at the same time) the
+/// commit is run again from the start, up to ``maximumCommitAttempts`` times, and then fails
+/// with a clear error. Record keys come from the store's counters inside the same transaction,
+/// so they never collide between processes. Each read runs in one `REPEATABLE READ READ ONLY`
+/// transaction: it sees one snapshot.
+///
+/// ## Connections
+/// One connection writes (the `DataStack` serializes commits); up to `maximumReaders` more
+/// read at once. The password is never part of ``storeDescription`` or of any message.
+public final class PostgresStore: StorageInterface, @unchecked Sendable {
+    /// How the connection is encrypted (libpq's `sslmode`).
+    public enum TLS: String, Sendable, Hashable {
+        /// Never encrypted.
+        case disable
+        /// Encrypted when the server offers it (libpq's default).
+        case prefer
+        /// Always encrypted; the server's certificate is not checked.
+        case require
+        /// Always encrypted, with a certificate signed by a trusted authority for the host.
+        case verifyFull = "verify-full"
+    }
+
+    /// The PostgreSQL schema (namespace) that holds the store's tables.
+    public let schemaName: String
+    /// The configuration whose entities this store holds; `nil` holds every entity.
+    public let configuration: String?
+    /// How many connections may read at once.
+    public let maximumReaders: Int
+    /// How many times a commit that met a concurrent commit is run before it fails.
+    public let maximumCommitAttempts = 20
+
+    /// The libpq connection string (with the password, if any: never shown).
+    private let connectionString: String
+    /// `postgres://user@host:port/database`, without the password.
+    private let location: String
+
+    /// Persistent and durable (a commit returns once the server has it on disk), native
+    /// filtering and sorting, concurrent readers.
+    public var capabilities: StorageCapabilities {
+        [.persistent, .durableCommits, .concurrentReaders, .nativePredicates, .nativeSorting]
+    }
+
+    /// `PostgresStore(postgres://user@host:port/database, schema)`, without the password.
+    public var storeDescription: String { "PostgresStore(\(location), schema \(schemaName))" }
+
+    private struct OpenState: @unchecked Sendable {
+        let writer: PostgresConnection
+        let readers: SQLConnectionPool<PostgresConnection>
+        let mapping: SQLSchemaMapping
+    }
+
+    private let lifecycle: StoreLifecycle<OpenState>
+
+    /// A store reached through a `postgres://` (or `postgresql://`) URL, or a libpq key-value
+    /// connection string (`host=… dbname=…`).
+    public init(url: String, schemaName: String = "corestore", configuration: String? = nil, maximumReaders: Int = 4) {
+        self.connectionString = url
+        self.location = PostgresLocation.redacted(url)
+        self.schemaName = schemaName
+        self.configuration = configuration
+        self.maximumReaders = max(1, maximumReaders)
+        let description = "PostgresStore(\(location), schema \(schemaName))"
+        self.lifecycle = StoreLifecycle { description }
+    }
+
+    /// A store on `host` (a name, an address, or the directory of a Unix socket).
+    public convenience init(
+        host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLS = .prefer,
+        schemaName: String = "corestore", configuration: String? = nil, maximumReaders: Int = 4
+    ) {
+        var parts = ["host=\(PostgresLocation.quoted(host))", "port=\(port)", "user=\(PostgresLocation.quoted(user))",
+                     "dbname=\(PostgresLocation.quoted(database))", "sslmode=\(tls.rawValue)"]
+        if let password { parts.append("password=\(PostgresLocation.quoted(password))") }
+        self.init(url: parts.joined(separator: " "), schemaName: schemaName, configuration: configuration, maximumReaders: maximumReaders)
+    }
+
+    // MARK: StorageInterface
+
+    /// Connects, and creates the store's schema and tables when there are none. Returns the
+    /// stored metadata of an existing store (which may be another model's: then nothing else
+    /// happens), `nil` for a new one.
+    public func open(schema: StoreSchema) throws -> StoredMetadata? {
+        if let state = lifecycle.current {
+            return try PostgresMetadata.read(state.writer, schemaName: schemaName)
+        }
+        let mapping = try SQLSchemaMapping(schema: schema, dialect: PostgresDialect())
+        let writer = try connect()
+        let existing: StoredMetadata? = try writer.transaction("READ COMMITTED") {
+            // Two processes opening a new store at once: one creates it, the other waits and
+            // then finds it.
+            try writer.execute("SELECT pg_advisory_xact_lock(\(PostgresMetadata.lockKey(schemaName)))")
+            if let existing = try PostgresMetadata.inspect(writer, schemaName: schemaName) { return existing }
+            try writer.execute("CREATE SCHEMA IF NOT EXISTS \(schemaName.sqlIdentifier)")
+            for statement in mapping.creationSQL { try writer.execute(statement) }
+            try PostgresMetadata.create(writer, metadata: StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash))
+            return nil
+        }
+        if let existing {
+            guard existing.schemaHash == schema.schemaHash else { return existing }
+            try PostgresMetadata.verifyTables(writer, mapping: mapping, schemaName: schemaName)
+        }
+        install(writer, mapping: mapping)
+        return existing
+    }
+
+    /// Runs `body` inside one read-only transaction (one snapshot) on a pooled connection.
+    public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        let state = try lifecycle.open()
+        return try state.readers.withConnection { connection in
+            try connection.transaction("REPEATABLE READ READ ONLY") {
+                try body(SQLReader(connection: connection, mapping: state.mapping))
+            }
+        }
+    }
+
+    /// Applies `changes` in one serializable transaction: all of it, or nothing. A commit that
+    /// met another process's commit is run again (see the type's documentation).
+    public func write(_ changes: ChangeSet) throws -> CommitInfo {
+        let state = try lifecycle.open()
+        var attempt = 1
+        while true {
+            do {
+                return try state.writer.transaction("SERIALIZABLE") {
+                    let stored = SQLReader(connection: state.writer, mapping: state.mapping)
+                    let prepared = try changes.prepareCommit(schema: state.mapping.schema, counters: try PostgresMetadata.counters(state.writer)) { ids in
+                        try stored.records(ids)
+                    }
+                    try SQLWriter(connection: state.writer, mapping: state.mapping).apply(prepared.changes)
+                    try PostgresMetadata.update(state.writer, counters: prepared.counters, metadata: prepared.metadata)
+                    return prepared.info
+                }
+            } catch let error as StorageError where PostgresStore.isConflict(error) {
+                guard attempt < maximumCommitAttempts else {
+                    throw StorageError.engine(code: PostgresSQLState.serializationFailure, message: "the commit to \(storeDescription) met concurrent commits \(attempt) times in a row and was given up; nothing was written")
+                }
+                attempt += 1
+                // Back off a little, more each time, so that the competing commits spread out.
+                usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
+            }
+        }
+    }
+
+    /// Whether `error` is PostgreSQL telling a transaction to run again.
+    static func isConflict(_ error: StorageError) -> Bool {
+        guard case .engine(let code, _) = error else { return false }
+        return code == PostgresSQLState.serializationFailure || code == PostgresSQLState.deadlockDetected
+    }
+
+    /// Closes the store and drops its schema with every table in it.
+    public func erase() throws {
+        let writer: PostgresConnection
+        if let state = lifecycle.current {
+            writer = state.writer
+        } else {
+            writer = try connect()
+        }
+        closeState()
+        try writer.transaction("READ COMMITTED") {
+            try writer.execute("SELECT pg_advisory_xact_lock(\(PostgresMetadata.lockKey(schemaName)))")
+            try writer.execute("DROP SCHEMA IF EXISTS \(schemaName.sqlIdentifier) CASCADE")
+        }
+    }
+
+    /// Closes every connection; later calls throw `notOpen` until the store is opened again.
+    public func close() {
+        closeState()
+    }
+
+    // MARK: Connections
+
+    private func closeState() {
+        lifecycle.close()?.readers.close()
+    }
+
+    private func install(_ writer: PostgresConnection, mapping: SQLSchemaMapping) {
+        let readers = SQLConnectionPool<PostgresConnection>(maximum: maximumReaders, storeDescription: storeDescription,
+                                                            isReusable: { $0.isUsable }) { [self] in
+            try connect()
+        }
+        lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping))
+    }
+
+    /// A new connection whose search path is the store's schema.
+    private func connect() throws -> PostgresConnection {
+        let connection = try PostgresConnection(connectionString: connectionString, location: location)
+        try connection.execute("SET search_path TO \(schemaName.sqlIdentifier)")
+        return connection
+    }
+}
