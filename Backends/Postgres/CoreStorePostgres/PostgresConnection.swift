@@ -175,7 +175,6 @@ enum PostgresSQLState {
     static let uniqueViolation = code(of: "23505")
     static let serializationFailure = code(of: "40001")
     static let deadlockDetected = code(of: "40P01")
-    static let numericValueOutOfRange = code(of: "22003")
 
     static func code(of state: String) -> Int {
         var code = 0

@@ -142,13 +142,9 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         while true {
             do {
                 return try state.writer.transaction("SERIALIZABLE") {
-                    let stored = SQLReader(connection: state.writer, mapping: state.mapping)
-                    let prepared = try changes.prepareCommit(schema: state.mapping.schema, counters: try PostgresMetadata.counters(state.writer)) { ids in
-                        try stored.records(ids)
-                    }
-                    try SQLWriter(connection: state.writer, mapping: state.mapping).apply(prepared.changes)
-                    try PostgresMetadata.update(state.writer, counters: prepared.counters, metadata: prepared.metadata)
-                    return prepared.info
+                    try SQLWriter.commit(changes, on: state.writer, mapping: state.mapping,
+                                         counters: { try PostgresMetadata.counters(state.writer) },
+                                         store: { try PostgresMetadata.update(state.writer, counters: $0, metadata: $1) })
                 }
             } catch let error as StorageError where PostgresStore.isConflict(error) {
                 guard attempt < maximumCommitAttempts else {

@@ -212,13 +212,9 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let state = try lifecycle.open()
         if state.isReadOnly { throw StorageError.openedForReading(storeDescription) }
         return try state.writer.transaction("IMMEDIATE") {
-            let stored = SQLiteReader(connection: state.writer, mapping: state.mapping)
-            let prepared = try changes.prepareCommit(schema: state.mapping.schema, counters: try SQLiteMetadata.counters(state.writer)) { ids in
-                try stored.records(ids)
-            }
-            try SQLiteWriter(connection: state.writer, mapping: state.mapping).apply(prepared.changes)
-            try SQLiteMetadata.update(state.writer, counters: prepared.counters, metadata: prepared.metadata)
-            return prepared.info
+            try SQLiteWriter.commit(changes, on: state.writer, mapping: state.mapping,
+                                    counters: { try SQLiteMetadata.counters(state.writer) },
+                                    store: { try SQLiteMetadata.update(state.writer, counters: $0, metadata: $1) })
         }
     }
 
