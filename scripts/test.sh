@@ -36,6 +36,9 @@ grep -E 'Test run with [0-9]+ tests? .* passed' "$log" >/dev/null
 # The same suite again under ThreadSanitizer: any data race fails the run.
 TSAN_OPTIONS="halt_on_error=1" swift test --sanitize=thread --scratch-path .build-tsan 2>&1 | tee "$log" | grep -aE 'ThreadSanitizer|Test run with' || true
 if grep -aq 'WARNING: ThreadSanitizer' "$log" || ! grep -aqE 'Test run with [0-9]+ tests? .* passed' "$log"; then
+  # The race report (both stacks) or the failed tests, so that the log says what went wrong.
+  sed -n '/WARNING: ThreadSanitizer/,/SUMMARY: ThreadSanitizer/p' "$log" | head -n 200 >&2
+  grep -aE '✘|error:' "$log" | head -n 50 >&2 || true
   echo "error: the suite failed or found a data race under ThreadSanitizer." >&2
   exit 1
 fi

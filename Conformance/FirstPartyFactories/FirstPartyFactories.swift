@@ -143,7 +143,7 @@ public struct PostgresFactory: StorageFactory {
     /// The database (a libpq URL or connection string).
     public let url: String
     private let prefix = "conformance_\(UUID().uuidString.prefix(8).lowercased())_"
-    private let counter = SchemaCounter()
+    private let schemas = SchemaNames()
     public var name: String { "PostgresStore" }
 
     /// A factory of stores in the database at `url`.
@@ -152,7 +152,7 @@ public struct PostgresFactory: StorageFactory {
     }
 
     public func makeStorage(configuration: String?) throws -> any StorageInterface {
-        PostgresStore(url: url, schemaName: prefix + String(counter.next()), configuration: configuration)
+        PostgresStore(url: url, schemaName: schemas.next(prefix: prefix), configuration: configuration)
     }
 
     public func reopen(_ storage: any StorageInterface) throws -> any StorageInterface {
@@ -160,18 +160,30 @@ public struct PostgresFactory: StorageFactory {
         return PostgresStore(url: url, schemaName: store.schemaName, configuration: store.configuration)
     }
 
-    /// Drops the schema of every store this factory made.
+    /// Drops the schema of every store this factory made since the last clean-up.
     public func cleanUp() {
-        for n in 0..<counter.current {
-            try? PostgresStore(url: url, schemaName: prefix + String(n + 1)).erase()
+        for schemaName in schemas.takeAll() {
+            try? PostgresStore(url: url, schemaName: schemaName).erase()
         }
     }
 
-    /// The schemas made so far, counted across threads.
-    private final class SchemaCounter: @unchecked Sendable {
+    /// The schemas made since the last clean-up, counted across threads.
+    private final class SchemaNames: @unchecked Sendable {
         private let lock = NSLock()
         private var count = 0
-        var current: Int { lock.withLock { count } }
-        func next() -> Int { lock.withLock { count += 1; return count } }
+        private var made: [String] = []
+        func next(prefix: String) -> String {
+            lock.withLock {
+                count += 1
+                made.append(prefix + String(count))
+                return made[made.count - 1]
+            }
+        }
+        func takeAll() -> [String] {
+            lock.withLock {
+                defer { made = [] }
+                return made
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import CoreStoreConformance
 import CoreStoreFirstPartyFactories
 
@@ -15,6 +16,8 @@ struct PostgresConformanceTests {
     @Test(arguments: ConformanceSuite.cases(applicableTo: factory))
     func postgres(_ c: ConformanceCase) throws {
         _ = try PostgresTestServer.requireURL()
+        let t0 = Date()
+        defer { FileHandle.standardError.write("TIMING \(Date().timeIntervalSince(t0)) \(c.name)\n".data(using: .utf8)!) }
         try c.run(with: Self.factory)
     }
 }

@@ -64,13 +64,21 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     /// `PostgresStore(postgres://user@host:port/database, schema)`, without the password.
     public var storeDescription: String { "PostgresStore(\(location), schema \(schemaName))" }
 
-    private struct OpenState: @unchecked Sendable {
+    /// The connections and the mapping of the open store.
+    struct OpenState: @unchecked Sendable {
         let writer: PostgresConnection
         let readers: SQLConnectionPool<PostgresConnection>
         let mapping: SQLSchemaMapping
+        let listener: PostgresChangeListener
     }
 
     private let lifecycle: StoreLifecycle<OpenState>
+
+    /// The open state; throws `notOpen` while closed.
+    func openState() throws -> OpenState { try lifecycle.open() }
+
+    /// The open state; `nil` while closed.
+    var currentState: OpenState? { lifecycle.current }
 
     /// A store reached through a `postgres://` (or `postgresql://`) URL, or a libpq key-value
     /// connection string (`host=… dbname=…`).
@@ -93,6 +101,12 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                      "dbname=\(PostgresLocation.quoted(database))", "sslmode=\(tls.rawValue)"]
         if let password { parts.append("password=\(PostgresLocation.quoted(password))") }
         self.init(url: parts.joined(separator: " "), schemaName: schemaName, configuration: configuration, maximumReaders: maximumReaders)
+    }
+
+    deinit {
+        // The listener's thread holds its own connection: a store dropped without `close()`
+        // must not leave it running.
+        lifecycle.current?.listener.stop()
     }
 
     // MARK: StorageInterface
@@ -144,7 +158,12 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 return try state.writer.transaction("SERIALIZABLE") {
                     try SQLWriter.commit(changes, on: state.writer, mapping: state.mapping,
                                          counters: { try PostgresMetadata.counters(state.writer) },
-                                         store: { try PostgresMetadata.update(state.writer, counters: $0, metadata: $1) })
+                                         store: { counters, metadata in
+                                             try PostgresMetadata.update(state.writer, counters: counters, metadata: metadata)
+                                             // Delivered to every listener when the transaction commits.
+                                             try state.writer.statement("SELECT pg_notify($1, $2)")
+                                                 .execute([.text(channel), .text(String(counters.sequence))])
+                                         })
                 }
             } catch let error as StorageError where PostgresStore.isConflict(error) {
                 guard attempt < maximumCommitAttempts else {
@@ -186,19 +205,33 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     // MARK: Connections
 
     private func closeState() {
-        lifecycle.close()?.readers.close()
+        guard let state = lifecycle.close() else { return }
+        state.listener.stop()
+        state.readers.close()
     }
 
+    /// The notification channel of the store's commits.
+    var channel: String { PostgresChangeListener.channel(schemaName) }
+
     private func install(_ writer: PostgresConnection, mapping: SQLSchemaMapping) {
-        let readers = SQLConnectionPool<PostgresConnection>(maximum: maximumReaders, storeDescription: storeDescription,
-                                                            isReusable: { $0.isUsable }) { [self] in
-            try connect()
+        // The pool and the listener open connections with the store's parameters, not through
+        // the store: neither keeps it alive.
+        let (connectionString, location, schemaName) = (self.connectionString, self.location, self.schemaName)
+        let connect: @Sendable () throws -> PostgresConnection = {
+            try Self.connect(connectionString, location: location, schemaName: schemaName)
         }
-        lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping))
+        let readers = SQLConnectionPool<PostgresConnection>(maximum: maximumReaders, storeDescription: storeDescription,
+                                                            isReusable: { $0.isUsable }, open: connect)
+        let listener = PostgresChangeListener(channel: channel, connect: connect)
+        lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping, listener: listener))
     }
 
     /// A new connection whose search path is the store's schema.
     private func connect() throws -> PostgresConnection {
+        try Self.connect(connectionString, location: location, schemaName: schemaName)
+    }
+
+    private static func connect(_ connectionString: String, location: String, schemaName: String) throws -> PostgresConnection {
         let connection = try PostgresConnection(connectionString: connectionString, location: location)
         try connection.execute("SET search_path TO \(schemaName.sqlIdentifier)")
         return connection

@@ -1,0 +1,25 @@
+import Foundation
+import CoreStoreSQL
+import CoreStoreStorage
+
+/// Any number of `DataStack`s, in any number of processes and machines, may add the same store
+/// (the same database and schema). Each commit is one serializable transaction that advances
+/// the store's key and sequence counters, so identifiers never collide, and it notifies the
+/// store's channel when it commits; each stack hears that (``PostgresChangeListener``), reads
+/// the stored sequence, and catches its objects and monitors up.
+extension PostgresStore: SharedAccessStorage {
+    /// The database (without the password) and the schema.
+    public var sharedIdentity: String { storeDescription }
+
+    /// The sequence of the last commit stored, read on a pooled reader (one small query).
+    public func storedCommitSequence() throws -> UInt64 {
+        let state = try openState()
+        return try state.readers.withConnection { try PostgresMetadata.counters($0).sequence }
+    }
+
+    /// How many commit notifications (and reconnections of the listening connection) this store
+    /// heard: it changes whenever another connection may have committed. `nil` while closed.
+    public var changeSignature: [Int64]? {
+        currentState.map { [$0.listener.count] }
+    }
+}
