@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "CoreStoreStorage", targets: ["CoreStoreStorage"]),
         .library(name: "CoreStoreInMemory", targets: ["CoreStoreInMemory"]),
         .library(name: "CoreStoreSQLite", targets: ["CoreStoreSQLite"]),
+        // A store in a PostgreSQL database that many processes share (libpq from the system).
+        .library(name: "CoreStorePostgres", targets: ["CoreStorePostgres"]),
         .library(name: "CoreStoreKeyValue", targets: ["CoreStoreKeyValue"]),
         .library(name: "CoreStoreConformance", targets: ["CoreStoreConformance"]),
         .library(name: "CoreStoreLMDB", targets: ["CoreStoreLMDB"]),
@@ -90,8 +92,7 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // A store in a PostgreSQL database shared by many processes. Work in progress ([16]): not a
-        // product until its conformance run passes (Tests/CoreStorePostgresTests, not yet declared).
+        // A store in a PostgreSQL database shared by many processes, on the shared SQL layer.
         .target(
             name: "CoreStorePostgres",
             dependencies: ["CoreStoreStorage", "CoreStoreSQL", "CPostgres"],

@@ -4,6 +4,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
 
+# A throwaway PostgreSQL server for the PostgresStore tests (installed with apt-get when it is
+# missing), stopped and deleted when this script ends; CORESTORE_POSTGRES_URL set by the
+# caller names an existing database instead.
+if [ -z "${CORESTORE_POSTGRES_URL:-}" ]; then
+  eval "$(scripts/postgres-cluster.sh start)"
+  trap 'scripts/postgres-cluster.sh stop "$CORESTORE_POSTGRES_DIR"' EXIT
+fi
+export CORESTORE_POSTGRES_URL
+
 log=$(mktemp)
 swift build --build-tests 2>&1 | tee "$log"
 if grep -E '^/.*/(Sources|Backends|Tests)/.*: warning:' "$log" >/dev/null; then
@@ -15,6 +24,8 @@ swift test --skip-build 2>&1 | tee "$log"
 grep -E 'Test run with [0-9]+ tests? .* passed|Executed [0-9]+ tests?, with 0 failures' "$log" >/dev/null
 "$(swift build --show-bin-path)/corestore" demo >/dev/null
 "$(swift build --show-bin-path)/corestore" conformance --backend sqlite --sequences 50 | tail -n 1
+"$(swift build --show-bin-path)/corestore" demo --postgres "$CORESTORE_POSTGRES_URL" >/dev/null
+"$(swift build --show-bin-path)/corestore" conformance --backend postgres --url "$CORESTORE_POSTGRES_URL" --group differential --sequences 50 --quiet | tail -n 1
 
 # The DocC documentation of every public module: a warning (a broken link, a topic naming no
 # symbol) fails the run.

@@ -54,7 +54,11 @@ extension SQLReader {
                     row.append(try statement.value(index, as: .double))
                     index += 1
                 case .integer:
-                    row.append(try statement.value(index, as: .integer))
+                    let value = try statement.value(index, as: .integer)
+                    // A sum beyond the 64-bit range (a database that sums into a wider type):
+                    // the evaluator reports it as the reference does.
+                    if case .decimal = value { fallback = true }
+                    row.append(value)
                     index += 1
                 case .average:
                     // The database's integer sum and count are exact; the division is the reference one.

@@ -19,24 +19,33 @@ struct ConformanceCommand: ParsableCommand {
               corestore conformance --backend lmdb
               corestore conformance --backend sqlite --group predicates --group sorting
               corestore conformance --backend leveldb --group differential --sequences 1000 --seed 7
+              corestore conformance --backend postgres --url postgres://me@localhost/scratch
+
+            The postgres backend makes a schema per store in the database at --url and drops \
+            it again; the URL's password never appears in the output.
             """
     )
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case memory, sqlite, lmdb, leveldb
+        case memory, sqlite, lmdb, leveldb, postgres
+    }
 
-        var factory: any StorageFactory {
-            switch self {
-            case .memory: InMemoryFactory()
-            case .sqlite: SQLiteFactory()
-            case .lmdb: LMDBFactory()
-            case .leveldb: LevelDBFactory()
-            }
+    /// The factory of the chosen backend (`url` is the database of `postgres`).
+    static func factory(_ backend: Backend, url: String?) -> any StorageFactory {
+        switch backend {
+        case .memory: InMemoryFactory()
+        case .sqlite: SQLiteFactory()
+        case .lmdb: LMDBFactory()
+        case .leveldb: LevelDBFactory()
+        case .postgres: PostgresFactory(url: url ?? "")
         }
     }
 
     @Option(help: "The store to check: \(Backend.allCases.map(\.rawValue).joined(separator: ", ")).")
     var backend: Backend = .sqlite
+
+    @Option(help: "The PostgreSQL database of --backend postgres (postgres://user[:password]@host[:port]/database, or libpq's key=value form).")
+    var url: String?
 
     @Option(help: "The seed of the differential runner.")
     var seed: UInt64 = 20_261_123
@@ -56,10 +65,16 @@ struct ConformanceCommand: ParsableCommand {
             throw ValidationError("unknown group '\(name)'; the groups are: \(known.sorted().joined(separator: ", "))")
         }
         guard sequences >= 0 else { throw ValidationError("--sequences must not be negative") }
+        if backend == .postgres, (url ?? "").isEmpty {
+            throw ValidationError("--backend postgres needs --url (for example postgres://me@localhost/scratch)")
+        }
+        if backend != .postgres, url != nil {
+            throw ValidationError("--url is for --backend postgres only")
+        }
     }
 
     func run() throws {
-        let factory = backend.factory
+        let factory = Self.factory(backend, url: url)
         let selected = group.isEmpty ? nil : Set(group)
         var passed = 0, failed = 0, skipped = 0
         print("Conformance of \(factory.name)\n")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreStore
 import CoreStoreSQLite
+import CoreStorePostgres
 import Foundation
 
 /// `corestore demo`: a tour of models, transactions and fetches on an embedded store.
@@ -17,6 +18,7 @@ struct DemoCommand: AsyncParsableCommand {
               corestore demo
               corestore demo --path /tmp/demo.sqlite && corestore inspect /tmp/demo.sqlite
               corestore demo --in-memory --verbose
+              corestore demo --postgres postgres://me@localhost/app
             """
     )
 
@@ -29,6 +31,15 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Use an InMemoryStore instead of a SQLite file.")
     var inMemory = false
 
+    @Option(name: .long, help: "Use a PostgresStore in this database instead of a SQLite file (postgres://user[:password]@host[:port]/database); its tables go in the schema 'corestore_demo'.")
+    var postgres: String?
+
+    func validate() throws {
+        if [path != nil, inMemory, postgres != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --path, --in-memory and --postgres")
+        }
+    }
+
     func run() async throws {
         CoreStoreDefaults.logger = DefaultLogger(minimumLevel: verbose ? .trace : .warning)
         let dataStack = DataStack(DemoModel.schema)
@@ -36,6 +47,8 @@ struct DemoCommand: AsyncParsableCommand {
         var mainFile: URL?
         if inMemory {
             store = try dataStack.addStorageAndWait(InMemoryStore())
+        } else if let postgres {
+            store = try dataStack.addStorageAndWait(PostgresStore(url: postgres, schemaName: "corestore_demo"))
         } else {
             let fileURL = path.map { URL(fileURLWithPath: $0) } ?? SQLiteStore.defaultFileURL
             mainFile = fileURL

@@ -1,5 +1,4 @@
 import Testing
-import Foundation
 import CoreStoreConformance
 import CoreStoreFirstPartyFactories
 
@@ -16,8 +15,6 @@ struct PostgresConformanceTests {
     @Test(arguments: ConformanceSuite.cases(applicableTo: factory))
     func postgres(_ c: ConformanceCase) throws {
         _ = try PostgresTestServer.requireURL()
-        let t0 = Date()
-        defer { FileHandle.standardError.write("TIMING \(Date().timeIntervalSince(t0)) \(c.name)\n".data(using: .utf8)!) }
         try c.run(with: Self.factory)
     }
 }

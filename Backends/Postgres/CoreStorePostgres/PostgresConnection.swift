@@ -111,7 +111,12 @@ final class PostgresConnection {
             case .text(let s):
                 texts.append(ContiguousArray(s.utf8CString)); lengths.append(0); formats.append(0)
             case .blob(let data):
-                texts.append(ContiguousArray(data.map { CChar(bitPattern: $0) })); lengths.append(Int32(data.count)); formats.append(1)
+                // Binary: the bytes as they are, copied once.
+                let bytes = ContiguousArray<CChar>(unsafeUninitializedCapacity: Swift.max(data.count, 1)) { buffer, initialized in
+                    data.copyBytes(to: UnsafeMutableRawBufferPointer(buffer).bindMemory(to: UInt8.self), count: data.count)
+                    initialized = data.count
+                }
+                texts.append(bytes); lengths.append(Int32(data.count)); formats.append(1)
             }
         }
         let result = withPointers(texts) { pointers in

@@ -7,7 +7,7 @@ import CoreStoreStorage
 /// | type | column | value |
 /// |---|---|---|
 /// | bool | `SMALLINT` | 0 or 1 (so that it compares with numbers as the reference does) |
-/// | integer | `BIGINT` | the integer |
+/// | integer | `NUMERIC` | the integer (a `UInt64` beyond `Int64.max` is a decimal) |
 /// | double | `DOUBLE PRECISION` | the double, NaN, the infinities and `-0.0` included |
 /// | decimal | `NUMERIC` | the decimal's text, NaN included |
 /// | string, url | `BYTEA` | the UTF-8 bytes: PostgreSQL's `text` cannot hold NUL, and `bytea` compares byte by byte, the reference order |
@@ -29,9 +29,8 @@ struct PostgresDialect: SQLDialect {
     func columnDefinition(_ type: AttributeType) -> String {
         switch type {
         case .bool: return "SMALLINT"
-        case .integer: return "BIGINT"
+        case .integer, .decimal: return "NUMERIC"
         case .double, .date: return "DOUBLE PRECISION"
-        case .decimal: return "NUMERIC"
         case .string, .url, .bytes, .uuid: return "BYTEA"
         }
     }
@@ -83,7 +82,10 @@ struct PostgresDialect: SQLDialect {
             if d.isNaN { return .never }
             if d.rounded() == d, d >= -9.2e18, d <= 9.2e18 { return .sql(.integer(Int64(d))) }
             return .fallback
-        case (.integer, .decimal(let d)), (.bool, .decimal(let d)):
+        case (.integer, .decimal(let d)):
+            // Both are exact decimals to the server.
+            return d.isNaN ? .fallback : .sql(.text(Self.decimalText(d)))
+        case (.bool, .decimal(let d)):
             var value = d, rounded = Decimal()
             NSDecimalRound(&rounded, &value, 0, .down)
             guard !d.isNaN, rounded == d, d >= Decimal(Int64.min), d <= Decimal(Int64.max), let i = Int64(Self.decimalText(d)) else { return .fallback }
@@ -164,8 +166,8 @@ struct PostgresDialect: SQLDialect {
     /// record-key order, which can round differently.
     func exactDoubleAggregate(average: Bool, key: String, column: String) -> String? { nil }
 
-    /// Integer columns hold only 64-bit integers; `sum()` of them is a `numeric` that the reader
-    /// checks against the 64-bit range.
+    /// `sum()` of an integer column is a `numeric`: one beyond the 64-bit range comes back as a
+    /// decimal, which the reader hands to the evaluator.
     func unsummableIntegerCheck(_ column: String) -> String? { nil }
 
     /// `bytea` has no `min()` or `max()`.

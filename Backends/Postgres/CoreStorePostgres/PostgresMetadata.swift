@@ -69,10 +69,13 @@ enum PostgresMetadata {
         try write(connection, metadata)
     }
 
-    /// The next record key and the last commit sequence, read inside the write transaction.
-    static func counters(_ connection: PostgresConnection) throws -> CommitCounters {
+    /// The next record key and the last commit sequence. With `lock`, the rows stay locked until
+    /// the transaction ends: the first statement of every commit, so that commits from every
+    /// connection and process run one at a time, each after the last has committed.
+    static func counters(_ connection: PostgresConnection, lock: Bool = false) throws -> CommitCounters {
         var nextKey: Int64?, sequence: Int64?
-        try connection.statement("SELECT key, value FROM \(table.sqlIdentifier) WHERE key IN ('next_key', 'sequence')").query { row in
+        let sql = "SELECT key, value FROM \(table.sqlIdentifier) WHERE key IN ('next_key', 'sequence')" + (lock ? " FOR UPDATE" : "")
+        try connection.statement(sql).query { row in
             switch row.text(0) {
             case "next_key": nextKey = row.integer(1)
             case "sequence": sequence = row.integer(1)

@@ -87,7 +87,27 @@ struct PostgresRow: SQLRow {
     }
 
     func value(_ index: Int32, as type: AttributeType) throws -> Value {
-        guard let text = text(index) else { return .null }
+        if isNull(index) { return .null }
+        switch type {
+        case .string, .url:
+            if let data = bytea(index) { return .string(String(decoding: data, as: UTF8.self)) }
+        case .bytes:
+            if let data = bytea(index) { return .bytes(data) }
+        case .uuid:
+            if let data = bytea(index), data.count == 16 {
+                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
+                return .uuid(UUID(uuid: uuid))
+            }
+        default:
+            return try number(index, as: type)
+        }
+        throw damaged(String(decoding: bytes(index).prefix(40), as: UTF8.self), type)
+    }
+
+    /// A value of a numeric column (bool, integer, double, date, decimal), from its text.
+    private func number(_ index: Int32, as type: AttributeType) throws -> Value {
+        let text = String(decoding: bytes(index), as: UTF8.self)
         switch type {
         case .bool:
             if let i = Int64(text) { return .bool(i != 0) }
@@ -102,38 +122,44 @@ struct PostgresRow: SQLRow {
         case .decimal:
             if text == "NaN" { return .decimal(.nan) }
             if let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(d) }
-        case .string, .url:
-            if let data = Self.bytea(text) { return .string(String(decoding: data, as: UTF8.self)) }
-        case .bytes:
-            if let data = Self.bytea(text) { return .bytes(data) }
-        case .uuid:
-            if let data = Self.bytea(text), data.count == 16 {
-                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-                withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
-                return .uuid(UUID(uuid: uuid))
-            }
+        case .string, .url, .bytes, .uuid:
+            break
         }
-        throw StorageError.engine(code: 0, message: "a column of type \(type.rawValue) holds an unexpected value (\(text.prefix(40))) in \(location); the database is damaged or was changed by another program")
+        throw damaged(text, type)
     }
 
-    /// The bytes of a `bytea` in its text form (`\x` and two hex digits per byte).
-    static func bytea(_ text: String) -> Data? {
-        var utf8 = text.utf8.makeIterator()
-        guard utf8.next() == UInt8(ascii: "\\"), utf8.next() == UInt8(ascii: "x") else { return nil }
-        var data = Data()
-        data.reserveCapacity(text.utf8.count / 2)
-        func digit(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: return nil
+    private func damaged(_ text: String, _ type: AttributeType) -> StorageError {
+        StorageError.engine(code: 0, message: "a column of type \(type.rawValue) holds an unexpected value (\(text.prefix(40))) in \(location); the database is damaged or was changed by another program")
+    }
+
+    /// The bytes of a `bytea` column in its text form (`\x` and two hex digits per byte).
+    private func bytea(_ index: Int32) -> Data? {
+        Self.bytea(bytes(index))
+    }
+
+    /// The bytes of a `bytea` in its text form; `nil` when `text` is not one.
+    static func bytea(_ text: UnsafeRawBufferPointer) -> Data? {
+        guard text.count >= 2, text.count % 2 == 0, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
+        let count = text.count / 2 - 1
+        var valid = true
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+            for i in 0..<count {
+                let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
+                if high > 15 || low > 15 { valid = false; return }
+                buffer[i] = high << 4 | low
             }
         }
-        while let high = utf8.next() {
-            guard let h = digit(high), let low = utf8.next(), let l = digit(low) else { return nil }
-            data.append(h << 4 | l)
+        return valid ? data : nil
+    }
+
+    /// The value of each hex digit's character; 255 for the others.
+    private static let hexDigits: [UInt8] = (0...255).map { c in
+        switch UInt8(c) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(c) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt8(c) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt8(c) - UInt8(ascii: "A") + 10
+        default: return 255
         }
-        return data
     }
 }

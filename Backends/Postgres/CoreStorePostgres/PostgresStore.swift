@@ -18,12 +18,15 @@ import CoreStoreStorage
 /// names.
 ///
 /// ## Consistency
-/// Every commit is one `SERIALIZABLE` transaction; when PostgreSQL reports a serialization
-/// failure or a deadlock (another process committed to the same rows at the same time) the
-/// commit is run again from the start, up to ``maximumCommitAttempts`` times, and then fails
-/// with a clear error. Record keys come from the store's counters inside the same transaction,
-/// so they never collide between processes. Each read runs in one `REPEATABLE READ READ ONLY`
-/// transaction: it sees one snapshot.
+/// Commits run one at a time across every connection and process: each is one transaction
+/// whose first statement locks the store's counters row (`SELECT … FOR UPDATE`), so a commit
+/// waits for the one before it to end, then reads the stored records as that one left them
+/// (`READ COMMITTED`: each statement sees every commit made before it). Record keys come from
+/// those counters, so they never collide between processes. Should PostgreSQL still report a
+/// serialization failure or a deadlock, the commit is run again from the start, up to
+/// ``maximumCommitAttempts`` times, and then fails with a clear error; nothing is written by a
+/// commit that fails. Each read runs in one `REPEATABLE READ READ ONLY` transaction: it sees
+/// one snapshot.
 ///
 /// ## Connections
 /// One connection writes (the `DataStack` serializes commits); up to `maximumReaders` more
@@ -148,16 +151,18 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         }
     }
 
-    /// Applies `changes` in one serializable transaction: all of it, or nothing. A commit that
-    /// met another process's commit is run again (see the type's documentation).
+    /// Applies `changes` in one transaction, after every commit before it: all of it, or
+    /// nothing (see the type's documentation).
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let state = try lifecycle.open()
         var attempt = 1
         while true {
             do {
-                return try state.writer.transaction("SERIALIZABLE") {
+                // READ COMMITTED: each statement after the lock on the counters sees every
+                // commit that came before (see the type's documentation).
+                return try state.writer.transaction("READ COMMITTED") {
                     try SQLWriter.commit(changes, on: state.writer, mapping: state.mapping,
-                                         counters: { try PostgresMetadata.counters(state.writer) },
+                                         counters: { try PostgresMetadata.counters(state.writer, lock: true) },
                                          store: { counters, metadata in
                                              try PostgresMetadata.update(state.writer, counters: counters, metadata: metadata)
                                              // Delivered to every listener when the transaction commits.

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import CoreStore
+import CoreStorePostgres
+
+final class SharedNote: CoreStoreObject {
+    @Field.Stored("title") var title: String = ""
+    @Field.Stored("count") var count: Int = 0
+}
+
+/// Records what a list monitor tells its observer, as text.
+final class NoteListRecorder: ListObjectObserver, @unchecked Sendable {
+    typealias ListEntityType = SharedNote
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var events: [String] { lock.withLock { recorded } }
+    private func record(_ event: String) { lock.withLock { recorded.append(event) } }
+
+    func listMonitorWillChange(_ monitor: ListMonitor<SharedNote>) { record("willChange") }
+    func listMonitorDidChange(_ monitor: ListMonitor<SharedNote>) { record("didChange") }
+    func listMonitor(_ monitor: ListMonitor<SharedNote>, didInsertObject object: SharedNote, toIndexPath indexPath: IndexPath) {
+        record("insert \(object.title) \(object.count)")
+    }
+    func listMonitor(_ monitor: ListMonitor<SharedNote>, didDeleteObject object: SharedNote, fromIndexPath indexPath: IndexPath) {
+        record("delete")
+    }
+    func listMonitor(_ monitor: ListMonitor<SharedNote>, didUpdateObject object: SharedNote, atIndexPath indexPath: IndexPath) {
+        record("update \(object.title) \(object.count)")
+    }
+    func listMonitor(_ monitor: ListMonitor<SharedNote>, didMoveObject object: SharedNote, fromIndexPath: IndexPath, toIndexPath: IndexPath) {
+        record("move \(object.title)")
+    }
+}
+
+/// Two `DataStack`s on one PostgreSQL store, connected through different connection strings:
+/// nothing inside the process links them (their stores' identities differ), so what one
+/// commits reaches the other only through the database, by its notification and its stored
+/// commit sequence, as between processes.
+@Suite("Stacks sharing a PostgreSQL store", .serialized)
+struct PostgresSharedStackTests {
+    static let schema = CoreStoreSchema(modelVersion: "V1", entities: [Entity<SharedNote>("SharedNote")])
+
+    /// The key-value form of a `postgres://user@host:port/database` URL.
+    static func keyValueForm(_ url: String) throws -> String {
+        let components = try #require(URLComponents(string: url))
+        var parts = ["host=\(components.host ?? "localhost")", "dbname=\(components.path.dropFirst())"]
+        if let port = components.port { parts.append("port=\(port)") }
+        if let user = components.user { parts.append("user=\(user)") }
+        if let password = components.password { parts.append("password=\(password)") }
+        return parts.joined(separator: " ")
+    }
+
+    /// Waits (up to a minute, for a loaded machine) until `condition` holds.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return try condition()
+    }
+
+    @Test func commitsThroughAnotherConnectionReachMonitorsAndObjects() throws {
+        let url = try PostgresTestServer.requireURL()
+        let schemaName = "shared_stacks_\(UInt32.random(in: 0...UInt32.max))"
+        let writerStore = PostgresStore(url: url, schemaName: schemaName)
+        let readerStore = PostgresStore(url: try Self.keyValueForm(url), schemaName: schemaName)
+        #expect(writerStore.sharedIdentity != readerStore.sharedIdentity)
+        defer { try? PostgresStore(url: url, schemaName: schemaName).erase() }
+
+        let writer = DataStack(Self.schema)
+        try writer.addStorageAndWait(writerStore)
+        let reader = DataStack(Self.schema)
+        try reader.addStorageAndWait(readerStore)
+        let list = try reader.monitorList(From<SharedNote>().orderBy(.ascending(\.$title)))
+        let recorder = NoteListRecorder()
+        list.addObserver(recorder)
+
+        try writer.perform(synchronous: { t in
+            for (i, title) in ["a", "b", "c"].enumerated() {
+                let note = t.create(Into<SharedNote>())
+                note.title = title
+                note.count = i
+            }
+        })
+        #expect(Self.eventually { list.numberOfObjects() == 3 }, "\(recorder.events)")
+        #expect(recorder.events == ["willChange", "insert a 0", "insert b 1", "insert c 2", "didChange"])
+        let a = try #require(try reader.fetchOne(From<SharedNote>().where(\.$title == "a")))
+
+        try writer.perform(synchronous: { t in
+            try t.fetchOne(From<SharedNote>().where(\.$title == "a"))?.count = 10
+            try t.delete(t.fetchOne(From<SharedNote>().where(\.$title == "c")))
+        })
+        #expect(Self.eventually { list.numberOfObjects() == 2 && a.count == 10 }, "\(recorder.events)")
+        #expect(recorder.events.suffix(4) == ["willChange", "delete", "update a 10", "didChange"])
+        #expect(list.objectsInAllSections().map(\.title) == ["a", "b"])
+
+        // And back: the reader's own commit reaches the writer's objects.
+        try reader.perform(synchronous: { t in
+            let note = t.create(Into<SharedNote>())
+            note.title = "d"
+        })
+        #expect(Self.eventually { (try? writer.fetchCount(From<SharedNote>())) == 3 })
+        #expect(Set(try writer.fetchAll(From<SharedNote>()).map(\.title)) == ["a", "b", "d"])
+    }
+}
