@@ -72,7 +72,7 @@ struct PostgresSharedStackTests {
         try writer.addStorageAndWait(writerStore)
         let reader = DataStack(Self.schema)
         try reader.addStorageAndWait(readerStore)
-        let list = try reader.monitorList(From<SharedNote>().orderBy(.ascending(\.$title)))
+        let list = try reader.monitorList(From<SharedNote>().orderBy(.ascending(\.$title)), deliveryQueue: DispatchQueue(label: "test.deliveries"))
         let recorder = NoteListRecorder()
         list.addObserver(recorder)
 

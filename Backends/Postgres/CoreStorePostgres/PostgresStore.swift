@@ -69,7 +69,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
 
     /// The connections and the mapping of the open store.
     struct OpenState: @unchecked Sendable {
-        let writer: PostgresConnection
+        let writer: PostgresWriterConnection
         let readers: SQLConnectionPool<PostgresConnection>
         let mapping: SQLSchemaMapping
         let listener: PostgresChangeListener
@@ -119,7 +119,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     /// happens), `nil` for a new one.
     public func open(schema: StoreSchema) throws -> StoredMetadata? {
         if let state = lifecycle.current {
-            return try PostgresMetadata.read(state.writer, schemaName: schemaName)
+            return try PostgresMetadata.read(try state.writer.current(), schemaName: schemaName)
         }
         let mapping = try SQLSchemaMapping(schema: schema, dialect: PostgresDialect())
         let writer = try connect()
@@ -160,13 +160,14 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
             do {
                 // READ COMMITTED: each statement after the lock on the counters sees every
                 // commit that came before (see the type's documentation).
-                return try state.writer.transaction("READ COMMITTED") {
-                    try SQLWriter.commit(changes, on: state.writer, mapping: state.mapping,
-                                         counters: { try PostgresMetadata.counters(state.writer, lock: true) },
+                let writer = try state.writer.current()
+                return try writer.transaction("READ COMMITTED") {
+                    try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
+                                         counters: { try PostgresMetadata.counters(writer, lock: true) },
                                          store: { counters, metadata in
-                                             try PostgresMetadata.update(state.writer, counters: counters, metadata: metadata)
+                                             try PostgresMetadata.update(writer, counters: counters, metadata: metadata)
                                              // Delivered to every listener when the transaction commits.
-                                             try state.writer.statement("SELECT pg_notify($1, $2)")
+                                             try writer.statement("SELECT pg_notify($1, $2)")
                                                  .execute([.text(channel), .text(String(counters.sequence))])
                                          })
                 }
@@ -191,7 +192,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     public func erase() throws {
         let writer: PostgresConnection
         if let state = lifecycle.current {
-            writer = state.writer
+            writer = try state.writer.current()
         } else {
             writer = try connect()
         }
@@ -228,7 +229,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         let readers = SQLConnectionPool<PostgresConnection>(maximum: maximumReaders, storeDescription: storeDescription,
                                                             isReusable: { $0.isUsable }, open: connect)
         let listener = PostgresChangeListener(channel: channel, connect: connect)
-        lifecycle.install(OpenState(writer: writer, readers: readers, mapping: mapping, listener: listener))
+        lifecycle.install(OpenState(writer: PostgresWriterConnection(writer, connect: connect), readers: readers, mapping: mapping, listener: listener))
     }
 
     /// A new connection whose search path is the store's schema.
@@ -236,9 +237,10 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         try Self.connect(connectionString, location: location, schemaName: schemaName)
     }
 
+    /// `application_name` (what `pg_stat_activity` shows) names the store's schema.
     private static func connect(_ connectionString: String, location: String, schemaName: String) throws -> PostgresConnection {
         let connection = try PostgresConnection(connectionString: connectionString, location: location)
-        try connection.execute("SET search_path TO \(schemaName.sqlIdentifier)")
+        try connection.execute("SET search_path TO \(schemaName.sqlIdentifier); SET application_name TO \(String(decoding: "corestore:\(schemaName)".utf8.prefix(60), as: UTF8.self).sqlLiteral)")
         return connection
     }
 }
