@@ -165,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreStoreTests",
-            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB"]
+            dependencies: ["CoreStore", "CoreStoreSQLite", "CoreStoreKeyValue", "CoreStoreLMDB", "CoreStoreLevelDB", "CoreStorePostgres"]
         ),
         .testTarget(
             name: "CoreStoreSQLiteTests",

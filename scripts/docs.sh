@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every public module (CoreStore, CoreStoreStorage,
 # CoreStoreKeyValue, CoreStoreInMemory, CoreStoreSQLite, CoreStoreLMDB, CoreStoreLevelDB,
-# CoreStoreConformance) with swift-docc-plugin; a warning (an unresolved link, a topic that
+# CoreStorePostgres, CoreStoreConformance) with swift-docc-plugin; a warning (an unresolved link, a topic that
 # names no symbol, a malformed article) fails the build.
 #
 #   scripts/docs.sh                 archives in .build/plugins/Swift-DocC/outputs/
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
 
-targets=(CoreStore CoreStoreStorage CoreStoreKeyValue CoreStoreInMemory CoreStoreSQLite CoreStoreLMDB CoreStoreLevelDB CoreStoreConformance)
+targets=(CoreStore CoreStoreStorage CoreStoreKeyValue CoreStoreInMemory CoreStoreSQLite CoreStoreLMDB CoreStoreLevelDB CoreStorePostgres CoreStoreConformance)
 target_args=()
 for target in "${targets[@]}"; do target_args+=(--target "$target"); done
 

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 # document : snippet class : generated file : modules to import
 documents=(
-  "README.md:ReadmeSnippets:Tests/CoreStoreTests/DocSnippets/README+Snippets.swift:Foundation CoreStore CoreStoreInMemory CoreStoreSQLite"
+  "README.md:ReadmeSnippets:Tests/CoreStoreTests/DocSnippets/README+Snippets.swift:Foundation CoreStore CoreStoreInMemory CoreStoreSQLite CoreStorePostgres"
   "docs/MIGRATIONS.md:MigrationsSnippets:Tests/CoreStoreTests/DocSnippets/MIGRATIONS+Snippets.swift:Foundation CoreStore CoreStoreSQLite"
   "docs/CONFORMANCE.md:ConformanceSnippets:Tests/CoreStoreConformanceTests/DocSnippets/CONFORMANCE+Snippets.swift:Foundation XCTest CoreStoreConformance"
   "docs/GETTING-STARTED.md:GuideSnippets:Tests/CoreStoreTests/DocSnippets/GETTING-STARTED+Snippets.swift:Foundation CoreStore CoreStoreSQLite"
@@ -20,6 +20,7 @@ documents=(
   "docs/TRANSACTIONS.md:GuideSnippets:Tests/CoreStoreTests/DocSnippets/TRANSACTIONS+Snippets.swift:Foundation CoreStore"
   "docs/FETCHING.md:GuideSnippets:Tests/CoreStoreTests/DocSnippets/FETCHING+Snippets.swift:Foundation CoreStore"
   "docs/IMPORTING.md:GuideSnippets:Tests/CoreStoreTests/DocSnippets/IMPORTING+Snippets.swift:Foundation CoreStore"
+  "docs/POSTGRES.md:GuideSnippets:Tests/CoreStoreTests/DocSnippets/POSTGRES+Snippets.swift:Foundation CoreStore CoreStorePostgres"
 )
 
 for entry in "${documents[@]}"; do

@@ -50,9 +50,9 @@ struct PostgresSharedStackTests {
         return parts.joined(separator: " ")
     }
 
-    /// Waits (up to a minute, for a loaded machine) until `condition` holds.
+    /// Waits (up to two minutes: a loaded machine, ThreadSanitizer) until `condition` holds.
     static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             if try condition() { return true }
             Thread.sleep(forTimeInterval: 0.01)
@@ -83,15 +83,17 @@ struct PostgresSharedStackTests {
                 note.count = i
             }
         })
-        #expect(Self.eventually { list.numberOfObjects() == 3 }, "\(recorder.events)")
+        // The observer hears of it after the list changed: wait for its last callback.
+        #expect(Self.eventually { recorder.events.count >= 5 }, "\(recorder.events)")
         #expect(recorder.events == ["willChange", "insert a 0", "insert b 1", "insert c 2", "didChange"])
+        #expect(list.numberOfObjects() == 3)
         let a = try #require(try reader.fetchOne(From<SharedNote>().where(\.$title == "a")))
 
         try writer.perform(synchronous: { t in
             try t.fetchOne(From<SharedNote>().where(\.$title == "a"))?.count = 10
             try t.delete(t.fetchOne(From<SharedNote>().where(\.$title == "c")))
         })
-        #expect(Self.eventually { list.numberOfObjects() == 2 && a.count == 10 }, "\(recorder.events)")
+        #expect(Self.eventually { recorder.events.count >= 9 && a.count == 10 }, "\(recorder.events)")
         #expect(recorder.events.suffix(4) == ["willChange", "delete", "update a 10", "didChange"])
         #expect(list.objectsInAllSections().map(\.title) == ["a", "b"])
 

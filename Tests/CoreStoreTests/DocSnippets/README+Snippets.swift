@@ -4,6 +4,7 @@ import Foundation
 import CoreStore
 import CoreStoreInMemory
 import CoreStoreSQLite
+import CoreStorePostgres
 
 extension ReadmeSnippets {
     /// README.md, the `quickStart` block.
@@ -115,6 +116,11 @@ extension ReadmeSnippets {
         let steps = try dataStack.requiredMigrationsForStorage(store)
         print(steps)                             // [.lightweight(V1→V2), .heavyweight(V2→V3)]
         for try await progress in dataStack.async.addStorage(store) { print(progress.fractionCompleted) }
+    }
+
+    /// README.md, the `addingAPostgresStore` block.
+    func addingAPostgresStore() async throws {
+        try dataStack.addStorageAndWait(PostgresStore(url: "postgres://app@db.internal/app"))
     }
 
 }
