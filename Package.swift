@@ -194,11 +194,12 @@ let package = Package(
             name: "CoreStoreTortureTests",
             dependencies: ["corestore", "CoreStore", "CoreStoreSQLite", "CoreStoreLMDB", "CoreStoreLevelDB", "CoreStoreKeyValue", "CSQLite"]
         ),
-        // The conformance suite and the multi-process tests on a real PostgreSQL server
+        // The conformance suite and the multi-process tests (which run the `corestore`
+        // executable, built first) on a real PostgreSQL server
         // (CORESTORE_POSTGRES_URL, or a throwaway cluster from scripts/postgres-cluster.sh).
         .testTarget(
             name: "CoreStorePostgresTests",
-            dependencies: ["CoreStoreConformance", "CoreStoreFirstPartyFactories", "CoreStorePostgres", "CoreStoreStorage", "CoreStore"]
+            dependencies: ["corestore", "CoreStoreConformance", "CoreStoreFirstPartyFactories", "CoreStorePostgres", "CoreStoreStorage", "CoreStore"]
         ),
         .testTarget(
             name: "CoreStoreKVEngineTests",

@@ -3,10 +3,11 @@ import CoreStoreSQL
 import CoreStoreStorage
 
 /// Any number of `DataStack`s, in any number of processes and machines, may add the same store
-/// (the same database and schema). Each commit is one serializable transaction that advances
-/// the store's key and sequence counters, so identifiers never collide, and it notifies the
-/// store's channel when it commits; each stack hears that (``PostgresChangeListener``), reads
-/// the stored sequence, and catches its objects and monitors up.
+/// (the same database and schema). Commits run one at a time (each locks the store's counters
+/// row first) and advance the store's key and sequence counters, so identifiers never collide;
+/// each notifies the store's channel when it commits. Every open store listens on that channel
+/// (`PostgresChangeListener`), so its stacks read the stored sequence and catch their objects
+/// and monitors up.
 extension PostgresStore: SharedAccessStorage {
     /// The database (without the password) and the schema.
     public var sharedIdentity: String { storeDescription }

@@ -29,8 +29,11 @@ import CoreStoreStorage
 /// one snapshot.
 ///
 /// ## Connections
-/// One connection writes (the `DataStack` serializes commits); up to `maximumReaders` more
-/// read at once. The password is never part of ``storeDescription`` or of any message.
+/// One connection writes (the `DataStack` serializes commits; it is replaced when the server
+/// dropped it), up to `maximumReaders` more read at once, and one listens for other processes'
+/// commits (`LISTEN`; see the `SharedAccessStorage` conformance). Each carries the
+/// `application_name` `corestore:<schema>`. The password is never part of ``storeDescription``
+/// or of any message.
 public final class PostgresStore: StorageInterface, @unchecked Sendable {
     /// How the connection is encrypted (libpq's `sslmode`).
     public enum TLS: String, Sendable, Hashable {

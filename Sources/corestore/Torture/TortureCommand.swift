@@ -7,7 +7,8 @@ struct TortureCommand: AsyncParsableCommand {
         abstract: "Kill a process while it changes a store, then check what the store holds.",
         subcommands: [
             TortureCommitsCommand.self, TortureMigrationsCommand.self, TorturePowerCommand.self, TortureDamageCommand.self,
-            TortureChildCommand.self, CommitTortureChildCommand.self, TortureDamageChildCommand.self,
+            TortureSharedCommand.self,
+            TortureChildCommand.self, CommitTortureChildCommand.self, TortureDamageChildCommand.self, TortureSharedChildCommand.self,
         ]
     )
 }
