@@ -1,5 +1,6 @@
 import Foundation
 import CPostgres
+import CoreStoreSQL
 import CoreStoreStorage
 
 /// Listens on a store's notification channel (`LISTEN`) on a connection of its own, in a thread
@@ -51,7 +52,7 @@ final class PostgresChangeListener: @unchecked Sendable {
         while !isStopped {
             do {
                 let connection = try connect()
-                try connection.execute("LISTEN \(channel.sqlIdentifierForListen)")
+                try connection.execute("LISTEN \(channel.sqlIdentifier)")
                 // Whatever happened while there was no connection is caught up by a read.
                 hear()
                 pause = 100_000
@@ -85,9 +86,4 @@ final class PostgresChangeListener: @unchecked Sendable {
             }
         }
     }
-}
-
-private extension String {
-    /// The channel name as an identifier (it is made of letters, digits and `_` only).
-    var sqlIdentifierForListen: String { "\"\(self)\"" }
 }
