@@ -29,9 +29,26 @@ public protocol SharedAccessStorage: StorageInterface {
     /// ``storedCommitSequence()`` only when this changed (and every few seconds regardless);
     /// its other checks always read it.
     var changeSignature: [Int64]? { get }
+
+    /// The summaries of the commits stored after `sequence`, in commit order, from
+    /// `sequence + 1` to the last one stored; `nil` when the store keeps no summaries or no
+    /// longer keeps all of those (it keeps only its latest commits). With them, a stack that
+    /// fell behind reads only the records that changed, instead of everything it shows.
+    func committedChanges(after sequence: UInt64) throws -> [CommitSummary]?
+
+    /// Asks the store to call `handler` whenever it hears that another connection may have
+    /// committed (a database notification), so the stack checks at once rather than at its next
+    /// poll; `nil` stops the calls. Called on any thread. Stores that hear nothing ignore it.
+    func onForeignCommit(_ handler: (@Sendable () -> Void)?)
 }
 
 extension SharedAccessStorage {
     /// `nil`: every periodic check reads ``storedCommitSequence()``.
     public var changeSignature: [Int64]? { nil }
+
+    /// `nil`: the store keeps no commit summaries.
+    public func committedChanges(after sequence: UInt64) throws -> [CommitSummary]? { nil }
+
+    /// Does nothing: the stack's periodic checks find other connections' commits.
+    public func onForeignCommit(_ handler: (@Sendable () -> Void)?) {}
 }

@@ -32,6 +32,22 @@ final class NoteListRecorder: ListObjectObserver, @unchecked Sendable {
     }
 }
 
+/// Records what an object monitor tells its observer, as text.
+final class NoteObjectRecorder: ObjectObserver, @unchecked Sendable {
+    typealias ObjectEntityType = SharedNote
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var events: [String] { lock.withLock { recorded } }
+    private func record(_ event: String) { lock.withLock { recorded.append(event) } }
+
+    func objectMonitor(_ monitor: ObjectMonitor<SharedNote>, didUpdateObject object: SharedNote, changedPersistentKeys: Set<String>) {
+        record("update \(changedPersistentKeys.sorted().joined(separator: ",")) \(object.title) \(object.count)")
+    }
+    func objectMonitor(_ monitor: ObjectMonitor<SharedNote>, didDeleteObject object: SharedNote) {
+        record("delete")
+    }
+}
+
 /// Two `DataStack`s on one PostgreSQL store, connected through different connection strings:
 /// nothing inside the process links them (their stores' identities differ), so what one
 /// commits reaches the other only through the database, by its notification and its stored
@@ -104,5 +120,45 @@ struct PostgresSharedStackTests {
         })
         #expect(Self.eventually { (try? writer.fetchCount(From<SharedNote>())) == 3 })
         #expect(Set(try writer.fetchAll(From<SharedNote>()).map(\.title)) == ["a", "b", "d"])
+    }
+
+    /// Another connection's commits reach object monitors with the keys that changed, read from
+    /// the store's commit summaries, one commit at a time.
+    @Test func objectMonitorsHearWhichKeysAnotherConnectionChanged() throws {
+        let url = try PostgresTestServer.requireURL()
+        let schemaName = "shared_objects_\(UInt32.random(in: 0...UInt32.max))"
+        let writerStore = PostgresStore(url: url, schemaName: schemaName)
+        let readerStore = PostgresStore(url: try Self.keyValueForm(url), schemaName: schemaName)
+        defer { try? PostgresStore(url: url, schemaName: schemaName).erase() }
+
+        let writer = DataStack(Self.schema)
+        try writer.addStorageAndWait(writerStore)
+        let reader = DataStack(Self.schema)
+        try reader.addStorageAndWait(readerStore)
+        try writer.perform(synchronous: { t in
+            let note = t.create(Into<SharedNote>())
+            note.title = "a"
+        })
+        #expect(Self.eventually { (try? reader.fetchCount(From<SharedNote>())) == 1 })
+        let note = try #require(try reader.fetchOne(From<SharedNote>()))
+        let monitor = try reader.monitorObject(note, deliveryQueue: DispatchQueue(label: "test.object-deliveries"))
+        let recorder = NoteObjectRecorder()
+        monitor.addObserver(recorder)
+
+        // The commit log names what the commits changed.
+        let before = try readerStore.storedCommitSequence()
+        try writer.perform(synchronous: { t in try t.fetchOne(From<SharedNote>())?.count = 5 })
+        #expect(Self.eventually { recorder.events.count >= 1 }, "\(recorder.events)")
+        try writer.perform(synchronous: { t in try t.fetchOne(From<SharedNote>())?.title = "b" })
+        #expect(Self.eventually { recorder.events.count >= 2 }, "\(recorder.events)")
+        let summaries = try #require(try readerStore.committedChanges(after: before))
+        #expect(summaries.map(\.sequence) == [before + 1, before + 2])
+        #expect(summaries.compactMap { $0.changes?.changedKeys.values.first } == [["count"], ["title"]])
+
+        try writer.perform(synchronous: { t in try t.delete(t.fetchOne(From<SharedNote>())) })
+        #expect(Self.eventually { recorder.events.count >= 3 }, "\(recorder.events)")
+        #expect(recorder.events == ["update count a 5", "update title b 5", "delete"])
+        #expect(monitor.isObjectDeleted)
+        #expect(try reader.fetchCount(From<SharedNote>()) == 0)
     }
 }

@@ -7,9 +7,9 @@ import CoreStoreStorage
 /// of its own, and counts what it hears: every commit to the store (by any process) sends one
 /// notification when it commits (``PostgresStore`` calls `pg_notify` inside the commit).
 ///
-/// The count is the store's `changeSignature`: a `DataStack` reads the stored commit sequence
-/// when it moved, so another process's commit reaches its monitors within one polling
-/// interval, without a query per poll. When the connection breaks (a server restart, a network
+/// Each one is handed to the store's stack at once (`onForeignCommit`), which then catches up.
+/// The count is also the store's `changeSignature`: the stack's periodic check reads the stored
+/// commit sequence only when it moved, without a query per poll. When the connection breaks (a server restart, a network
 /// gap) the listener reconnects with a growing pause, and counts the reconnection too: commits
 /// made while it was away are caught up by the read that follows.
 final class PostgresChangeListener: @unchecked Sendable {
@@ -21,6 +21,7 @@ final class PostgresChangeListener: @unchecked Sendable {
     private let lock = NSLock()
     private var heard: Int64 = 0
     private var stopped = false
+    private var handler: (@Sendable () -> Void)?
     private let connect: @Sendable () throws -> PostgresConnection
     private let channel: String
 
@@ -43,8 +44,17 @@ final class PostgresChangeListener: @unchecked Sendable {
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
+    /// Sets what to call (on the listener's thread) for everything heard; `nil` for nothing.
+    func onHear(_ handler: (@Sendable () -> Void)?) {
+        lock.withLock { self.handler = handler }
+    }
+
     private func hear() {
-        lock.withLock { heard &+= 1 }
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            heard &+= 1
+            return self.handler
+        }
+        handler?()
     }
 
     private func run() {

@@ -133,12 +133,17 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
             if let existing = try PostgresMetadata.inspect(writer, schemaName: schemaName) { return existing }
             try writer.execute("CREATE SCHEMA IF NOT EXISTS \(schemaName.sqlIdentifier)")
             for statement in mapping.creationSQL { try writer.execute(statement) }
+            try writer.execute(SQLCommitLog.creationSQL)
             try PostgresMetadata.create(writer, metadata: StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash))
             return nil
         }
         if let existing {
             guard existing.schemaHash == schema.schemaHash else { return existing }
             try PostgresMetadata.verifyTables(writer, mapping: mapping, schemaName: schemaName)
+            // A store made before commit summaries were kept gets their table now.
+            if !(try PostgresMetadata.tables(writer, schemaName: schemaName).contains(SQLCommitLog.table)) {
+                try writer.execute(SQLCommitLog.creationSQL)
+            }
         }
         install(writer, mapping: mapping)
         return existing
@@ -165,7 +170,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 // commit that came before (see the type's documentation).
                 let writer = try state.writer.current()
                 return try writer.transaction("READ COMMITTED") {
-                    try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
+                    let info = try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
                                          counters: { try PostgresMetadata.counters(writer, lock: true) },
                                          store: { counters, metadata in
                                              try PostgresMetadata.update(writer, counters: counters, metadata: metadata)
@@ -173,6 +178,9 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                                              try writer.statement("SELECT pg_notify($1, $2)")
                                                  .execute([.text(channel), .text(String(counters.sequence))])
                                          })
+                    // What changed, for the stacks of other connections to catch up with.
+                    try SQLCommitLog.append(info, on: writer, dialect: state.mapping.dialect)
+                    return info
                 }
             } catch let error as StorageError where PostgresStore.isConflict(error) {
                 guard attempt < maximumCommitAttempts else {

@@ -64,6 +64,27 @@ extension LifecycleCases {
             try ctx.expectEqual(people.records.count, 2 * perWriter, "records stored by both writers")
             try ctx.expectEqual(try second.storedCommitSequence(), try first.storedCommitSequence(), "storedCommitSequence of both instances")
         },
+        sharing("commit summaries, when kept, name what each commit changed, in order") { ctx in
+            let (store, seeded) = try ctx.seeded(Fixtures.world())
+            var world = seeded
+            let (first, second) = try sharedPair(ctx, store)
+            let start = try first.storedCommitSequence()
+            // Summaries are optional: a store that keeps none answers nil.
+            guard try second.committedChanges(after: start) != nil else { return }
+            let pets = world.all.filter { $0.id.entity == "Pet" && $0.relationships[0].isEmpty }
+            let inserted = try ctx.commit(first, ChangeSet(inserts: [Fixtures.pet(-1, "New", tag: 100)]), into: &world)
+            var renamed = pets[0]
+            renamed.attributes[0] = .string("Renamed")
+            let changed = try ctx.commit(second, ChangeSet(updates: [RecordUpdate(record: renamed, changedKeys: ["name"])], deletes: [pets[1].id]), into: &world)
+            let summaries = try ctx.unwrap(try first.committedChanges(after: start), "committedChanges(after:) once it answered")
+            try ctx.expectEqual(summaries.map(\.sequence), [inserted.sequence, changed.sequence], "sequences of the summaries after \(start)")
+            let newID = try ctx.unwrap(inserted.permanentIDs.values.first, "the inserted pet's identifier")
+            try ctx.expectEqual(summaries[0].changes, CommitSummary.Changes(inserted: [newID]), "summary of the insert")
+            try ctx.expectEqual(summaries[1].changes?.updated.map(\.key), [renamed.id.key], "records updated by the second commit")
+            try ctx.expectEqual(summaries[1].changes?.changedKeys[renamed.id], ["name"], "keys changed by the second commit")
+            try ctx.expectEqual(summaries[1].changes?.deleted.map(\.key), [pets[1].id.key], "records deleted by the second commit")
+            try ctx.expectEqual(try second.committedChanges(after: changed.sequence), [], "summaries after the last commit")
+        },
     ]
 }
 

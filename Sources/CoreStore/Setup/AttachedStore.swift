@@ -24,6 +24,15 @@ final class AttachedStore: @unchecked Sendable {
         set { sequenceLock.withLock { _lastSequence = newValue } }
     }
 
+    /// The stack's own commits stored after ``lastSequence`` (another connection's commit came
+    /// between): catching up from the store's commit summaries skips them, since the stack
+    /// applied them when it made them. Changed only under the stack's commit lock.
+    var ownCommitsAhead: Set<UInt64> {
+        get { sequenceLock.withLock { _ownCommitsAhead } }
+        set { sequenceLock.withLock { _ownCommitsAhead = newValue } }
+    }
+    private var _ownCommitsAhead: Set<UInt64> = []
+
     var configuration: String? { storage.configuration }
 
     func holds(_ entity: String) -> Bool {

@@ -2,15 +2,16 @@ import CoreStoreStorage
 
 /// Following the commits other connections make to the stack's shared stores.
 ///
-/// A store that adopts `SharedAccessStorage` (`SQLiteStore`) may be added to several stacks —
-/// in this process or in others. Each stack compares the store's stored commit sequence with
-/// the last one it made or saw: after each of its own commits (a gap means someone committed in
-/// between), right after another stack of this process committed to the same file, and on a
-/// timer for other processes (every 200 ms when the store's files changed, every 2 s
-/// regardless). When the sequence moved, the stack reads its
-/// objects again and its monitors re-examine what they show (as in
-/// ``refreshAndMergeAllObjects()``), so their observers hear about the other connections'
-/// commits like about their own.
+/// A store that adopts `SharedAccessStorage` (`SQLiteStore`, `PostgresStore`) may be added to
+/// several stacks — in this process or in others. Each stack compares the store's stored commit
+/// sequence with the last one it made or saw: after each of its own commits (a gap means
+/// someone committed in between), right after another stack of this process committed to the
+/// same store, when the store hears of a commit (`onForeignCommit`), and on a timer (every
+/// 200 ms when the store's change signature moved, every 2 s regardless). When the sequence
+/// moved, the stack catches up: from the store's commit summaries when it keeps them (only the
+/// changed records are read, and monitors hear one commit), otherwise by reading its objects
+/// again while its monitors re-examine what they show (as in ``refreshAndMergeAllObjects()``).
+/// Either way their observers hear about the other connections' commits like about their own.
 extension DataStack {
     /// Starts following a shared store just added.
     func startWatching(_ store: AttachedStore) throws(CoreStoreError) {
@@ -34,30 +35,70 @@ extension DataStack {
         }
     }
 
-    /// Compares every shared store's stored sequence with the last one the stack knows; when
-    /// one moved, reads the stack's objects again and lets its monitors re-examine their lists
-    /// (under the commit lock, so no commit of this stack interleaves). Returns the deliveries
-    /// that will tell observers (none when nothing moved).
+    /// Compares every shared store's stored sequence with the last one the stack knows, and
+    /// catches up with the commits other connections made (under the commit lock, so no commit
+    /// of this stack interleaves). Returns the deliveries that will tell observers (none when
+    /// nothing moved).
+    ///
+    /// When every store that moved keeps the summaries of the commits since (see
+    /// `SharedAccessStorage.committedChanges(after:)`), the stack reads only the records they
+    /// name and hands the commits to its monitors one by one, as it does its own. Otherwise it
+    /// reads all its objects again and its monitors re-examine their whole lists.
     @discardableResult
     func refreshFromSharedStores() throws(CoreStoreError) -> [ObservationDelivery] {
         try withCommitsPaused { () throws(CoreStoreError) -> [ObservationDelivery] in
-            var moved: [(AttachedStore, UInt64)] = []
+            var moved: [(store: AttachedStore, sequence: UInt64)] = []
+            var summaries: [(store: AttachedStore, summaries: [CommitSummary])]? = []
             for store in stores {
                 guard let shared = store.storage as? any SharedAccessStorage else { continue }
-                let sequence: UInt64
                 do {
-                    sequence = try shared.storedCommitSequence()
+                    let sequence = try shared.storedCommitSequence()
+                    guard sequence != store.lastSequence else { continue }
+                    moved.append((store, sequence))
+                    if summaries != nil, let last = store.lastSequence,
+                       let logged = try shared.committedChanges(after: last),
+                       Self.summaries(logged, continueFrom: last, through: sequence, skipping: store.ownCommitsAhead) {
+                        summaries?.append((store, logged))
+                    } else {
+                        summaries = nil
+                    }
                 } catch {
                     throw CoreStoreError.wrap(error)
                 }
-                if sequence != store.lastSequence { moved.append((store, sequence)) }
             }
             guard !moved.isEmpty else { return [] }
-            // The sequences were read first: a commit landing during the refresh is noticed
-            // by the next check.
-            let deliveries = try refreshObjectsAndMonitors()
-            for (store, sequence) in moved { store.lastSequence = sequence }
-            return deliveries
+            guard let summaries else {
+                // The sequences were read first: a commit landing during the refresh is
+                // noticed by the next check.
+                let deliveries = try refreshObjectsAndMonitors()
+                for (store, sequence) in moved { store.caughtUp(with: sequence) }
+                return deliveries
+            }
+            var commits: [StoreCommit] = []
+            for (store, logged) in summaries {
+                commits += try mainContext.catchUpCommits(of: store, from: logged, skipping: store.ownCommitsAhead)
+                if let last = logged.last?.sequence { store.caughtUp(with: last) }
+            }
+            return mergeForeignCommits(commits)
         }
+    }
+
+    /// Whether `summaries` are the commits `last + 1`, `last + 2`, … up to `sequence` at least,
+    /// each listing its changes (or one of the stack's own, in `own`).
+    private static func summaries(_ summaries: [CommitSummary], continueFrom last: UInt64, through sequence: UInt64, skipping own: Set<UInt64>) -> Bool {
+        guard let reached = summaries.last?.sequence, reached >= sequence else { return false }
+        for (offset, summary) in summaries.enumerated() {
+            guard summary.sequence == last + UInt64(offset) + 1 else { return false }
+            if summary.changes == nil && !own.contains(summary.sequence) { return false }
+        }
+        return true
+    }
+}
+
+extension AttachedStore {
+    /// The stack has applied every commit up to `sequence`.
+    func caughtUp(with sequence: UInt64) {
+        lastSequence = sequence
+        if !ownCommitsAhead.isEmpty { ownCommitsAhead = ownCommitsAhead.filter { $0 > sequence } }
     }
 }

@@ -145,6 +145,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
                 // check below notices it.
                 if part.store.storage is any SharedAccessStorage, let last = part.store.lastSequence, info.sequence != last + 1 {
                     othersCommitted = true
+                    part.store.ownCommitsAhead.insert(info.sequence)
                 } else {
                     part.store.lastSequence = info.sequence
                     sharedStoreWatcher.noteOwnCommit(to: part.store)
@@ -181,6 +182,21 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     func refreshObjectsAndMonitors() throws(CoreStoreError) -> [ObservationDelivery] {
         let commits = try mainContext.refreshAllObjects()
         return tellObservers { $0.stackDidRefresh(commits) }
+    }
+
+    /// Merges commits that other connections made (caught up from their summaries) into the
+    /// read-only context one by one, and lets monitors work out what each means, as for the
+    /// stack's own;
+    /// call with the commit lock held. Returns the deliveries that will tell observers.
+    func mergeForeignCommits(_ commits: [StoreCommit]) -> [ObservationDelivery] {
+        var deliveries: [ObservationDelivery] = []
+        for commit in commits {
+            mainContext.merge(commit)
+            for delivery in tellObservers({ $0.stackDidCommit([commit]) }) where !deliveries.contains(where: { $0 === delivery }) {
+                deliveries.append(delivery)
+            }
+        }
+        return deliveries
     }
 
     /// Registers a monitor for every commit and runs `start` while no commit can happen, so

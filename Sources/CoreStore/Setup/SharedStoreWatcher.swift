@@ -3,7 +3,8 @@ import CoreStoreStorage
 
 /// Notices commits that other connections make to a stack's shared stores
 /// (`SharedAccessStorage`): it asks the stack to check their stored sequences on a timer, and
-/// at once when another stack of this process has just committed to the same file.
+/// at once when another stack of this process has just committed to the same store or the
+/// store heard of a commit.
 ///
 /// Checks run one at a time on the watcher's own queue; a request made while one is pending
 /// is folded into it. The watcher holds its stack weakly and stops when the stack goes away.
@@ -59,7 +60,10 @@ final class SharedStoreWatcher: @unchecked Sendable {
 
     /// Follows `store` and starts polling (once; later calls only add the store).
     func watch(_ store: AttachedStore) {
-        let signature = (store.storage as? any SharedAccessStorage)?.changeSignature
+        let shared = store.storage as? any SharedAccessStorage
+        let signature = shared?.changeSignature
+        // A store that hears of commits (a database notification) asks for a check at once.
+        shared?.onForeignCommit { [weak self] in self?.requestCheck() }
         condition.withLock {
             guard !stopped else { return }
             let entry = WeakStore(store)
@@ -97,6 +101,8 @@ final class SharedStoreWatcher: @unchecked Sendable {
 
     /// Stops polling and waits for a check under way (unless called from one).
     func stop() {
+        let watched = condition.withLock { stores.compactMap(\.store) }
+        for store in watched { (store.storage as? any SharedAccessStorage)?.onForeignCommit(nil) }
         condition.lock()
         stopped = true
         timer?.cancel()
@@ -173,25 +179,50 @@ enum SharedStoreRegistry {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var stacks: [String: [WeakStack]] = [:]
 
+    // Reading a weak reference makes a strong one. Each function below keeps the strong
+    // references it made until after it let go of the lock: were one the last reference to a
+    // stack another thread just released, dropping it inside the lock would run that stack's
+    // `deinit`, which unregisters it and would wait for the lock forever.
+
     static func register(_ stack: DataStack, for identity: String) {
+        var seen: [DataStack] = []
         lock.withLock {
-            var list = (stacks[identity] ?? []).filter { $0.stack != nil && $0.stack !== stack }
+            var list: [WeakStack] = []
+            for entry in stacks[identity] ?? [] {
+                guard let other = entry.stack else { continue }
+                seen.append(other)
+                if other !== stack { list.append(entry) }
+            }
             list.append(WeakStack(stack))
             stacks[identity] = list
         }
+        withExtendedLifetime(seen) {}
     }
 
     static func unregister(_ stack: DataStack) {
+        var seen: [DataStack] = []
         lock.withLock {
             for (identity, list) in stacks {
-                let remaining = list.filter { $0.stack != nil && $0.stack !== stack }
+                var remaining: [WeakStack] = []
+                for entry in list {
+                    guard let other = entry.stack else { continue }
+                    seen.append(other)
+                    if other !== stack { remaining.append(entry) }
+                }
                 stacks[identity] = remaining.isEmpty ? nil : remaining
             }
         }
+        withExtendedLifetime(seen) {}
     }
 
     /// The other stacks of this process that have the store `identity` open.
     static func others(of stack: DataStack, sharing identity: String) -> [DataStack] {
-        lock.withLock { (stacks[identity] ?? []).compactMap(\.stack).filter { $0 !== stack } }
+        var seen: [DataStack] = []
+        lock.withLock {
+            for entry in stacks[identity] ?? [] {
+                if let other = entry.stack { seen.append(other) }
+            }
+        }
+        return seen.filter { $0 !== stack }
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import CoreStoreStorage
+
+@Suite("Commit summaries")
+struct CommitSummaryTests {
+    static func record(_ entity: String, _ key: Int64) -> Record {
+        Record(id: RecordID(entity: entity, key: key), attributes: [], relationships: [])
+    }
+
+    @Test func summarizesWhatAWriteReported() {
+        let info = CommitInfo(sequence: 7, permanentIDs: [:], changes: MergedChanges(
+            inserts: [Self.record("Person", 3), Self.record("Pet", 4), Self.record("Person", 5)],
+            updates: [RecordReplacement(old: Self.record("Person", 1), new: Self.record("Person", 1), changedKeys: ["name", "age"])],
+            deletes: [Self.record("Pet", 2)]
+        ))
+        let summary = CommitSummary(info)
+        #expect(summary.sequence == 7)
+        let changes = summary.changes
+        #expect(changes?.inserted.map(\.description) == ["Person#3", "Pet#4", "Person#5"])
+        #expect(changes?.updated.map(\.description) == ["Person#1"])
+        #expect(changes?.changedKeys[RecordID(entity: "Person", key: 1)] == ["name", "age"])
+        #expect(changes?.deleted.map(\.description) == ["Pet#2"])
+    }
+
+    @Test(arguments: [
+        CommitSummary.Changes(),
+        CommitSummary.Changes(inserted: [RecordID(entity: "Person", key: 1), RecordID(entity: "Pet", key: 2), RecordID(entity: "Person", key: 3)]),
+        CommitSummary.Changes(updated: [RecordID(entity: "Person", key: 9)], changedKeys: [RecordID(entity: "Person", key: 9): []]),
+        CommitSummary.Changes(
+            inserted: [RecordID(entity: "Odd,Name\tWith%Escapes\n", key: Int64.max)],
+            updated: [RecordID(entity: "Person", key: 9), RecordID(entity: "Pet", key: 10)],
+            changedKeys: [RecordID(entity: "Person", key: 9): ["name", "a,b", "50%"], RecordID(entity: "Pet", key: 10): ["owner"]],
+            deleted: [RecordID(entity: "Person", key: 11), RecordID(entity: "Person", key: 12)]
+        ),
+    ])
+    func textFormReadsBackAsWritten(_ changes: CommitSummary.Changes) throws {
+        let summary = CommitSummary(sequence: 42, changes: changes)
+        let text = try #require(summary.encodedChanges)
+        let read = try #require(CommitSummary(sequence: 42, encodedChanges: text))
+        #expect(read == summary)
+        // Entity names are compared too (identifiers compare by key only).
+        #expect(read.changes?.inserted.map(\.entity) == changes.inserted.map(\.entity))
+        #expect(read.changes?.updated.map(\.entity) == changes.updated.map(\.entity))
+        #expect(read.changes?.deleted.map(\.entity) == changes.deleted.map(\.entity))
+    }
+
+    @Test func aCommitTooLargeToListIsSummarizedWithoutItsRecords() throws {
+        let inserts = (1...Int64(CommitSummary.maximumRecordCount + 1)).map { Self.record("Person", $0) }
+        let summary = CommitSummary(CommitInfo(sequence: 3, permanentIDs: [:], changes: MergedChanges(inserts: inserts)))
+        #expect(summary.changes == nil)
+        #expect(summary.encodedChanges == nil)
+        let read = try #require(CommitSummary(sequence: 3, encodedChanges: nil))
+        #expect(read.changes == nil)
+        let limit = CommitSummary(CommitInfo(sequence: 4, permanentIDs: [:], changes: MergedChanges(inserts: Array(inserts.dropLast()))))
+        #expect(limit.changes?.inserted.count == CommitSummary.maximumRecordCount)
+    }
+
+    @Test(arguments: ["X\tPerson\t1", "I\tPerson\t1,x", "I\tPerson", "U\tPerson\t1", "U\tPerson\tx\tname", "D\tBad%ZZ\t1", "U\tPerson\t1\tbad%G"])
+    func textItNeverWritesIsRefused(_ text: String) {
+        #expect(CommitSummary(sequence: 1, encodedChanges: text) == nil)
+    }
+}
