@@ -13,6 +13,8 @@ struct BenchmarkRunner {
     /// Stops after this workload of ``Workload/runOrder`` (skipping the final read, W14, W12 and
     /// W13), for profiling the workloads up to it; `nil` runs everything.
     let lastWorkload: Workload?
+    /// The server of the `postgres` backend.
+    let postgresURL: String?
     /// Progress lines (to standard error).
     let progress: (String) -> Void
 
@@ -25,7 +27,7 @@ struct BenchmarkRunner {
         let rows = BenchRow.dataSet(count: size.rows)
         for repetition in 0..<repetitions {
             for backend in backends {
-                let kinds = backend.subjects.filter { roles.contains($0.role) }
+                let kinds = backend.subjects(postgresURL: postgresURL).filter { roles.contains($0.role) }
                 // Rotate who goes first so that no subject always runs on a warmer machine.
                 for index in kinds.indices {
                     let kind = kinds[(index + repetition) % kinds.count]
@@ -47,6 +49,12 @@ struct BenchmarkRunner {
         let directory = scratchDirectory.appendingPathComponent("\(backend.rawValue)-\(kind.role.rawValue)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        // After the subject below is released (its scope ends before the function returns).
+        defer {
+            if let cleanUp = kind.cleanUp {
+                do { try cleanUp(directory) } catch { progress("warning: cleaning up after \(kind.role.rawValue) on \(backend.rawValue) failed: \(error)") }
+            }
+        }
         let name = "\(kind.role.rawValue) on \(backend.rawValue)"
         var measured: [Workload: (Double, Int)] = [:]
         do {
@@ -102,6 +110,11 @@ struct BenchmarkRunner {
                 progress("  \(workload.rawValue): \(done.rowsRead) rows in \(String(format: "%.3f", seconds)) s, \(done.commits) commits beside")
             }
             for workload in Workload.migrations {
+                // Skipped explicitly where CoreStore cannot run it (the table says so).
+                if let reason = backend.unsupported[workload] {
+                    if kind.role == .coreStore { progress("  \(workload.rawValue): \(reason)") }
+                    continue
+                }
                 PeakMemory.reset()
                 let clock = ContinuousClock()
                 let start = clock.now

@@ -1,15 +1,26 @@
 import CoreStore
 import CoreStoreLevelDB
 import CoreStoreLMDB
+import CoreStorePostgres
 import CoreStoreSQLite
 import Foundation
 
 /// A storage engine the benchmark compares on.
 enum Backend: String, CaseIterable, Sendable, Codable {
-    case sqlite, lmdb, leveldb, memory
+    case sqlite, lmdb, leveldb, memory, postgres
+
+    /// The backends run when none is named: every one, PostgreSQL only when a server is given.
+    static func defaults(postgresURL: String?) -> [Backend] {
+        allCases.filter { $0 != .postgres || postgresURL != nil }
+    }
+
+    /// The roles of the backend's subjects, in the table's order (they do not depend on the
+    /// server).
+    var roles: [SubjectKind.Role] { subjects(postgresURL: nil).map(\.role) }
 
     /// The subjects measured on this backend: CoreStore first, then the baselines.
-    var subjects: [SubjectKind] {
+    /// `postgresURL` is the server of the `postgres` backend (its subjects throw without one).
+    func subjects(postgresURL: String?) -> [SubjectKind] {
         switch self {
         case .sqlite:
             [
@@ -45,6 +56,32 @@ enum Backend: String, CaseIterable, Sendable, Codable {
         case .memory:
             // No engine beneath: the numbers show the framework's own cost.
             [SubjectKind(role: .coreStore) { _ in try CoreStoreSubject(storage: InMemoryStore()) }]
+        case .postgres:
+            // Each run in a schema of its own, dropped afterwards. No `reopen`: a PostgresStore
+            // is not a LocalStorage, so it has no migrations (see `unsupported`).
+            [
+                SubjectKind(role: .coreStore, make: { directory in
+                    let url = try PostgresBenchServer.url(postgresURL)
+                    return try CoreStoreSubject(storage: PostgresStore(url: url, schemaName: PostgresBenchServer.schemaName(for: directory)))
+                }, cleanUp: { directory in
+                    let url = try PostgresBenchServer.url(postgresURL)
+                    try PostgresStore(url: url, schemaName: PostgresBenchServer.schemaName(for: directory)).erase()
+                }),
+                SubjectKind(role: .raw) { directory in
+                    try RawPostgresSubject(url: PostgresBenchServer.url(postgresURL), schemaName: PostgresBenchServer.schemaName(for: directory))
+                },
+            ]
+        }
+    }
+
+    /// The workloads CoreStore cannot run on this backend, with the reason the table gives.
+    var unsupported: [Workload: String] {
+        switch self {
+        case .postgres:
+            let reason = "not supported: PostgresStore is not a LocalStorage (no migrations)"
+            return [.w12: reason, .w13: reason]
+        default:
+            return [:]
         }
     }
 
@@ -55,6 +92,7 @@ enum Backend: String, CaseIterable, Sendable, Codable {
         case .lmdb: "LMDB (MDB_NOMETASYNC)"
         case .leveldb: "LevelDB (sync = false)"
         case .memory: "InMemoryStore (no engine beneath)"
+        case .postgres: "PostgreSQL (libpq to a server, synchronous_commit=on)"
         }
     }
 }
@@ -70,4 +108,7 @@ struct SubjectKind: Sendable {
 
     let role: Role
     let make: @Sendable (URL) throws -> any BenchmarkSubject
+    /// Run after the subject is released, with the same directory: removes what the subject
+    /// keeps outside it (a PostgreSQL schema); `nil` when there is nothing.
+    var cleanUp: (@Sendable (URL) throws -> Void)? = nil
 }

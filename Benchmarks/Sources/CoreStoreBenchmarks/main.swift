@@ -1,13 +1,18 @@
 import Foundation
 
-/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]` or `corestore-bench --copy-memory PATH [--copy-objects 100000,1000000]`
-let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W]\n       corestore-bench --copy-memory CORESTORE_EXECUTABLE [--copy-objects 100000,1000000] [--directory DIR]"
+/// `corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory,postgres] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W] [--postgres-url URL]` or `corestore-bench --copy-memory PATH [--copy-objects 100000,1000000]`
+let usage = "usage: corestore-bench [--quick] [--json] [--repetitions N] [--backend sqlite,lmdb,leveldb,memory,postgres] [--subject CoreStore,raw,GRDB] [--directory DIR] [--through W] [--postgres-url URL]\n       corestore-bench --copy-memory CORESTORE_EXECUTABLE [--copy-objects 100000,1000000] [--directory DIR]"
 
 struct Options {
     var size = WorkloadSize.full
     var json = false
     var repetitions: Int?
-    var backends = Backend.allCases
+    /// The backends named by `--backend`; `nil`: the defaults (PostgreSQL only with a server).
+    var namedBackends: [Backend]?
+    /// The server of the `postgres` backend: `--postgres-url`, else `CORESTORE_POSTGRES_URL`.
+    var postgresURL = PostgresBenchServer.urlFromEnvironment
+    /// The backends to run.
+    var backends: [Backend] { namedBackends ?? Backend.defaults(postgresURL: postgresURL) }
     var roles = [SubjectKind.Role.coreStore, .raw, .grdb]
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-bench")
     /// The last workload to run (for profiling one workload); `nil` runs them all.
@@ -30,9 +35,9 @@ struct Options {
                 repetitions = value
             case "--backend":
                 guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--backend needs a list\n\(usage)") }
-                backends = try value.split(separator: ",").map { name in
+                namedBackends = try value.split(separator: ",").map { name in
                     guard let backend = Backend(rawValue: String(name)) else {
-                        throw BenchmarkError.usage("unknown backend '\(name)' (sqlite, lmdb, leveldb, memory)\n\(usage)")
+                        throw BenchmarkError.usage("unknown backend '\(name)' (sqlite, lmdb, leveldb, memory, postgres)\n\(usage)")
                     }
                     return backend
                 }
@@ -53,6 +58,9 @@ struct Options {
                     throw BenchmarkError.usage("--through needs one of \(Workload.runOrder.map { $0.rawValue.uppercased() }.joined(separator: ", "))\n\(usage)")
                 }
                 lastWorkload = workload
+            case "--postgres-url":
+                guard let value = remaining.popFirst(), !value.isEmpty else { throw BenchmarkError.usage("--postgres-url needs a URL\n\(usage)") }
+                postgresURL = value
             case "--copy-memory":
                 guard let value = remaining.popFirst() else { throw BenchmarkError.usage("--copy-memory needs the path of the corestore executable\n\(usage)") }
                 copyMemory = URL(fileURLWithPath: value)
@@ -69,6 +77,7 @@ struct Options {
                 throw BenchmarkError.usage("unknown argument '\(argument)'\n\(usage)")
             }
         }
+        if backends.contains(.postgres) { _ = try PostgresBenchServer.url(postgresURL) }
     }
 }
 
@@ -89,7 +98,8 @@ do {
     #endif
     let runner = BenchmarkRunner(
         size: options.size, repetitions: repetitions, backends: options.backends, roles: options.roles,
-        scratchDirectory: options.directory, lastWorkload: options.lastWorkload, progress: standardError
+        scratchDirectory: options.directory, lastWorkload: options.lastWorkload, postgresURL: options.postgresURL,
+        progress: standardError
     )
     let results = try runner.run()
     let report = Report(results: results, size: options.size, repetitions: repetitions, backends: options.backends)
