@@ -5,11 +5,11 @@ import CoreStoreStorage
 /// A store that adopts `SharedAccessStorage` (`SQLiteStore`, `PostgresStore`) may be added to
 /// several stacks — in this process or in others. Each stack compares the store's stored commit
 /// sequence with the last one it made or saw: after each of its own commits (a gap means
-/// someone committed in between), right after another stack of this process committed to the
+/// someone committed in between, and the commit catches up at once), right after another stack of this process committed to the
 /// same store, when the store hears of a commit (`onForeignCommit`), and on a timer (every
 /// 200 ms when the store's change signature moved, every 2 s regardless). When the sequence
 /// moved, the stack catches up: from the store's commit summaries when it keeps them (only the
-/// changed records are read, and monitors hear one commit), otherwise by reading its objects
+/// changed records are read, and monitors hear each commit), otherwise by reading its objects
 /// again while its monitors re-examine what they show (as in ``refreshAndMergeAllObjects()``).
 /// Either way their observers hear about the other connections' commits like about their own.
 extension DataStack {
@@ -46,41 +46,46 @@ extension DataStack {
     /// reads all its objects again and its monitors re-examine their whole lists.
     @discardableResult
     func refreshFromSharedStores() throws(CoreStoreError) -> [ObservationDelivery] {
-        try withCommitsPaused { () throws(CoreStoreError) -> [ObservationDelivery] in
-            var moved: [(store: AttachedStore, sequence: UInt64)] = []
-            var summaries: [(store: AttachedStore, summaries: [CommitSummary])]? = []
-            for store in stores {
-                guard let shared = store.storage as? any SharedAccessStorage else { continue }
-                do {
-                    let sequence = try shared.storedCommitSequence()
-                    guard sequence != store.lastSequence else { continue }
-                    moved.append((store, sequence))
-                    if summaries != nil, let last = store.lastSequence,
-                       let logged = try shared.committedChanges(after: last),
-                       Self.summaries(logged, continueFrom: last, through: sequence, skipping: store.ownCommitsAhead) {
-                        summaries?.append((store, logged))
-                    } else {
-                        summaries = nil
-                    }
-                } catch {
-                    throw CoreStoreError.wrap(error)
+        try withCommitsPaused(catchUpWithSharedStores)
+    }
+
+    /// What ``refreshFromSharedStores()`` does; call with the commit lock held (a commit that
+    /// found another connection's commit before its own catches up at once, so that a stack
+    /// committing without pause never keeps its watcher waiting for the lock).
+    func catchUpWithSharedStores() throws(CoreStoreError) -> [ObservationDelivery] {
+        var moved: [(store: AttachedStore, sequence: UInt64)] = []
+        var summaries: [(store: AttachedStore, summaries: [CommitSummary])]? = []
+        for store in stores {
+            guard let shared = store.storage as? any SharedAccessStorage else { continue }
+            do {
+                let sequence = try shared.storedCommitSequence()
+                guard sequence != store.lastSequence else { continue }
+                moved.append((store, sequence))
+                if summaries != nil, let last = store.lastSequence,
+                   let logged = try shared.committedChanges(after: last),
+                   Self.summaries(logged, continueFrom: last, through: sequence, skipping: store.ownCommitsAhead) {
+                    summaries?.append((store, logged))
+                } else {
+                    summaries = nil
                 }
+            } catch {
+                throw CoreStoreError.wrap(error)
             }
-            guard !moved.isEmpty else { return [] }
-            guard let summaries else {
-                // The sequences were read first: a commit landing during the refresh is
-                // noticed by the next check.
-                let deliveries = try refreshObjectsAndMonitors()
-                for (store, sequence) in moved { store.caughtUp(with: sequence) }
-                return deliveries
-            }
-            var commits: [StoreCommit] = []
-            for (store, logged) in summaries {
-                commits += try mainContext.catchUpCommits(of: store, from: logged, skipping: store.ownCommitsAhead)
-                if let last = logged.last?.sequence { store.caughtUp(with: last) }
-            }
-            return mergeForeignCommits(commits)
         }
+        guard !moved.isEmpty else { return [] }
+        guard let summaries else {
+            // The sequences were read first: a commit landing during the refresh is
+            // noticed by the next check.
+            let deliveries = try refreshObjectsAndMonitors()
+            for (store, sequence) in moved { store.caughtUp(with: sequence) }
+            return deliveries
+        }
+        var commits: [StoreCommit] = []
+        for (store, logged) in summaries {
+            commits += try mainContext.catchUpCommits(of: store, from: logged, skipping: store.ownCommitsAhead)
+            if let last = logged.last?.sequence { store.caughtUp(with: last) }
+        }
+        return mergeForeignCommits(commits)
     }
 
     /// Whether `summaries` are the commits `last + 1`, `last + 2`, … up to `sequence` at least,

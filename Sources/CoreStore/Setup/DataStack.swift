@@ -151,10 +151,22 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
                     sharedStoreWatcher.noteOwnCommit(to: part.store)
                 }
             }
-            if othersCommitted { sharedStoreWatcher.requestCheck() }
             notifyStacksSharing(commits)
-            guard !commits.isEmpty else { return [] }
-            return tellObservers { $0.stackDidCommit(commits) }
+            var deliveries = commits.isEmpty ? [] : tellObservers { $0.stackDidCommit(commits) }
+            if othersCommitted {
+                // Caught up now, under the lock this commit holds: a stack that commits without
+                // pause would otherwise keep its watcher waiting for the lock.
+                do {
+                    for delivery in try catchUpWithSharedStores() where !deliveries.contains(where: { $0 === delivery }) {
+                        deliveries.append(delivery)
+                    }
+                } catch {
+                    // The commit itself is stored; the watcher tries again.
+                    _ = Log.error(CoreStoreError.wrap(error), "Catching up with other connections' commits after a commit failed; the next check tries again.")
+                    sharedStoreWatcher.requestCheck()
+                }
+            }
+            return deliveries
         }
     }
 
