@@ -15,8 +15,14 @@ public struct OptionalStorageProtocol: Sendable, Hashable, CustomStringConvertib
     /// and write at once.
     public static let sharedAccess = OptionalStorageProtocol(name: "SharedAccessStorage") { $0 is any SharedAccessStorage }
 
+    /// The stores a `DataStack` migrates: `UpgradableStorage` (options and custom mappings) and
+    /// `MigratableStorage` (the engine's side of a migration step).
+    public static let migratable = OptionalStorageProtocol(name: "UpgradableStorage & MigratableStorage") {
+        $0 is any UpgradableStorage && $0 is any MigratableStorage
+    }
+
     /// Every optional protocol some case needs.
-    public static let all: [OptionalStorageProtocol] = [.readOnlyOpening, .sharedAccess]
+    public static let all: [OptionalStorageProtocol] = [.readOnlyOpening, .sharedAccess, .migratable]
 
     /// The protocols of ``all`` that `store` adopts.
     static func adopted(by store: any StorageInterface) -> Set<OptionalStorageProtocol> {

@@ -160,6 +160,15 @@ public struct PostgresFactory: StorageFactory {
         return PostgresStore(url: url, schemaName: store.schemaName, configuration: store.configuration)
     }
 
+    /// A new `PostgresStore` over the schema of `storage` with the given providers and options.
+    public func reopen(
+        _ storage: any StorageInterface, migrationMappingProviders: [any SchemaMappingProvider], localStorageOptions: LocalStorageOptions
+    ) throws -> any StorageInterface {
+        guard let store = storage as? PostgresStore else { throw UnexpectedStore() }
+        return PostgresStore(url: url, schemaName: store.schemaName, configuration: store.configuration,
+                             migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions)
+    }
+
     /// Drops the schema of every store this factory made since the last clean-up.
     public func cleanUp() {
         for schemaName in schemas.takeAll() {

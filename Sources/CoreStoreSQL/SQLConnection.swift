@@ -9,6 +9,8 @@ package protocol SQLConnection: AnyObject {
 
     /// A prepared statement for `sql` (a connection may cache them).
     func statement(_ sql: String) throws -> Statement
+    /// Runs `sql`, which takes no parameters (DDL, transaction control), ignoring any rows.
+    func execute(_ sql: String) throws
 
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { get }

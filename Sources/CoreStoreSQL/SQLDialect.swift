@@ -24,6 +24,10 @@ package protocol SQLDialect: Sendable {
     var entityColumnDefinition: String { get }
     /// The declared type of a column holding record keys: foreign keys and positions.
     var keyReferenceColumnType: String { get }
+    /// The schema that qualifies the connection's temporary tables (`temp`, `pg_temp`).
+    var temporarySchema: String { get }
+    /// The bytes of a name the database keeps (it cuts longer ones), `nil` for no limit.
+    var maximumIdentifierLength: Int? { get }
     /// The declared type (and collation) of an attribute's column; may be empty.
     func columnDefinition(_ type: AttributeType) -> String
     /// `CREATE TABLE` of a join table (`source`, `position`, `destination`, keyed by source and

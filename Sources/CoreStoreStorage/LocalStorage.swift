@@ -15,23 +15,26 @@ import Foundation
 ///    next `open` starts afresh.
 /// 4. ``StorageInterface/capabilities`` includes ``StorageCapabilities/localFiles``, so that the
 ///    conformance suite's `files` group damages the files and checks requirement 2.
-public protocol LocalStorage: StorageInterface {
+///
+/// What a `DataStack` may do on a model mismatch and the custom mappings it migrates with are
+/// ``UpgradableStorage``'s requirements, which this protocol refines.
+public protocol LocalStorage: UpgradableStorage {
     /// The file or directory holding the store.
     var fileURL: URL { get }
-
-    /// What the `DataStack` may do when the store does not match the model.
-    var localStorageOptions: LocalStorageOptions { get }
-
-    /// The mappings of migration steps that are not inferred (see ``SchemaMappingProvider``).
-    var migrationMappingProviders: [any SchemaMappingProvider] { get }
 }
 
 extension LocalStorage {
-    /// No custom mappings: every migration step is inferred.
-    public var migrationMappingProviders: [any SchemaMappingProvider] { [] }
+    /// ``fileURL``.
+    public var storeURL: URL { fileURL }
+
+    /// Whether something exists at ``fileURL``.
+    public func storeExists() throws -> Bool {
+        FileManager.default.fileExists(atPath: fileURL.path)
+    }
 }
 
-/// What a `DataStack` may do to a local store that does not match the current model.
+/// What a `DataStack` may do to a store that does not match the current model (see
+/// ``UpgradableStorage``; the name is CoreStore's, from when only local stores migrated).
 public struct LocalStorageOptions: OptionSet, Sendable, Hashable {
     /// The raw bits.
     public let rawValue: Int

@@ -52,6 +52,7 @@ struct ConformanceTests {
         var adopted: Set<OptionalStorageProtocol> = []
         if probe is any ReadOnlyOpening { adopted.insert(.readOnlyOpening) }
         if probe is any SharedAccessStorage { adopted.insert(.sharedAccess) }
+        if probe is any UpgradableStorage && probe is any MigratableStorage { adopted.insert(.migratable) }
         let skips = ConformanceSuite.skips(for: factory)
         let inapplicable = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) || !$0.adopts.isSubset(of: adopted) }
         print("\(factory.name): \(ConformanceSuite.cases.count - skips.count) cases run, \(skips.count) skipped")

@@ -77,6 +77,9 @@ final class PostgresConnection {
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
+    /// Whether a transaction is open (possibly failed, waiting for its `ROLLBACK`).
+    var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+
     /// Runs `body` in one transaction at `isolation`: committed when it returns, rolled back
     /// when it throws.
     func transaction<T>(_ isolation: String, _ body: () throws -> T) throws -> T {

@@ -25,6 +25,8 @@ struct PostgresDialect: SQLDialect {
     var keyColumnDefinition: String { "BIGINT PRIMARY KEY" }
     var entityColumnDefinition: String { "TEXT NOT NULL" }
     var keyReferenceColumnType: String { "BIGINT" }
+    var temporarySchema: String { "pg_temp" }
+    var maximumIdentifierLength: Int? { 63 }
 
     func columnDefinition(_ type: AttributeType) -> String {
         switch type {

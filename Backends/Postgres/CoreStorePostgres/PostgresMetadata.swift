@@ -72,18 +72,28 @@ enum PostgresMetadata {
     /// The next record key and the last commit sequence. With `lock`, the rows stay locked until
     /// the transaction ends: the first statement of every commit, so that commits from every
     /// connection and process run one at a time, each after the last has committed.
-    static func counters(_ connection: PostgresConnection, lock: Bool = false) throws -> CommitCounters {
-        var nextKey: Int64?, sequence: Int64?
-        let sql = "SELECT key, value FROM \(table.sqlIdentifier) WHERE key IN ('next_key', 'sequence')" + (lock ? " FOR UPDATE" : "")
+    ///
+    /// With `schema`, the stored schema hash is read (and locked) too, and a store that another
+    /// process migrated to a model other than `schema`'s throws `incompatibleStore`: a commit
+    /// of the old model's layout must not reach the new model's tables.
+    static func counters(_ connection: PostgresConnection, lock: Bool = false, expecting schema: StoreSchema? = nil) throws -> CommitCounters {
+        var nextKey: Int64?, sequence: Int64?, hash: String?, version: String?
+        let keys = schema == nil ? "'next_key', 'sequence'" : "'next_key', 'sequence', 'schema_hash', 'model_version'"
+        let sql = "SELECT key, value FROM \(table.sqlIdentifier) WHERE key IN (\(keys))" + (lock ? " FOR UPDATE" : "")
         try connection.statement(sql).query { row in
             switch row.text(0) {
             case "next_key": nextKey = row.integer(1)
             case "sequence": sequence = row.integer(1)
+            case "schema_hash": hash = row.text(1)
+            case "model_version": version = row.text(1)
             default: break
             }
         }
         guard let nextKey, let sequence else {
             throw StorageError.incompatibleStore(path: connection.location, reason: "its CoreStore counters are missing")
+        }
+        if let schema, hash != schema.schemaHash {
+            throw StorageError.incompatibleStore(path: connection.location, reason: "it was migrated to model version '\(version ?? "?")' (schema hash \(hash ?? "?")) by another process, and this process writes '\(schema.modelVersion)'; nothing was written: start it again with the current model")
         }
         return CommitCounters(nextKey: nextKey, sequence: UInt64(max(sequence, 0)))
     }
@@ -123,11 +133,57 @@ enum PostgresLocation {
             components.query = nil
             return components.string ?? "postgres://"
         }
-        // key=value pairs, separated by spaces; a value may be in single quotes, with `\'`.
-        var kept: [String] = []
+        return tokens(connectionString).filter { !$0.hasPrefix("password=") }.joined(separator: " ")
+    }
+
+    /// Where the store is, as a URL for errors: `postgres://user@host:port/database#schema`,
+    /// without the password (a Unix-socket directory goes in the `host` query item).
+    static func url(_ connectionString: String, schemaName: String) -> URL {
+        var components: URLComponents
+        if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
+           let parsed = URLComponents(string: connectionString) {
+            components = parsed
+            components.password = nil
+            let hosts = parsed.queryItems?.filter { $0.name == "host" } ?? []
+            components.queryItems = hosts.isEmpty ? nil : hosts
+        } else {
+            components = URLComponents()
+            components.scheme = "postgres"
+            for (key, value) in keyValuePairs(connectionString) {
+                switch key {
+                case "host" where value.hasPrefix("/"): components.queryItems = [URLQueryItem(name: "host", value: value)]
+                case "host", "hostaddr": components.host = value
+                case "port": components.port = Int(value)
+                case "user": components.user = value
+                case "dbname": components.path = "/" + value
+                default: break
+                }
+            }
+        }
+        components.fragment = schemaName
+        return components.url ?? URL(string: "postgres:")!
+    }
+
+    /// The `key=value` pairs of a libpq key-value connection string, values unquoted.
+    static func keyValuePairs(_ connectionString: String) -> [(String, String)] {
+        tokens(connectionString).compactMap { token in
+            guard let equals = token.firstIndex(of: "=") else { return nil }
+            var value = String(token[token.index(after: equals)...])
+            if value.count >= 2 && value.hasPrefix("'") && value.hasSuffix("'") {
+                value = String(value.dropFirst().dropLast())
+                value = value.replacingOccurrences(of: "\\'", with: "'").replacingOccurrences(of: "\\\\", with: "\\")
+            }
+            return (String(token[..<equals]), value)
+        }
+    }
+
+    /// The `key=value` tokens of a libpq key-value connection string, as written: separated by
+    /// spaces, a value may be in single quotes, with `\'` and `\\` inside.
+    private static func tokens(_ connectionString: String) -> [String] {
+        var tokens: [String] = []
         var token = "", quoted = false, escaped = false
         func finish() {
-            if !token.isEmpty, !token.hasPrefix("password=") { kept.append(token) }
+            if !token.isEmpty { tokens.append(token) }
             token = ""
         }
         for character in connectionString {
@@ -140,7 +196,7 @@ enum PostgresLocation {
             }
         }
         finish()
-        return kept.joined(separator: " ")
+        return tokens
     }
 
     /// A value for a libpq key-value connection string: in single quotes, with `\` and `'`

@@ -55,9 +55,14 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     public let maximumReaders: Int
     /// How many times a commit that met a concurrent commit is run before it fails.
     public let maximumCommitAttempts = 20
+    /// What a `DataStack` may do when the store holds another model version (see
+    /// `UpgradableStorage`).
+    public let localStorageOptions: LocalStorageOptions
+    /// The mappings of migration steps that are not inferred.
+    public let migrationMappingProviders: [any SchemaMappingProvider]
 
     /// The libpq connection string (with the password, if any: never shown).
-    private let connectionString: String
+    let connectionString: String
     /// `postgres://user@host:port/database`, without the password.
     private let location: String
 
@@ -88,8 +93,13 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
 
     /// A store reached through a `postgres://` (or `postgresql://`) URL, or a libpq key-value
     /// connection string (`host=… dbname=…`).
-    public init(url: String, schemaName: String = "corestore", configuration: String? = nil, maximumReaders: Int = 4) {
+    public init(
+        url: String, schemaName: String = "corestore", configuration: String? = nil, maximumReaders: Int = 4,
+        migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none
+    ) {
         self.connectionString = url
+        self.migrationMappingProviders = migrationMappingProviders
+        self.localStorageOptions = localStorageOptions
         self.location = PostgresLocation.redacted(url)
         self.schemaName = schemaName
         self.configuration = configuration
@@ -101,12 +111,14 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     /// A store on `host` (a name, an address, or the directory of a Unix socket).
     public convenience init(
         host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLS = .prefer,
-        schemaName: String = "corestore", configuration: String? = nil, maximumReaders: Int = 4
+        schemaName: String = "corestore", configuration: String? = nil, maximumReaders: Int = 4,
+        migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none
     ) {
         var parts = ["host=\(PostgresLocation.quoted(host))", "port=\(port)", "user=\(PostgresLocation.quoted(user))",
                      "dbname=\(PostgresLocation.quoted(database))", "sslmode=\(tls.rawValue)"]
         if let password { parts.append("password=\(PostgresLocation.quoted(password))") }
-        self.init(url: parts.joined(separator: " "), schemaName: schemaName, configuration: configuration, maximumReaders: maximumReaders)
+        self.init(url: parts.joined(separator: " "), schemaName: schemaName, configuration: configuration, maximumReaders: maximumReaders,
+                  migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions)
     }
 
     deinit {
@@ -171,7 +183,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 let writer = try state.writer.current()
                 return try writer.transaction("READ COMMITTED") {
                     let info = try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
-                                         counters: { try PostgresMetadata.counters(writer, lock: true) },
+                                         counters: { try PostgresMetadata.counters(writer, lock: true, expecting: state.mapping.schema) },
                                          store: { counters, metadata in
                                              try PostgresMetadata.update(writer, counters: counters, metadata: metadata)
                                              // Delivered to every listener when the transaction commits.
@@ -244,7 +256,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     }
 
     /// A new connection whose search path is the store's schema.
-    private func connect() throws -> PostgresConnection {
+    func connect() throws -> PostgresConnection {
         try Self.connect(connectionString, location: location, schemaName: schemaName)
     }
 

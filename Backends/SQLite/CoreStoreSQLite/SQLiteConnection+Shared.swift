@@ -43,5 +43,3 @@ extension SQLiteConnection: SQLConnection {
 }
 
 extension SQLiteStatement: SQLStatement, SQLRow {}
-
-extension SQLitePendingPositions: SQLPendingPositions {}

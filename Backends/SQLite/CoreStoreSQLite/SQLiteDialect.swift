@@ -13,6 +13,8 @@ struct SQLiteDialect: SQLDialect {
     var keyColumnDefinition: String { "INTEGER PRIMARY KEY" }
     var entityColumnDefinition: String { "TEXT NOT NULL" }
     var keyReferenceColumnType: String { "INTEGER" }
+    var temporarySchema: String { "temp" }
+    var maximumIdentifierLength: Int? { nil }
 
     func columnDefinition(_ type: AttributeType) -> String {
         SQLiteValueCodec.columnDefinition(type)

@@ -12,8 +12,8 @@ import CoreStoreStorage
 ///
 /// The step is done one of two ways, decided by the first call that writes:
 /// - **Copy.** ``writeDestination(_:)`` writes into destination tables created beside the
-///   source ones, named with ``destinationPrefix`` and without indexes (bulk loading is faster
-///   without them). ``finish(metadata:counters:)`` drops the source tables, renames the
+///   source ones, named with ``destinationPrefix`` (see `SQLMigrationStaging`, which SQLite and
+///   PostgreSQL share). ``finish(metadata:counters:)`` drops the source tables, renames the
 ///   destination tables to their final names and creates the destination's indexes.
 /// - **Native.** ``migrateNatively(_:)`` alters the source tables in place (see
 ///   ``SQLiteAlterationPlan``) when that gives exactly what a copy would.
@@ -40,21 +40,16 @@ final class SQLiteMigration: StorageMigration {
 
     private var connection: SQLiteConnection?
     private var mode = Mode.undecided
-    /// The source tables, as they are.
-    private let sourceMapping: SQLSchemaMapping
-    /// The destination tables beside the source ones, with prefixed names.
-    private let stagingMapping: SQLSchemaMapping
-    /// The destination under its final names.
-    private let destinationMapping: SQLSchemaMapping
-    /// Ordered to-many positions waiting for their destination rows (copy only).
-    private var pendingPositions: SQLitePendingPositions?
+    /// The destination tables of a copy, and the source and destination mappings.
+    private let staging: SQLMigrationStaging<SQLiteConnection>
+    private var sourceMapping: SQLSchemaMapping { staging.sourceMapping }
+    private var destinationMapping: SQLSchemaMapping { staging.destinationMapping }
 
     /// Begins the transaction on `connection` (a writer connection to the file) and checks that
     /// the file holds `source`'s version.
     init(connection: SQLiteConnection, source: StoreSchema, destination: StoreSchema) throws {
-        sourceMapping = try SQLSchemaMapping(schema: source, dialect: SQLiteDialect())
-        stagingMapping = try SQLSchemaMapping(schema: destination, tablePrefix: Self.destinationPrefix, dialect: SQLiteDialect())
-        destinationMapping = try SQLSchemaMapping(schema: destination, dialect: SQLiteDialect())
+        staging = try SQLMigrationStaging(connection: connection, source: source, destination: destination,
+                                          prefix: Self.destinationPrefix, dialect: SQLiteDialect())
         try connection.execute("BEGIN IMMEDIATE")
         do {
             let metadata = try SQLiteMetadata.read(connection)
@@ -63,7 +58,7 @@ final class SQLiteMigration: StorageMigration {
             }
             sourceMetadata = metadata
             sourceCounters = try SQLiteMetadata.counters(connection)
-            try SQLiteMetadata.verifyTables(connection, mapping: sourceMapping)
+            try SQLiteMetadata.verifyTables(connection, mapping: staging.sourceMapping)
             try Self.dropStagingTables(connection)
         } catch {
             try? connection.execute("ROLLBACK")
@@ -92,17 +87,16 @@ final class SQLiteMigration: StorageMigration {
         if mode == .native {
             return try body(SQLiteReader(connection: connection, mapping: destinationMapping))
         }
-        try beginCopying(connection)
-        try pendingPositions?.apply()
-        return try body(SQLiteReader(connection: connection, mapping: stagingMapping))
+        try beginCopying()
+        return try body(try staging.reader())
     }
 
     /// Writes `changes` into the destination tables (unique constraints are checked when
     /// ``finish(metadata:counters:)`` creates the indexes).
     func writeDestination(_ changes: MergedChanges) throws {
-        let connection = try activeConnection()
-        try beginCopying(connection)
-        try SQLiteWriter(connection: connection, mapping: stagingMapping, pendingPositions: pendingPositions).apply(changes)
+        _ = try activeConnection()
+        try beginCopying()
+        try staging.write(changes)
     }
 
     /// Alters the source tables in place when ``SQLiteAlterationPlan`` can do the whole step
@@ -128,7 +122,10 @@ final class SQLiteMigration: StorageMigration {
     func finish(metadata: StoredMetadata, counters: CommitCounters) throws {
         let connection = try activeConnection()
         do {
-            if mode != .native { try replaceSourceTables(connection) }
+            if mode != .native {
+                try beginCopying()
+                try staging.replaceSource()
+            }
             try SQLiteMetadata.update(connection, counters: counters, metadata: metadata)
             try connection.execute("COMMIT")
         } catch {
@@ -143,27 +140,11 @@ final class SQLiteMigration: StorageMigration {
         end(rollingBack: true)
     }
 
-    private func replaceSourceTables(_ connection: SQLiteConnection) throws {
-        try beginCopying(connection)
-        try pendingPositions?.apply()
-        try pendingPositions?.drop()
-        for table in sourceMapping.allTables {
-            try connection.execute("DROP TABLE IF EXISTS \(table.sqlIdentifier)")
-        }
-        for table in stagingMapping.allTables {
-            let finalName = String(table.dropFirst(Self.destinationPrefix.count))
-            try connection.execute("ALTER TABLE \(table.sqlIdentifier) RENAME TO \(finalName.sqlIdentifier)")
-        }
-        for index in destinationMapping.indexes {
-            try SQLiteIndexes.create(index, on: connection)
-        }
-    }
-
     private func end(rollingBack: Bool) {
         if rollingBack, let connection, sqlite3_get_autocommit(connection.handle) == 0 {
             try? connection.execute("ROLLBACK")
         }
-        pendingPositions = nil
+        staging.end()
         connection = nil
         mode = .ended
     }
@@ -193,7 +174,7 @@ final class SQLiteMigration: StorageMigration {
     }
 
     /// Creates the destination tables on the first copying call.
-    private func beginCopying(_ connection: SQLiteConnection) throws {
+    private func beginCopying() throws {
         switch mode {
         case .copying:
             return
@@ -202,8 +183,7 @@ final class SQLiteMigration: StorageMigration {
         case .ended:
             throw StorageError.invalidRequest("the migration has already finished or been abandoned")
         case .undecided:
-            for statement in stagingMapping.tableCreationSQL { try connection.execute(statement) }
-            pendingPositions = SQLitePendingPositions(connection: connection)
+            try staging.start()
             mode = .copying
         }
     }

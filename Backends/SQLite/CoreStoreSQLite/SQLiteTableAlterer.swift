@@ -28,7 +28,7 @@ struct SQLiteTableAlterer {
         }
         for table in plan.tables { try alter(table) }
         for index in destination.indexes where !kept.contains(index.name) {
-            try SQLiteIndexes.create(index, on: connection)
+            try index.create(on: connection)
         }
     }
 

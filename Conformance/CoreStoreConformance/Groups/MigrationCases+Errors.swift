@@ -63,11 +63,11 @@ extension MigrationCases {
     static func expectInvalidChain(_ ctx: ConformanceContext, _ stack: DataStack, _ what: String) throws {
         let isInvalidSchema: (CoreStoreError) -> Bool = { if case .invalidSchema = $0 { return true }; return false }
         let fresh = try ctx.newStore()
-        let location = try FileCases.location(ctx, fresh)
+        let freshUpgradable = try upgradable(ctx, fresh)
         try APICases.expectCoreStoreError(ctx, "adding a new store to a stack whose chain has \(what)", matching: isInvalidSchema) {
             try stack.addStorageAndWait(fresh)
         }
-        try ctx.expect(!FileManager.default.fileExists(atPath: location.path), "the refused store was created at \(location.path)")
+        try ctx.expect(!(try freshUpgradable.storeExists()), "the refused store was created: \(fresh.storeDescription)")
         let store = try seeded(ctx, BooksV1.schema(), BooksSeed.writeV1)
         let addition = try add(ctx, stack, try local(ctx, over: store))
         try expectFailure(ctx, addition.result, "adding a V1 store to a stack whose chain has \(what)", expected: "invalidSchema", matching: isInvalidSchema)

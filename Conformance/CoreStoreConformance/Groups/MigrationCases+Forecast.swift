@@ -38,8 +38,7 @@ extension MigrationCases {
             let stack = DataStack(BooksV1.schema(), BooksV2.schema())
             try ctx.expectEqual(try forecast(ctx, store, stack), [], "forecast for a store at the current version")
             let fresh = try ctx.newStore()
-            let location = try FileCases.location(ctx, fresh)
-            guard let freshLocal = fresh as? any LocalStorage else { try ctx.fail("\(fresh.storeDescription) declares localFiles but is not a LocalStorage") }
+            let freshLocal = try upgradable(ctx, fresh)
             let steps: [MigrationType]
             do throws(CoreStoreError) {
                 steps = try stack.requiredMigrationsForStorage(freshLocal)
@@ -47,7 +46,7 @@ extension MigrationCases {
                 try ctx.fail("requiredMigrationsForStorage of a store that does not exist threw \(error.debugDescription)")
             }
             try ctx.expectEqual(steps, [], "forecast for a store that does not exist yet")
-            try ctx.expect(!FileManager.default.fileExists(atPath: location.path), "the forecast created \(location.path)")
+            try ctx.expect(!(try freshLocal.storeExists()), "the forecast created \(fresh.storeDescription)")
         },
     ]
 
@@ -68,7 +67,7 @@ extension MigrationCases {
             if case .failure(let error) = again.result { try ctx.fail("adding the migrated store again failed: \(error.debugDescription)") }
             try ctx.expect(again.progress == nil, "addStorage returned a Progress for a store at the current version")
             let fresh = try ctx.newStore()
-            guard let freshLocal = fresh as? any LocalStorage else { try ctx.fail("\(fresh.storeDescription) declares localFiles but is not a LocalStorage") }
+            let freshLocal = try upgradable(ctx, fresh)
             let created = try add(ctx, booksStack(["V1", "V2", "V3"]), freshLocal)
             if case .failure(let error) = created.result { try ctx.fail("adding a new store failed: \(error.debugDescription)") }
             try ctx.expect(created.progress == nil, "addStorage returned a Progress for a new store")

@@ -15,11 +15,11 @@ extension MigrationCases {
     /// Consumes `stack.async.addStorage(storage)` to its end. The stream is read by a task that
     /// runs on a queue of its own, so that waiting for it never occupies Swift's cooperative
     /// threads (the cases are synchronous).
-    static func streamAddition(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: any LocalStorage) throws -> StreamReport {
+    static func streamAddition(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: any UpgradableStorage) throws -> StreamReport {
         try streamOpened(ctx, stack, storage)
     }
 
-    private static func streamOpened<T: LocalStorage>(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: T) throws -> StreamReport {
+    private static func streamOpened<T: UpgradableStorage>(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: T) throws -> StreamReport {
         let stream: AsyncThrowingStream<MigrationProgress<T>, any Error> = stack.async.addStorage(storage)
         let box = UncheckedStream(stream)
         let completion = Completion<UncheckedReport>()
@@ -93,7 +93,7 @@ extension MigrationCases {
 
 /// A stream handed to the task that reads it (streams of non-sendable elements are not
 /// `Sendable`; only that task touches it).
-private struct UncheckedStream<T: LocalStorage>: @unchecked Sendable {
+private struct UncheckedStream<T: UpgradableStorage>: @unchecked Sendable {
     let stream: AsyncThrowingStream<MigrationProgress<T>, any Error>
     init(_ stream: AsyncThrowingStream<MigrationProgress<T>, any Error>) { self.stream = stream }
 }

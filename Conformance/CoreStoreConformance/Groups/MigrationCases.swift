@@ -6,14 +6,15 @@ import CoreStoreStorage
 /// store written by an earlier version, with inferred and custom mappings, migration chains,
 /// forecasts, progress reports, options and errors.
 ///
-/// The cases need ``StorageCapabilities/persistent`` and ``StorageCapabilities/localFiles``: a
-/// `DataStack` migrates only a `LocalStorage` (whose `migrationMappingProviders` and
-/// `localStorageOptions` say how), and only a store that keeps its data when closed has
-/// anything to migrate. Stores are written by a stack of the old version, closed, and reopened
+/// The cases need ``StorageCapabilities/persistent`` and ``OptionalStorageProtocol/migratable``:
+/// a `DataStack` migrates only an `UpgradableStorage` (whose `migrationMappingProviders` and
+/// `localStorageOptions` say how) that is a `MigratableStorage` (a local store, or a server's
+/// such as `PostgresStore`), and only a store that keeps its data when closed has anything to
+/// migrate. Stores are written by a stack of the old version, closed, and reopened
 /// through ``StorageFactory/reopen(_:migrationMappingProviders:localStorageOptions:)``.
 enum MigrationCases {
     static func c(_ name: String, _ body: @escaping @Sendable (ConformanceContext) throws -> Void) -> ConformanceCase {
-        ConformanceCase(name, group: "migrations", level: .api, requires: [.persistent, .localFiles], body: body)
+        ConformanceCase(name, group: "migrations", level: .api, requires: [.persistent], adopts: [.migratable], body: body)
     }
 
     static let all: [ConformanceCase] = inferredCases + customCases + transformerCases + chainCases + forecastCases
@@ -25,16 +26,21 @@ enum MigrationCases {
     }
 
     /// A new instance over the data of `store` with `providers` and `options`, as the
-    /// `LocalStorage` a `DataStack` migrates.
+    /// `UpgradableStorage` a `DataStack` migrates.
     static func local(
         _ ctx: ConformanceContext, over store: any StorageInterface,
         providers: [any SchemaMappingProvider] = [], options: LocalStorageOptions = .none
-    ) throws -> any LocalStorage {
+    ) throws -> any UpgradableStorage {
         let instance = try ctx.instance(over: store, migrationMappingProviders: providers, localStorageOptions: options)
-        guard let local = instance as? any LocalStorage else {
-            try ctx.fail("\(instance.storeDescription) declares localFiles but is not a LocalStorage, and a DataStack migrates only LocalStorage")
+        return try upgradable(ctx, instance)
+    }
+
+    /// `store` as the `UpgradableStorage` the cases' stores are (``OptionalStorageProtocol/migratable``).
+    static func upgradable(_ ctx: ConformanceContext, _ store: any StorageInterface) throws -> any UpgradableStorage {
+        guard let upgradable = store as? any UpgradableStorage else {
+            try ctx.fail("\(store.storeDescription) is not an UpgradableStorage, though the factory's first store was one")
         }
-        return local
+        return upgradable
     }
 
     /// What `addStorage(_:completion:)` returned and then reported.
@@ -46,11 +52,11 @@ enum MigrationCases {
     }
 
     /// Adds `storage` with `addStorage(_:completion:)` and waits for the completion.
-    static func add(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: any LocalStorage) throws -> Addition {
+    static func add(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: any UpgradableStorage) throws -> Addition {
         try addOpened(ctx, stack, storage)
     }
 
-    private static func addOpened<T: LocalStorage>(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: T) throws -> Addition {
+    private static func addOpened<T: UpgradableStorage>(_ ctx: ConformanceContext, _ stack: DataStack, _ storage: T) throws -> Addition {
         let completion = Completion<SetupResult<T>>()
         let progress: Progress? = stack.addStorage(storage) { completion.deliver($0) }
         let result = try completion.wait(ctx, "the completion of addStorage(_:completion:)")

@@ -2,14 +2,14 @@ import Foundation
 import CoreStoreStorage
 
 extension DataStack {
-    /// Adds a local store on a background queue, migrating it first when it holds an earlier
-    /// model version, and calls `completion` on the main queue.
+    /// Adds a store (a local one, or a server's such as `PostgresStore`) on a background queue,
+    /// migrating it first when it holds an earlier model version, and calls `completion` on the main queue.
     ///
     /// Returns `nil` when no migration is needed, otherwise a `Progress` with one unit per step
     /// (observe `fractionCompleted`). Errors — also those found before anything starts, such as a
     /// version that is not in the migration chain — reach `completion`.
     @discardableResult
-    public func addStorage<T: LocalStorage>(_ storage: T, completion: @escaping @MainActor (SetupResult<T>) -> Void) -> Progress? {
+    public func addStorage<T: UpgradableStorage>(_ storage: T, completion: @escaping @MainActor (SetupResult<T>) -> Void) -> Progress? {
         let addition: Addition
         do {
             addition = try prepareAddition(storage, synchronous: false)
@@ -41,13 +41,13 @@ extension DataStack {
     /// The error of an addition whose stack was already let go (never expected).
     static let additionEnded = CoreStoreError.unknown(message: "The store's addition already ended; its DataStack was let go.")
 
-    /// Migrates a local store to the current model version without adding it; `completion`
+    /// Migrates a store to the current model version without adding it; `completion`
     /// (on the main queue) receives the steps run, empty when none was needed.
     ///
     /// Throws at once what is found before anything starts (the store is added elsewhere, its
     /// version cannot be migrated); returns `nil` when no migration is needed.
     @discardableResult
-    public func upgradeStorageIfNeeded<T: LocalStorage>(_ storage: T, completion: @escaping @MainActor (MigrationResult) -> Void) throws(CoreStoreError) -> Progress? {
+    public func upgradeStorageIfNeeded<T: UpgradableStorage>(_ storage: T, completion: @escaping @MainActor (MigrationResult) -> Void) throws(CoreStoreError) -> Progress? {
         guard let plan = try inspectForMigration(storage) else {
             Self.deliver(MigrationResult.success([]), to: completion)
             return nil
@@ -71,16 +71,22 @@ extension DataStack {
     /// The migration steps adding `storage` would run, without changing it: empty when the store
     /// does not exist or is at the current version. Throws what adding it would throw before
     /// migrating (a version outside the migration chain, a step that cannot be mapped, …).
-    public func requiredMigrationsForStorage<T: LocalStorage>(_ storage: T) throws(CoreStoreError) -> [MigrationType] {
+    public func requiredMigrationsForStorage<T: UpgradableStorage>(_ storage: T) throws(CoreStoreError) -> [MigrationType] {
         guard let plan = try inspectForMigration(storage) else { return [] }
         StorageClaims.release(storage)
         return plan.migrationTypes
     }
 
-    /// Reads the metadata of a local store and plans its migration; `nil` (and nothing held)
+    /// Reads the metadata of a store and plans its migration; `nil` (and nothing held)
     /// when none is needed, otherwise the plan with the store claimed and closed.
-    private func inspectForMigration<T: LocalStorage>(_ storage: T) throws(CoreStoreError) -> MigrationPlan? {
-        guard FileManager.default.fileExists(atPath: storage.fileURL.path) else { return nil }
+    private func inspectForMigration<T: UpgradableStorage>(_ storage: T) throws(CoreStoreError) -> MigrationPlan? {
+        let exists: Bool
+        do {
+            exists = try storage.storeExists()
+        } catch {
+            throw CoreStoreError.wrap(error)
+        }
+        guard exists else { return nil }
         let schema = try runtime().storeSchema(configuration: storage.configuration)
         try StorageClaims.claim(storage)
         do throws(CoreStoreError) {
@@ -106,7 +112,7 @@ extension DataStack {
 }
 
 extension DataStack.AsyncNamespace {
-    /// Adds a local store, migrating it first when needed, and reports the progress:
+    /// Adds a store, migrating it first when needed, and reports the progress:
     /// `.migrating` while a migration runs, then `.finished` once the store is added.
     ///
     /// ```swift
@@ -114,7 +120,7 @@ extension DataStack.AsyncNamespace {
     ///     print(progress.fractionCompleted)
     /// }
     /// ```
-    public func addStorage<T: LocalStorage>(_ storage: T) -> AsyncThrowingStream<MigrationProgress<T>, any Error> {
+    public func addStorage<T: UpgradableStorage>(_ storage: T) -> AsyncThrowingStream<MigrationProgress<T>, any Error> {
         let handle = AdditionHandle(dataStack)
         let box = UncheckedBox(storage)
         return AsyncThrowingStream { continuation in

@@ -6,7 +6,7 @@ import CoreStoreStorage
 struct MigrationPlan {
     /// The store.
     let storage: any MigratableStorage
-    /// The store's file, for errors.
+    /// Where the store is, for errors.
     let url: URL
     /// The steps, in order.
     let steps: [SchemaMapping]
@@ -21,8 +21,15 @@ struct MigrationPlan {
 
     /// Runs every step; `progress` (one unit per step) is advanced as records are copied and
     /// `report` called after each advance.
+    ///
+    /// A store that other processes share may be migrated by one of them between this plan and
+    /// its steps (each step checks the stored version under the store's lock before it starts).
+    /// When a step fails and the store is found at a later version of the plan, the steps up to
+    /// it are done and the rest go on from there.
     func run(progress: Progress?, report: () -> Void) throws(CoreStoreError) {
-        for step in steps {
+        var index = 0
+        while index < steps.count {
+            let step = steps[index]
             let child = progress.map { Progress(totalUnitCount: 1, parent: $0, pendingUnitCount: 1) }
             let started = Date()
             Log.log(.notice, "Migrating \(storage.storeDescription) from '\(step.source.modelVersion)' to '\(step.destination.modelVersion)' (\(step.migrationType.isLightweightMigration ? "lightweight" : "heavyweight")).")
@@ -39,12 +46,38 @@ struct MigrationPlan {
                 Log.log(.warning, error.description)
                 throw .userError(error: error.underlying)
             } catch {
+                if let next = stepMigratedElsewhere(after: index) {
+                    Log.log(.notice, "\(storage.storeDescription) was migrated by another process meanwhile; it is at '\(next < steps.count ? steps[next].source.modelVersion : target.modelVersion)' now.")
+                    for _ in (index + 1)..<next {
+                        let done = progress.map { Progress(totalUnitCount: 1, parent: $0, pendingUnitCount: 1) }
+                        done?.completedUnitCount = 1
+                    }
+                    if let child { child.completedUnitCount = child.totalUnitCount }
+                    report()
+                    index = next
+                    continue
+                }
                 throw Log.error(CoreStoreError.wrap(error), "Migrating \(storage.storeDescription) from '\(step.source.modelVersion)' failed; the store keeps that version.")
             }
             if let child { child.completedUnitCount = child.totalUnitCount }
             report()
             Log.log(.notice, "Migrated \(storage.storeDescription) to '\(step.destination.modelVersion)' in \(String(format: "%.2f", Date().timeIntervalSince(started))) s.")
+            index += 1
         }
+    }
+
+    /// After step `index` failed: the index of the step whose source the shared store holds now
+    /// (`steps.count` when it holds the target), when another process took it past step `index`;
+    /// `nil` when it holds what it held, or is not shared.
+    private func stepMigratedElsewhere(after index: Int) -> Int? {
+        // `try?` also makes "no store" (`nil`) a `nil`.
+        guard storage is any SharedAccessStorage, let stored = try? storage.open(schema: target) else {
+            storage.close()
+            return nil
+        }
+        storage.close()
+        if stored.schemaHash == target.schemaHash { return steps.count }
+        return steps.indices.first { $0 > index && steps[$0].source.schemaHash == stored.schemaHash }
     }
 }
 
@@ -59,9 +92,9 @@ extension DataStack {
             store: storage.storeDescription, storedVersion: stored.modelVersion, storedHash: stored.schemaHash,
             expectedVersion: target.modelVersion, expectedHash: target.schemaHash
         )
-        guard let local = storage as? any LocalStorage, let migratable = storage as? any MigratableStorage,
+        guard let upgradable = storage as? any UpgradableStorage, let migratable = storage as? any MigratableStorage,
               let sourceSchema = schemaHistory.schema(for: stored.modelVersion) else { throw mismatch }
-        let url = local.fileURL
+        let url = upgradable.storeURL
         func notFound(_ reason: String) -> CoreStoreError {
             .mappingModelNotFound(localStoreURL: url, targetModelVersion: target.modelVersion, reason: reason)
         }
@@ -78,7 +111,7 @@ extension DataStack {
             }
             versions = path
         }
-        if versions.count > 2 && local.localStorageOptions.contains(.preventProgressiveMigration) {
+        if versions.count > 2 && upgradable.localStorageOptions.contains(.preventProgressiveMigration) {
             throw .progressiveMigrationRequired(localStoreURL: url)
         }
         var schemas: [StoreSchema] = []
@@ -93,7 +126,7 @@ extension DataStack {
         }
         var steps: [SchemaMapping] = []
         for (source, destination) in zip(schemas, schemas.dropFirst()) {
-            let provider = local.migrationMappingProviders.first {
+            let provider = upgradable.migrationMappingProviders.first {
                 $0.handles(sourceVersion: source.modelVersion, destinationVersion: destination.modelVersion)
             } ?? InferredSchemaMappingProvider()
             do {

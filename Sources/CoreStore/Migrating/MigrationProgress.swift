@@ -3,8 +3,8 @@ import Foundation
 /// The outcome of ``DataStack/upgradeStorageIfNeeded(_:completion:)``: the steps run.
 public typealias MigrationResult = Result<[MigrationType], CoreStoreError>
 
-/// What `dataStack.async.addStorage(_:)` reports while it adds a local store.
-public enum MigrationProgress<T: LocalStorage>: @unchecked Sendable {
+/// What `dataStack.async.addStorage(_:)` reports while it adds a store.
+public enum MigrationProgress<T: UpgradableStorage>: @unchecked Sendable {
     /// A migration is running; `progressObject` tells how far.
     case migrating(storage: T, progressObject: Progress)
     /// The store is added; `migrationRequired` tells whether it was migrated first.

@@ -97,14 +97,20 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
             let source = sourceIndex.map { "the source at index \($0)" } ?? "a source"
             return "Cannot import \(source)" + (entity.map { " into '\($0)'" } ?? "") + ": \(message)."
         case .mappingModelNotFound(let url, let version, let reason):
-            return "The store at \(url.path) cannot be migrated to model version '\(version)': \(reason) The store was left untouched."
+            return "The store at \(Self.place(url)) cannot be migrated to model version '\(version)': \(reason) The store was left untouched."
         case .progressiveMigrationRequired(let url):
-            return "The store at \(url.path) needs more than one migration step, but its options contain .preventProgressiveMigration; the store was left untouched."
+            return "The store at \(Self.place(url)) needs more than one migration step, but its options contain .preventProgressiveMigration; the store was left untouched."
         case .asynchronousMigrationRequired(let url, let error):
-            return "The store at \(url.path) needs a migration that addStorageAndWait cannot run (\(error.localizedDescription)); add it with addStorage(_:completion:). The store was left untouched."
+            return "The store at \(Self.place(url)) needs a migration that addStorageAndWait cannot run (\(error.localizedDescription)); add it with addStorage(_:completion:). The store was left untouched."
         case .migrationFailed(let url, let source, let destination, let reason):
-            return "The migration of \(url.path) from '\(source)' to '\(destination)' failed and was rolled back (the store keeps '\(source)'): \(reason)"
+            return "The migration of \(Self.place(url)) from '\(source)' to '\(destination)' failed and was rolled back (the store keeps '\(source)'): \(reason)"
         }
+    }
+
+    /// A store's location as messages show it: a file's path, or a server's URL (which never
+    /// carries a password; see `UpgradableStorage.storeURL`).
+    private static func place(_ url: URL) -> String {
+        url.isFileURL ? url.path : url.absoluteString
     }
 
     /// The case name and its explanation.

@@ -10,7 +10,7 @@ extension DataStack {
     /// A store of an earlier model version is migrated only when every step is lightweight and
     /// its options contain `.allowSynchronousLightweightMigration`; otherwise this throws
     /// ``CoreStoreError/asynchronousMigrationRequired(localStoreURL:NSError:)`` (use
-    /// `addStorage(_:completion:)-(LocalStorage,_)`). Also throws if the schema is invalid, the store is
+    /// `addStorage(_:completion:)-(UpgradableStorage,_)`). Also throws if the schema is invalid, the store is
     /// already added (to this or another stack), a store of the same configuration exists, the
     /// store fails to open, or it holds a model this stack does not declare (left untouched).
     @discardableResult
@@ -76,8 +76,7 @@ extension DataStack {
             }
             storage.close()
             try StorageClaims.requireSoleClaim(storage, toDo: "migrating or erasing it")
-            let local = storage as? any LocalStorage
-            let options = local?.localStorageOptions ?? .none
+            let options = (storage as? any UpgradableStorage)?.localStorageOptions ?? .none
             do {
                 let plan = try migrationPlan(for: storage, stored: stored, target: schema)
                 if synchronous && !(options.contains(.allowSynchronousLightweightMigration) && plan.isLightweight) {
@@ -111,7 +110,7 @@ extension DataStack {
             do {
                 try plan.run(progress: progress, report: report)
             } catch {
-                guard let local = storage as? any LocalStorage, local.localStorageOptions.contains(.recreateStoreOnModelMismatch) else { throw error }
+                guard let upgradable = storage as? any UpgradableStorage, upgradable.localStorageOptions.contains(.recreateStoreOnModelMismatch) else { throw error }
                 Log.log(.warning, "Migrating \(storage.storeDescription) failed (\(error)); erasing it because of .recreateStoreOnModelMismatch.")
                 try storage.erase()
             }

@@ -20,6 +20,9 @@ public typealias Quantifier = CoreStoreStorage.Quantifier
 public typealias LocalStorageOptions = CoreStoreStorage.LocalStorageOptions
 /// The protocol of stores kept in local files, available with `import CoreStore` alone.
 public typealias LocalStorage = CoreStoreStorage.LocalStorage
+/// The protocol of stores a `DataStack` migrates (local ones and server ones), available with
+/// `import CoreStore` alone.
+public typealias UpgradableStorage = CoreStoreStorage.UpgradableStorage
 /// The failures storage engines report (inside `CoreStoreError.storageFailure`), available with
 /// `import CoreStore` alone.
 public typealias StorageError = CoreStoreStorage.StorageError
