@@ -57,12 +57,14 @@ enum Backend: String, CaseIterable, Sendable, Codable {
             // No engine beneath: the numbers show the framework's own cost.
             [SubjectKind(role: .coreStore) { _ in try CoreStoreSubject(storage: InMemoryStore()) }]
         case .postgres:
-            // Each run in a schema of its own, dropped afterwards. No `reopen`: a PostgresStore
-            // is not a LocalStorage, so it has no migrations (see `unsupported`).
+            // Each run in a schema of its own, dropped afterwards.
             [
                 SubjectKind(role: .coreStore, make: { directory in
                     let url = try PostgresBenchServer.url(postgresURL)
-                    return try CoreStoreSubject(storage: PostgresStore(url: url, schemaName: PostgresBenchServer.schemaName(for: directory)))
+                    let schemaName = PostgresBenchServer.schemaName(for: directory)
+                    return try CoreStoreSubject(storage: PostgresStore(url: url, schemaName: schemaName)) { providers, options in
+                        PostgresStore(url: url, schemaName: schemaName, migrationMappingProviders: providers, localStorageOptions: options)
+                    }
                 }, cleanUp: { directory in
                     let url = try PostgresBenchServer.url(postgresURL)
                     try PostgresStore(url: url, schemaName: PostgresBenchServer.schemaName(for: directory)).erase()
@@ -76,13 +78,7 @@ enum Backend: String, CaseIterable, Sendable, Codable {
 
     /// The workloads CoreStore cannot run on this backend, with the reason the table gives.
     var unsupported: [Workload: String] {
-        switch self {
-        case .postgres:
-            let reason = "not supported: PostgresStore is not a LocalStorage (no migrations)"
-            return [.w12: reason, .w13: reason]
-        default:
-            return [:]
-        }
+        [:]
     }
 
     /// The name in the table's heading.

@@ -3,9 +3,9 @@ import Foundation
 
 /// CoreStore's public API on one storage backend: what a user of the framework writes.
 final class CoreStoreSubject: BenchmarkSubject {
-    /// A new instance of the subject's local store, with these mapping providers and options;
-    /// `nil` for a store that cannot be reopened (in memory).
-    typealias Reopen = @Sendable (_ providers: [any SchemaMappingProvider], _ options: LocalStorageOptions) -> any LocalStorage
+    /// A new instance of the subject's store, with these mapping providers and options; `nil`
+    /// for a store that cannot be reopened (in memory).
+    typealias Reopen = @Sendable (_ providers: [any SchemaMappingProvider], _ options: LocalStorageOptions) -> any UpgradableStorage
 
     private var dataStack: DataStack
     private let reopen: Reopen?
@@ -44,7 +44,7 @@ final class CoreStoreSubject: BenchmarkSubject {
 
     /// Adds `storage` through the asynchronous `addStorage` (which runs heavyweight steps) and
     /// waits until it is added.
-    private func addWaiting<S: LocalStorage>(_ storage: S) throws {
+    private func addWaiting<S: UpgradableStorage>(_ storage: S) throws {
         let stream = dataStack.async.addStorage(storage)
         let done = DispatchSemaphore(value: 0)
         let failure = ErrorBox()
