@@ -17,7 +17,12 @@ package protocol SQLConnection: AnyObject {
 
     /// Runs `sql` with `parameters` and calls `row` for each result row, with the comparisons of
     /// the statement's fallback tests (``SQLDialect/fallbackTest(_:leaf:)``) installed.
-    func query(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (Statement.Row) throws -> Void) throws
+    ///
+    /// Rows come as `any SQLRow`, made in the backend's concrete code: the shared layer runs
+    /// unspecialized (it is generic over the connection, in another module), and naming
+    /// `Statement.Row` there would cost a runtime lookup of the type and its conformance on
+    /// every row.
+    func query(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (any SQLRow) throws -> Void) throws
 
     /// What a failed write statement was about, when the database says it broke a constraint.
     func constraintViolation(in error: StorageError) -> SQLConstraintViolation?

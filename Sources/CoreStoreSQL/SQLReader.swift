@@ -82,7 +82,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
     }
 
     /// Runs a built statement.
-    func run(_ sql: String, _ builder: SQLQueryBuilder, _ row: (Connection.Statement.Row) throws -> Void) throws {
+    func run(_ sql: String, _ builder: SQLQueryBuilder, _ row: (any SQLRow) throws -> Void) throws {
         try connection.query(sql, parameters: builder.parameters, leaves: builder.leaves, row)
     }
 }

@@ -51,7 +51,7 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
         }
 
         /// Adds the record of the statement's current row.
-        package mutating func append(_ statement: Connection.Statement.Row) throws {
+        package mutating func append(_ statement: any SQLRow) throws {
             let entity: SQLSchemaMapping.EntityMapping
             if let soleEntity {
                 entity = soleEntity

@@ -8,12 +8,12 @@ typealias SQLiteWriter = SQLWriter<SQLiteConnection>
 extension SQLiteConnection: SQLConnection {
     /// Runs `sql`, with its `corestore_test` leaves installed; an error a function raised while
     /// it ran is rethrown as it is.
-    func query(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (SQLiteStatement) throws -> Void) throws {
+    func query(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (any SQLRow) throws -> Void) throws {
         functions.leaves = leaves
         functions.pendingError = nil
         defer { functions.leaves = [] }
         do {
-            try statement(sql).query(parameters, row)
+            try statement(sql).query(parameters) { try row($0) }
         } catch {
             if let pending = functions.pendingError { throw pending }
             throw error

@@ -19,4 +19,18 @@ extension GuideSnippets {
         ))
     }
 
+    /// docs/POSTGRES.md, the `migratingAPostgresStore` block.
+    func migratingAPostgresStore() async throws {
+        let dataStack = DataStack(
+            CoreStoreSchema(modelVersion: "V1", entities: [Entity<Person>("Person")]),
+            CoreStoreSchema(modelVersion: "V2", entities: [Entity<Person>("Person")])
+        )
+        let store = PostgresStore(url: "postgres://app@db.internal:5432/app", migrationMappingProviders: [
+            CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: []),
+        ])
+        for try await progress in dataStack.async.addStorage(store) {
+            print("migrating: \(progress.fractionCompleted)")
+        }
+    }
+
 }
