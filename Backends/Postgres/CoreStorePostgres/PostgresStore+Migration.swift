@@ -3,7 +3,7 @@ import CoreStoreSQL
 import CoreStoreStorage
 
 /// A `DataStack` migrates a store in PostgreSQL as it migrates a local one: `addStorage(_:completion:)`
-/// runs each step of the migration chain in one transaction (see ``PostgresMigration``), under the
+/// runs each step of the migration chain in one transaction (see `PostgresMigration`), under the
 /// store's advisory lock, so two processes that start at once do not both migrate: the second
 /// waits, then finds the store at the new version and adds it.
 extension PostgresStore: UpgradableStorage, MigratableStorage {
@@ -20,7 +20,7 @@ extension PostgresStore: UpgradableStorage, MigratableStorage {
 
     /// Starts a migration of the closed store on a connection of its own: one transaction that
     /// holds the store's advisory lock and its counter rows until
-    /// `PostgresMigration/finish(metadata:counters:)` commits it (see ``PostgresMigration``).
+    /// `PostgresMigration/finish(metadata:counters:)` commits it (see `PostgresMigration`).
     ///
     /// Throws `StorageError.incompatibleStore` when the schema holds no store, or one whose
     /// schema hash is not `source.schemaHash` (another process migrated it meanwhile), and
