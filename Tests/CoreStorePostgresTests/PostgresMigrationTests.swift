@@ -72,11 +72,27 @@ struct PostgresMigrationTests {
 
     /// Adds `store` to `stack` through `async.addStorage`; whether it migrated.
     static func add(_ store: PostgresStore, to stack: DataStack) async throws -> Bool {
-        for try await progress in stack.async.addStorage(store) {
+        try await finished(stack.async.addStorage(store))
+    }
+
+    /// Whether the addition that `stream` reports migrated, once it finished.
+    static func finished(_ stream: AsyncThrowingStream<MigrationProgress<PostgresStore>, any Error>) async throws -> Bool {
+        for try await progress in stream {
             if case .finished(_, let migrationRequired) = progress { return migrationRequired }
         }
         Issue.record("the addition's stream ended without .finished")
         return false
+    }
+
+    /// Waits (up to two minutes) until `condition` holds, without holding a thread of the
+    /// concurrency pool, which other tests and this test's own tasks need meanwhile.
+    static func eventually(_ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            if try condition() { return true }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return try condition()
     }
 
     /// Four stacks add a "V1" store at once, with a "V2" model. The test holds the store's
@@ -97,12 +113,14 @@ struct PostgresMigrationTests {
         let gate = try PostgresConnection(connectionString: url, location: "test")
         try gate.execute("BEGIN")
         try gate.execute("SELECT * FROM \(schemaName.sqlIdentifier).corestore_metadata FOR UPDATE")
+        // Each addition starts on a dispatch queue as its stream is made, whether or not a task
+        // reads the stream yet.
+        let additions = stacks.map { stack in
+            UncheckedSendableBox(stack.async.addStorage(
+                PostgresStore(url: url, schemaName: schemaName, migrationMappingProviders: [Self.toV2(counting: calls)])
+            ))
+        }
         let added = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for stack in stacks {
-                let store = PostgresStore(url: url, schemaName: schemaName, migrationMappingProviders: [Self.toV2(counting: calls)])
-                let box = UncheckedSendableBox(stack)
-                group.addTask { try await Self.add(store, to: box.value) }
-            }
             // How many of the store's connections wait for a lock (`rowsOnly`: for the rows).
             func waiting(rowsOnly: Bool) throws -> Int64 {
                 var count: Int64 = 0
@@ -114,13 +132,16 @@ struct PostgresMigrationTests {
                 return count
             }
             // A migration holds the advisory lock and waits for the rows.
-            #expect(try PostgresSharedStackTests.eventually { try waiting(rowsOnly: true) == 1 }, "no migration came to wait for the store's counter rows")
+            #expect(try await Self.eventually { try waiting(rowsOnly: true) == 1 }, "no migration came to wait for the store's counter rows")
             // The others come to wait for the advisory lock (in their open, or their own
             // migration) as soon as the dispatch queues run them; under a loaded test run that
             // may take a while, and the outcome below must hold either way.
             let deadline = Date().addingTimeInterval(10)
             while try waiting(rowsOnly: false) < 4, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
             try gate.execute("COMMIT")
+            for addition in additions {
+                group.addTask { try await Self.finished(addition.value) }
+            }
             var results: [Bool] = []
             for try await migrated in group { results.append(migrated) }
             return results
@@ -140,7 +161,7 @@ struct PostgresMigrationTests {
             note.title = "after"
             note.length = 5
         })
-        #expect(PostgresSharedStackTests.eventually { (try? stacks[3].fetchCount(From<MigratingNoteV2.Note>())) == notes + 1 })
+        #expect(try await Self.eventually { (try? stacks[3].fetchCount(From<MigratingNoteV2.Note>())) == notes + 1 })
     }
 
     @Test func aStackOfTheOldModelCannotWriteOnceAnotherMigratedTheStore() async throws {
