@@ -30,6 +30,12 @@ package struct SQLAggregateQuery {
         case average
         /// A double computed by the dialect's exact double aggregate.
         case exactDouble
+
+        /// Whether this is ``exactDouble``.
+        package var isExactDouble: Bool {
+            if case .exactDouble = self { return true }
+            return false
+        }
     }
 
     /// The statement.

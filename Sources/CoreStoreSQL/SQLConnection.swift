@@ -31,6 +31,15 @@ package protocol SQLConnection: AnyObject {
     /// integer sum that overflows, a value its functions cannot read): the reader then evaluates
     /// it from the records.
     func abandonedAggregate(_ error: StorageError) -> Bool
+
+    /// Runs `body`, a native aggregate the database may give up on (``abandonedAggregate(_:)``),
+    /// so that the connection can still run the fallback afterwards in the same transaction. The
+    /// default runs `body` as it is: a database whose errors end only the statement needs no more.
+    func attemptingAggregate<T>(_ body: () throws -> T) throws -> T
+}
+
+extension SQLConnection {
+    package func attemptingAggregate<T>(_ body: () throws -> T) throws -> T { try body() }
 }
 
 /// Which constraint a failed write broke (``SQLConnection/constraintViolation(in:)``).

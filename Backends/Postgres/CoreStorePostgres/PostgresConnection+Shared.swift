@@ -22,7 +22,28 @@ extension PostgresConnection: SQLConnection {
         return .unique(index: rest.firstIndex(of: "\"").map { String(rest[..<$0]) })
     }
 
-    /// Nothing to retry: an error aborts PostgreSQL's transaction, so the dialect avoids every
-    /// aggregate the server could fail on (a sum beyond 64 bits comes back as a `numeric`).
-    func abandonedAggregate(_ error: StorageError) -> Bool { false }
+    /// `numeric_value_out_of_range` (22003): a double sum whose running total overflows, or an
+    /// average that underflows to zero, where the reference arithmetic goes on to infinity or
+    /// zero (``PostgresDialect/exactDoubleAggregate(average:key:column:)``). Integer sums never
+    /// fail: beyond 64 bits they come back as a `numeric`, which the reader hands to the evaluator.
+    func abandonedAggregate(_ error: StorageError) -> Bool {
+        guard case .engine(let code, _) = error else { return false }
+        return code == PostgresSQLState.numericValueOutOfRange
+    }
+
+    /// An error aborts PostgreSQL's whole transaction: inside one, the aggregate runs in a
+    /// savepoint, which a failure rolls back to, so the read can go on to the fallback.
+    func attemptingAggregate<T>(_ body: () throws -> T) throws -> T {
+        guard isInTransaction else { return try body() }
+        try execute("SAVEPOINT corestore_aggregate")
+        do {
+            let result = try body()
+            try execute("RELEASE SAVEPOINT corestore_aggregate")
+            return result
+        } catch {
+            try execute("ROLLBACK TO SAVEPOINT corestore_aggregate")
+            try execute("RELEASE SAVEPOINT corestore_aggregate")
+            throw error
+        }
+    }
 }

@@ -181,6 +181,7 @@ final class PostgresConnection {
 /// as the server packs them).
 enum PostgresSQLState {
     static let uniqueViolation = code(of: "23505")
+    static let numericValueOutOfRange = code(of: "22003")
     static let serializationFailure = code(of: "40001")
     static let deadlockDetected = code(of: "40P01")
 

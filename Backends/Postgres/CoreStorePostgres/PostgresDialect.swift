@@ -164,9 +164,22 @@ struct PostgresDialect: SQLDialect {
 
     // MARK: Aggregates
 
-    /// `sum()` of doubles adds in whatever order the plan yields; the reference adds in
-    /// record-key order, which can round differently.
-    func exactDoubleAggregate(average: Bool, key: String, column: String) -> String? { nil }
+    /// `sum(… ORDER BY key)` adds the values one by one in record-key order, as the reference
+    /// does (a plain `sum()` adds in whatever order the plan yields, which can round
+    /// differently; `avg()` of doubles compensates the error). What still differs:
+    /// - the server's running total starts from the first value, the reference's from `0.0`:
+    ///   the two totals differ only in the sign of a zero, and only while every value so far
+    ///   was `-0.0`; adding `0` at the end makes that `0.0`, as the reference has it, and
+    ///   changes no other total;
+    /// - a total that overflows, or an average that underflows to zero, is an error on the
+    ///   server (22003) where the reference goes on: the reader then evaluates
+    ///   (``PostgresConnection/abandonedAggregate(_:)``).
+    ///
+    /// The average divides by the count as a double, as the reference does.
+    func exactDoubleAggregate(average: Bool, key: String, column: String) -> String? {
+        let sum = "(sum(\(column) ORDER BY \(key)) + '0'::float8)"
+        return average ? "(\(sum) / count(\(column))::float8)" : sum
+    }
 
     /// `sum()` of an integer column is a `numeric`: one beyond the 64-bit range comes back as a
     /// decimal, which the reader hands to the evaluator.

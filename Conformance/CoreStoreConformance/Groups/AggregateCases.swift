@@ -41,6 +41,37 @@ enum AggregateCases {
                 _ = try store.read { try $0.aggregate(AggregateRequest(entity: "Pet", terms: [t(.sum, "tag")]), schema: Fixtures.schema) }
             }
         },
+        ConformanceCase("double sums add in record-key order", group: "aggregates") { ctx in
+            // Inserted out of key order, with totals that round differently in another order.
+            let weights: [(key: Int64, breed: String, weight: Double)] = [
+                (-3, "a", 1.0), (-1, "a", 1e16), (-6, "b", 0.1), (-4, "a", -1e16), (-2, "a", 1.0), (-5, "b", 0.2), (-7, "b", 0.3),
+            ]
+            let (store, world) = try ctx.seeded(weights.map { Fixtures.dog($0.key, "d\($0.key)", weight: $0.weight, breed: $0.breed) })
+            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Dog", terms: [t(.sum, "weight"), t(.average, "weight")]))
+            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Dog", terms: [t(.value, "breed"), t(.sum, "weight"), t(.average, "weight")], groupBy: ["breed"]))
+        },
+        ConformanceCase("double sums at the limits", group: "aggregates") { ctx in
+            // Per breed: a total that overflows to infinity, negative zeros only, infinities of
+            // both signs (NaN), an average that underflows to zero, the largest finite value
+            // beside an infinity.
+            let groups: [(breed: String, weights: [Double])] = [
+                ("a", [1e308, 1e308, -1e308]), ("b", [-0.0, -0.0]), ("c", [.infinity, -.infinity]),
+                ("d", [Double.leastNonzeroMagnitude, 0.0]), ("e", [.greatestFiniteMagnitude, -.infinity]),
+            ]
+            var records: [Record] = []
+            for group in groups {
+                for weight in group.weights {
+                    records.append(Fixtures.dog(-Int64(records.count + 1), "d\(records.count)", weight: weight, breed: group.breed))
+                }
+            }
+            let (store, world) = try ctx.seeded(records)
+            let terms = [t(.sum, "weight"), t(.average, "weight"), t(.count, "weight")]
+            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Dog", terms: [t(.value, "breed")] + terms, groupBy: ["breed"]))
+            for group in groups {
+                let predicate = RecordPredicate.comparison(Comparison("breed", .equal, .string(group.breed)))
+                try expectSameRows(ctx, store, world, AggregateRequest(entity: "Dog", predicate: predicate, terms: terms))
+            }
+        },
         ConformanceCase("sum of a string is an error", group: "aggregates") { ctx in
             let (store, _) = try ctx.seeded(Fixtures.world())
             try ctx.expectError("sum of name") {
