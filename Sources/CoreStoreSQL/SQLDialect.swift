@@ -58,6 +58,17 @@ package protocol SQLDialect: Sendable {
     /// backend must evaluate the predicate itself.
     func fallbackTest(_ value: String, leaf: Int) -> String?
 
+    // MARK: Key lists
+
+    /// The most keys one ``keyListCondition(_:keys:)`` names (databases cap the parameters of
+    /// one statement; a few hundred already amortize a round trip).
+    var keysPerCondition: Int { get }
+    /// The condition that the integer column `column` holds one of `keys` (at least one, at most
+    /// ``keysPerCondition``), and the parameters it binds, from placeholder 1 on: how the
+    /// statements that name records by key (reading records and their to-many relationships,
+    /// deleting rows) select them.
+    func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue])
+
     // MARK: Order and windows
 
     /// The ORDER BY term of a column compared natively in `direction` (`ASC` or `DESC`), with

@@ -26,10 +26,10 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
             guard let description = mapping.tables[table] else { continue }
             let columns = SQLRecordLoader<Connection>.columns(of: description, alias: "t0")
             var accumulator = SQLRecordLoader.Accumulator(loader: loader)
-            for chunk in keys.chunked(SQLRecordLoader<Connection>.keyBatchSize) {
-                let placeholders = (1...chunk.count).map { mapping.dialect.placeholder($0) }.joined(separator: ", ")
-                try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE t0.\"_key\" IN (\(placeholders))")
-                    .query(chunk.map { .integer($0) }) { try accumulator.append($0) }
+            for chunk in keys.chunked(mapping.dialect.keysPerCondition) {
+                let condition = mapping.dialect.keyListCondition("t0.\"_key\"", keys: chunk)
+                try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE \(condition.sql)")
+                    .query(condition.parameters) { try accumulator.append($0) }
             }
             for record in try accumulator.finish() { found[record.id.key] = record }
         }

@@ -12,10 +12,6 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
         self.mapping = mapping
     }
 
-    /// The most keys one `IN` list names (databases cap the parameters of one statement; a few
-    /// hundred already amortize it).
-    package static var keyBatchSize: Int { 500 }
-
     /// The select list for whole rows of `table`: `_key`, `_entity`, then every column.
     package static func columns(of table: SQLSchemaMapping.Table, alias: String) -> String {
         (["\(alias).\"_key\"", "\(alias).\"_entity\""] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")
@@ -138,19 +134,21 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
         for group in groups.values {
             let relationship = group.relationship
             let keys = Array(group.slots.keys)
-            for chunk in keys.chunked(Self.keyBatchSize) {
-                let placeholders = (1...chunk.count).map { mapping.dialect.placeholder($0) }.joined(separator: ", ")
+            for chunk in keys.chunked(mapping.dialect.keysPerCondition) {
                 let sql: String
+                let condition: (sql: String, parameters: [SQLValue])
                 switch relationship.storage {
                 case .foreignKey:
                     continue
                 case .inverseForeignKey(let column, let position):
                     let order = position.map { "\($0.sqlIdentifier), " } ?? ""
-                    sql = "SELECT \(column.sqlIdentifier), \"_key\", \"_entity\" FROM \(relationship.destinationTable.sqlIdentifier) WHERE \(column.sqlIdentifier) IN (\(placeholders)) ORDER BY \(column.sqlIdentifier), \(order)\"_key\""
+                    condition = mapping.dialect.keyListCondition(column.sqlIdentifier, keys: chunk)
+                    sql = "SELECT \(column.sqlIdentifier), \"_key\", \"_entity\" FROM \(relationship.destinationTable.sqlIdentifier) WHERE \(condition.sql) ORDER BY \(column.sqlIdentifier), \(order)\"_key\""
                 case .joinTable(let table):
-                    sql = "SELECT j.\"source\", j.\"destination\", d.\"_entity\" FROM \(table.sqlIdentifier) j LEFT JOIN \(relationship.destinationTable.sqlIdentifier) d ON d.\"_key\" = j.\"destination\" WHERE j.\"source\" IN (\(placeholders)) ORDER BY j.\"source\", j.\"position\""
+                    condition = mapping.dialect.keyListCondition("j.\"source\"", keys: chunk)
+                    sql = "SELECT j.\"source\", j.\"destination\", d.\"_entity\" FROM \(table.sqlIdentifier) j LEFT JOIN \(relationship.destinationTable.sqlIdentifier) d ON d.\"_key\" = j.\"destination\" WHERE \(condition.sql) ORDER BY j.\"source\", j.\"position\""
                 }
-                try connection.statement(sql).query(chunk.map { SQLValue.integer($0) }) { row in
+                try connection.statement(sql).query(condition.parameters) { row in
                     let source = row.int64(0)
                     let destination = RecordID(entity: row.text(2) ?? relationship.destination, key: row.int64(1))
                     for (r, ordinal) in group.slots[source] ?? [] {
@@ -163,10 +161,10 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
 
     /// The concrete entity of each key of `table`.
     package func lookUpEntities(_ keys: [Int64], table: String, into entities: inout [Int64: String]) throws {
-        for chunk in keys.chunked(Self.keyBatchSize) {
-            let placeholders = (1...chunk.count).map { mapping.dialect.placeholder($0) }.joined(separator: ", ")
-            try connection.statement("SELECT \"_key\", \"_entity\" FROM \(table.sqlIdentifier) WHERE \"_key\" IN (\(placeholders))")
-                .query(chunk.map { SQLValue.integer($0) }) { row in
+        for chunk in keys.chunked(mapping.dialect.keysPerCondition) {
+            let condition = mapping.dialect.keyListCondition("\"_key\"", keys: chunk)
+            try connection.statement("SELECT \"_key\", \"_entity\" FROM \(table.sqlIdentifier) WHERE \(condition.sql)")
+                .query(condition.parameters) { row in
                     entities[row.int64(0)] = row.text(1)
                 }
         }

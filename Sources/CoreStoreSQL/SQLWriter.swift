@@ -72,32 +72,30 @@ package final class SQLWriter<Connection: SQLConnection> {
 
     // MARK: Rows
 
-    /// The most keys one batched `DELETE` names (databases cap the parameters of one statement;
-    /// a few hundred already amortize it).
-    static var deleteBatchSize: Int { 500 }
-
     /// Deletes the rows of `ids` (which exist: the merge checked), in batches of consecutive
     /// identifiers of one entity, and their join-table rows.
     private func delete(_ ids: [RecordID]) throws {
+        let limit = dialect.keysPerCondition
         var start = 0
         while start < ids.count {
             let entityName = ids[start].entity
             var end = start + 1
-            while end < ids.count, end - start < Self.deleteBatchSize, ids[end].entity == entityName { end += 1 }
+            while end < ids.count, end - start < limit, ids[end].entity == entityName { end += 1 }
             try deleteBatch(ids[start..<end], entity: try statements(entityName).entity)
             start = end
         }
     }
 
     private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLSchemaMapping.EntityMapping) throws {
-        let placeholders = (1...ids.count).map { dialect.placeholder($0) }.joined(separator: ", ")
+        let keys = ids.map(\.key)[...]
         let table = entity.table.sqlIdentifier
-        let keys = ids.map { SQLValue.integer($0.key) }
-        try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" IN (\(placeholders))").execute(keys)
+        let condition = dialect.keyListCondition("\"_key\"", keys: keys)
+        try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \(condition.sql)").execute(condition.parameters)
         guard entity.hasJoinTables else { return }
+        let sourceCondition = dialect.keyListCondition("\"source\"", keys: keys)
         for relationship in entity.relationships {
             guard case .joinTable(let joinTable) = relationship.storage else { continue }
-            try connection.statement("DELETE FROM \(joinTable.sqlIdentifier) WHERE \"source\" IN (\(placeholders))").execute(keys)
+            try connection.statement("DELETE FROM \(joinTable.sqlIdentifier) WHERE \(sourceCondition.sql)").execute(sourceCondition.parameters)
         }
     }
 

@@ -111,6 +111,15 @@ struct SQLiteDialect: SQLDialect {
         return "(" + members.map { bind($0) }.joined(separator: ", ") + ")"
     }
 
+    /// `column IN (?1, ?2, …)`: one parameter per key, 500 at most (SQLite's default cap is
+    /// 32,766 parameters).
+    var keysPerCondition: Int { 500 }
+
+    func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue]) {
+        let placeholders = (1...keys.count).map { placeholder($0) }.joined(separator: ", ")
+        return ("\(column) IN (\(placeholders))", keys.map { .integer($0) })
+    }
+
     /// `corestore_test(value, n)` answers with `PredicateEvaluator` (``SQLiteFunctions``).
     func fallbackTest(_ value: String, leaf: Int) -> String? {
         "corestore_test(\(value), \(leaf))"
