@@ -7,7 +7,9 @@ import CoreStoreStorage
 /// of its own, and counts what it hears: every commit to the store (by any process) sends one
 /// notification when it commits (``PostgresStore`` calls `pg_notify` inside the commit).
 ///
-/// Each one is handed to the store's stack at once (`onForeignCommit`), which then catches up.
+/// Each one from another connection than the store's own writer is handed to the store's stack
+/// at once (`onForeignCommit`), which then catches up; the store's own commits are already known
+/// to its stack, so their notifications are dropped (told apart by the sending server process).
 /// The count is also the store's `changeSignature`: the stack's periodic check reads the stored
 /// commit sequence only when it moved, without a query per poll. When the connection breaks (a server restart, a network
 /// gap) the listener reconnects with a growing pause, and counts the reconnection too: commits
@@ -24,17 +26,20 @@ final class PostgresChangeListener: @unchecked Sendable {
     private var handler: (@Sendable () -> Void)?
     private let connect: @Sendable () throws -> PostgresConnection
     private let channel: String
+    private let isOwnCommit: @Sendable (Int32) -> Bool
 
-    /// Starts listening; `connect` opens a new connection to the store's database.
-    init(channel: String, connect: @escaping @Sendable () throws -> PostgresConnection) {
+    /// Starts listening; `connect` opens a new connection to the store's database, and
+    /// `isOwnCommit` tells whether a notification's sending server process is the store's writer.
+    init(channel: String, connect: @escaping @Sendable () throws -> PostgresConnection, isOwnCommit: @escaping @Sendable (Int32) -> Bool) {
         self.channel = channel
         self.connect = connect
+        self.isOwnCommit = isOwnCommit
         let thread = Thread { [self] in run() }
         thread.name = "CoreStore.PostgresChangeListener"
         thread.start()
     }
 
-    /// How many notifications and reconnections were heard so far.
+    /// How many notifications of other connections' commits, and reconnections, were heard so far.
     var count: Int64 { lock.withLock { heard } }
 
     /// Stops the thread (within half a second) and closes its connection.
@@ -91,8 +96,9 @@ final class PostgresChangeListener: @unchecked Sendable {
                 throw StorageError.engine(code: 0, message: PostgresConnection.trimmed(PQerrorMessage(connection.handle)))
             }
             while let notification = PQnotifies(connection.handle) {
+                let sender = notification.pointee.be_pid
                 PQfreemem(notification)
-                hear()
+                if !isOwnCommit(sender) { hear() }
             }
         }
     }

@@ -113,12 +113,15 @@ enum PostgresMetadata {
         try upsert.execute([.text("user_info"), .text(json)])
     }
 
-    /// Checks that every table of the mapping exists.
-    static func verifyTables(_ connection: PostgresConnection, mapping: SQLSchemaMapping, schemaName: String) throws {
+    /// Checks that every table of the mapping exists, and returns the names of the schema's
+    /// tables.
+    @discardableResult
+    static func verifyTables(_ connection: PostgresConnection, mapping: SQLSchemaMapping, schemaName: String) throws -> Set<String> {
         let tables = try self.tables(connection, schemaName: schemaName)
         for name in mapping.tableOrder where !tables.contains(name) {
             throw StorageError.incompatibleStore(path: "\(connection.location) schema \(schemaName)", reason: "its table '\(name)' is missing")
         }
+        return tables
     }
 }
 

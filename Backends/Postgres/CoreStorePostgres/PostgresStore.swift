@@ -151,9 +151,9 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         }
         if let existing {
             guard existing.schemaHash == schema.schemaHash else { return existing }
-            try PostgresMetadata.verifyTables(writer, mapping: mapping, schemaName: schemaName)
+            let tables = try PostgresMetadata.verifyTables(writer, mapping: mapping, schemaName: schemaName)
             // A store made before commit summaries were kept gets their table now.
-            if !(try PostgresMetadata.tables(writer, schemaName: schemaName).contains(SQLCommitLog.table)) {
+            if !tables.contains(SQLCommitLog.table) {
                 try writer.execute(SQLCommitLog.creationSQL)
             }
         }
@@ -251,8 +251,11 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         }
         let readers = SQLConnectionPool<PostgresConnection>(maximum: maximumReaders, storeDescription: storeDescription,
                                                             isReusable: { $0.isUsable }, open: connect)
-        let listener = PostgresChangeListener(channel: channel, connect: connect)
-        lifecycle.install(OpenState(writer: PostgresWriterConnection(writer, connect: connect), readers: readers, mapping: mapping, listener: listener))
+        let writerConnection = PostgresWriterConnection(writer, connect: connect)
+        // The notification of the store's own commit tells its stack nothing new.
+        let listener = PostgresChangeListener(channel: channel, connect: connect,
+                                              isOwnCommit: { [weak writerConnection] sender in writerConnection?.serverProcessID == sender })
+        lifecycle.install(OpenState(writer: writerConnection, readers: readers, mapping: mapping, listener: listener))
     }
 
     /// A new connection whose search path is the store's schema.

@@ -1,4 +1,5 @@
 import Foundation
+import CPostgres
 
 /// The connection a store commits (and opens, and erases) through, replaced by a new one when the
 /// server dropped it (a restart, an administrator's `pg_terminate_backend`, a network gap).
@@ -9,10 +10,12 @@ import Foundation
 final class PostgresWriterConnection: @unchecked Sendable {
     private let lock = NSLock()
     private var connection: PostgresConnection
+    private var processID: Int32
     private let connect: @Sendable () throws -> PostgresConnection
 
     init(_ connection: PostgresConnection, connect: @escaping @Sendable () throws -> PostgresConnection) {
         self.connection = connection
+        self.processID = PQbackendPID(connection.handle)
         self.connect = connect
     }
 
@@ -20,8 +23,15 @@ final class PostgresWriterConnection: @unchecked Sendable {
     /// serialized by its `DataStack`; the lock only keeps `open` (reading metadata) apart.
     func current() throws -> PostgresConnection {
         try lock.withLock {
-            if !connection.isUsable { connection = try connect() }
+            if !connection.isUsable {
+                connection = try connect()
+                processID = PQbackendPID(connection.handle)
+            }
             return connection
         }
     }
+
+    /// The server process of the current connection: the sender of this store's own commit
+    /// notifications. Read from the listener's thread.
+    var serverProcessID: Int32 { lock.withLock { processID } }
 }

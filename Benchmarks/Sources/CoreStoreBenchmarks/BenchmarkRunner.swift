@@ -110,11 +110,6 @@ struct BenchmarkRunner {
                 progress("  \(workload.rawValue): \(done.rowsRead) rows in \(String(format: "%.3f", seconds)) s, \(done.commits) commits beside")
             }
             for workload in Workload.migrations {
-                // Skipped explicitly where CoreStore cannot run it (the table says so).
-                if let reason = backend.unsupported[workload] {
-                    if kind.role == .coreStore { progress("  \(workload.rawValue): \(reason)") }
-                    continue
-                }
                 PeakMemory.reset()
                 let clock = ContinuousClock()
                 let start = clock.now

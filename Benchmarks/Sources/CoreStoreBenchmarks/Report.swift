@@ -24,11 +24,6 @@ struct Report {
             rule.append("---:")
             text += "| " + header.joined(separator: " | ") + " |\n| " + rule.joined(separator: " | ") + " |\n"
             for workload in Workload.allCases {
-                if let reason = backend.unsupported[workload], subjects[.coreStore]?[workload] == nil {
-                    // Shown, so that a missing number is not taken for a forgotten one.
-                    text += "| " + ([workload.title(size), reason] + Array(repeating: "–", count: header.count - 2)).joined(separator: " | ") + " |\n"
-                    continue
-                }
                 guard let coreStore = subjects[.coreStore]?[workload] else { continue }
                 var cells = [workload.title(size), Self.time(coreStore.medianSeconds)]
                 for role in [SubjectKind.Role.raw, .grdb] where roles.contains(role) {
@@ -93,8 +88,7 @@ struct Report {
                         }
                         return JSONReport.WorkloadResult(
                             workload: workload.rawValue, title: workload.title(size), subjects: bySubject,
-                            ratioToRaw: ratio(.raw), ratioToGRDB: ratio(.grdb),
-                            notSupported: bySubject[SubjectKind.Role.coreStore.rawValue] == nil ? backend.unsupported[workload] : nil
+                            ratioToRaw: ratio(.raw), ratioToGRDB: ratio(.grdb)
                         )
                     }
                 )
@@ -126,8 +120,6 @@ struct JSONReport: Codable {
         var subjects: [String: SubjectResult]
         var ratioToRaw: Double?
         var ratioToGRDB: Double?
-        /// Why CoreStore did not run the workload on this backend, when it cannot.
-        var notSupported: String?
     }
 
     struct SubjectResult: Codable {

@@ -76,11 +76,6 @@ enum Backend: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The workloads CoreStore cannot run on this backend, with the reason the table gives.
-    var unsupported: [Workload: String] {
-        [:]
-    }
-
     /// The name in the table's heading.
     var title: String {
         switch self {
