@@ -6,9 +6,11 @@ import HashTreeCollections
 /// expected results for every other backend.
 ///
 /// Scans read the records in key order from ``KeyOrderedChunks`` (the order unsorted results
-/// and ties are returned in). Two shortcuts leave every answer as it would be without them:
+/// and ties are returned in). Three shortcuts leave every answer as it would be without them:
 /// - an equality or `IN` conjunct on indexed attributes narrows the records the predicate is
 ///   evaluated on to the index's candidates (see ``InMemoryIndexes`` and ``EqualityBindings``);
+/// - a sorted fetch with a limit keeps only the first offset + limit records of the order
+///   (``RecordSorter/sortedPrefix(_:count:)``) instead of sorting every match;
 /// - grouped aggregates whose values allow it are computed in one pass over the selected
 ///   records (see ``KeyOrderedAggregate``) instead of by the evaluator.
 struct InMemoryReader: StorageReader {
@@ -22,6 +24,10 @@ struct InMemoryReader: StorageReader {
         var records = try matching(request)
         if request.sortDescriptors.isEmpty {
             records = RecordKeyOrder.sorted(records)
+        } else if let limit = request.limit,
+                  case let (end, overflow) = max(request.offset, 0).addingReportingOverflow(max(limit, 0)), !overflow {
+            // A limited fetch needs only the first offset + limit records of the order.
+            records = try RecordSorter(schema: state.schema, sortDescriptors: request.sortDescriptors).sortedPrefix(records, count: end)
         } else {
             try RecordSorter(schema: state.schema, sortDescriptors: request.sortDescriptors).sort(&records)
         }

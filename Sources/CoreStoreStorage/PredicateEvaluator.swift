@@ -56,6 +56,11 @@ public struct PredicateEvaluator: Sendable {
     /// to-many hops fan out and missing to-one destinations become `nil` owners), then combines
     /// the comparison of each leaf with the quantifier.
     private func evaluate(_ c: Comparison, on record: Record) throws -> Bool {
+        // The common case, an attribute of the record itself: its one leaf, without the walk.
+        if c.keyPath.count == 1, c.function == nil, let ordinal = schema.attributeOrdinal(c.keyPath[0], in: record.id.entity) {
+            let holds = try compare(record.attributes[ordinal], c.op, c.operand, c.options)
+            return c.quantifier == .none ? !holds : holds
+        }
         guard let last = c.keyPath.last else { throw StorageError.invalidRequest("a comparison has an empty key path") }
         var owners: [Record?] = [record]
         var entity = record.id.entity

@@ -15,6 +15,56 @@ public struct RecordSorter: Sendable {
         try sort(&records) { $0 }
     }
 
+    /// The first `count` of `records` in this order: exactly the prefix a full sort gives (the
+    /// order is total, record keys being unique), found in one pass that keeps only the best
+    /// `count` records (each record's sort values are read once), so a limited fetch over n
+    /// records costs about n comparisons instead of a sort of all n. Large prefixes are sorted
+    /// in full.
+    public func sortedPrefix(_ records: [Record], count: Int) throws -> [Record] {
+        guard count > 0 else { return [] }
+        if count > 1024 || count >= records.count / 4 {
+            var all = records
+            try sort(&all)
+            return Array(all.prefix(count))
+        }
+        var ordinalsByEntity: [String: [Int]] = [:]
+        var entity = ""
+        var ordinals: [Int] = []
+        var scratch = [Value](repeating: .null, count: order.keyCount)
+        // The best records so far, in order: their sort values and their index in `records`.
+        var kept: [(values: [Value], index: Int)] = []
+        kept.reserveCapacity(count + 1)
+        for (index, record) in records.enumerated() {
+            if index == 0 || record.id.entity != entity {
+                entity = record.id.entity
+                if let known = ordinalsByEntity[entity] {
+                    ordinals = known
+                } else {
+                    ordinals = try order.ordinals(in: entity, schema: schema)
+                    ordinalsByEntity[entity] = ordinals
+                }
+            }
+            for k in ordinals.indices { scratch[k] = record.attributes[ordinals[k]] }
+            let key = record.id.key
+            if kept.count == count, let last = kept.last,
+               !order.precedes(scratch, key: key, last.values, key: records[last.index].id.key) {
+                continue
+            }
+            var low = 0, high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if order.precedes(kept[middle].values, key: records[kept[middle].index].id.key, scratch, key: key) {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            kept.insert((scratch, index), at: low)
+            if kept.count > count { kept.removeLast() }
+        }
+        return kept.map { records[$0.index] }
+    }
+
     /// Sorts any elements that carry a record (for example records paired with their store).
     public func sort<Element>(_ elements: inout [Element], by record: (Element) -> Record) throws {
         var ordinals: [String: [Int]] = [:]
