@@ -19,7 +19,8 @@ extension SQLiteStore: SharedAccessStorage {
     /// SQLite locks and closing it again would release SQLite's locks).
     public var changeSignature: [Int64]? {
         var signature: [Int64] = []
-        for path in [fileURL.path, fileURL.path + "-wal"] {
+        signature.reserveCapacity(8)
+        for path in signaturePaths {
             var info = stat()
             if stat(path, &info) == 0 {
                 signature += [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]

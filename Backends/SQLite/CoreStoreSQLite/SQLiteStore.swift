@@ -100,6 +100,9 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     }
 
     private let lifecycle: StoreLifecycle<OpenState>
+    /// The paths of the database file and its write-ahead log, whose `stat` is the store's
+    /// change signature (made once: every commit reads it).
+    let signaturePaths: [String]
 
     /// A store in the file at `fileURL`; `migrationMappingProviders` map the migration steps
     /// that are not inferred.
@@ -114,6 +117,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         self.durability = durability
         self.journalMode = journalMode
         self.lifecycle = StoreLifecycle { "SQLiteStore(\(fileURL.path))" }
+        self.signaturePaths = [fileURL.path, fileURL.path + "-wal"]
     }
 
     /// A store in the file `fileName` inside ``defaultDirectory``.

@@ -33,6 +33,15 @@ final class AttachedStore: @unchecked Sendable {
     }
     private var _ownCommitsAhead: Set<UInt64> = []
 
+    /// The store's `SharedAccessStorage.sharedIdentity`, read once when the stack starts
+    /// following it (`nil` for a store that is not shared): for a file, working it out
+    /// resolves paths, too slow to repeat on every commit.
+    var sharedIdentity: String? {
+        get { sequenceLock.withLock { _sharedIdentity } }
+        set { sequenceLock.withLock { _sharedIdentity = newValue } }
+    }
+    private var _sharedIdentity: String?
+
     var configuration: String? { storage.configuration }
 
     func holds(_ entity: String) -> Bool {

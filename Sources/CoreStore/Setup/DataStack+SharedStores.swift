@@ -21,15 +21,17 @@ extension DataStack {
         } catch {
             throw CoreStoreError.wrap(error)
         }
-        SharedStoreRegistry.register(self, for: shared.sharedIdentity)
+        let identity = shared.sharedIdentity
+        store.sharedIdentity = identity
+        SharedStoreRegistry.register(self, for: identity)
         sharedStoreWatcher.watch(store)
     }
 
     /// Tells the other stacks of this process that share the stores of `commits` to check now.
     func notifyStacksSharing(_ commits: [StoreCommit]) {
         for commit in commits {
-            guard let shared = commit.store.storage as? any SharedAccessStorage else { continue }
-            for other in SharedStoreRegistry.others(of: self, sharing: shared.sharedIdentity) {
+            guard let identity = commit.store.sharedIdentity else { continue }
+            for other in SharedStoreRegistry.others(of: self, sharing: identity) {
                 other.sharedStoreWatcher.requestCheck()
             }
         }
