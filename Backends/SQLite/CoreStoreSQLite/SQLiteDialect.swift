@@ -113,11 +113,20 @@ struct SQLiteDialect: SQLDialect {
 
     /// `column IN (?1, ?2, …)`: one parameter per key, 500 at most (SQLite's default cap is
     /// 32,766 parameters).
-    var keysPerCondition: Int { 500 }
+    var keysPerCondition: Int { Self.keyListChunk }
+
+    private static let keyListChunk = 500
 
     func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue]) {
-        let placeholders = (1...keys.count).map { placeholder($0) }.joined(separator: ", ")
+        let placeholders = keys.count == keysPerCondition ? Self.fullKeyListPlaceholders : Self.placeholderList(keys.count)
         return ("\(column) IN (\(placeholders))", keys.map { .integer($0) })
+    }
+
+    /// `?1, ?2, …` for a full chunk of keys, made once (every chunk but a list's last is full).
+    private static let fullKeyListPlaceholders = placeholderList(keyListChunk)
+
+    private static func placeholderList(_ count: Int) -> String {
+        (1...count).map { "?\($0)" }.joined(separator: ", ")
     }
 
     /// `corestore_test(value, n)` answers with `PredicateEvaluator` (``SQLiteFunctions``).

@@ -123,15 +123,29 @@ extension ObjectContext {
     /// Marks an object deleted. Delete rules run at commit, when the whole set is known.
     @discardableResult
     func delete(_ state: ObjectState) -> Bool {
+        lock.withLock { markDeleted(state) }
+    }
+
+    /// Marks objects of this context deleted, under one lock; returns how many were newly
+    /// deleted.
+    func delete(_ states: [ObjectState]) -> Int {
         lock.withLock {
-            guard !state.isDeleted else { return false }
-            journalWillChange(state)
-            state.updateValues { state.isDeleted = true }
-            let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
-            changed[id] = nil
-            deleted[id] = state
-            return true
+            deleted.reserveCapacity(deleted.count + states.count)
+            var count = 0
+            for state in states where markDeleted(state) { count += 1 }
+            return count
         }
+    }
+
+    /// Call with the lock held.
+    private func markDeleted(_ state: ObjectState) -> Bool {
+        guard !state.isDeleted else { return false }
+        journalWillChange(state)
+        state.updateValues { state.isDeleted = true }
+        let id = ObjectID(storeID: state.store.id, recordID: state.recordID)
+        changed[id] = nil
+        deleted[id] = state
+        return true
     }
 }
 

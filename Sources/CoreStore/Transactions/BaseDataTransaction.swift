@@ -142,13 +142,29 @@ public class BaseDataTransaction: FetchableSource {
     /// Deletes every object matching the clauses; returns how many were deleted.
     @discardableResult
     public func deleteAll<O>(_ from: From<O>, _ deleteClauses: FetchClause...) throws -> Int {
-        delete(try fetchAll(from, deleteClauses))
+        deleteFetched(try fetchAll(from, deleteClauses))
     }
 
     /// Deletes every object matching a clause chain; returns how many were deleted.
     @discardableResult
     public func deleteAll<O>(_ clauseChain: FetchChainBuilder<O>) throws -> Int {
-        delete(try fetchAll(clauseChain))
+        deleteFetched(try fetchAll(clauseChain))
+    }
+
+    /// Deletes objects this transaction has just fetched: they are its own, so they are marked
+    /// deleted all at once.
+    private func deleteFetched<O: CoreStoreObject>(_ objects: [O]) -> Int {
+        var states: [ObjectState] = []
+        states.reserveCapacity(objects.count)
+        var others = 0
+        for object in objects {
+            if let state = object.cs_state, state.context === context {
+                states.append(state)
+            } else {
+                others += delete(object)
+            }
+        }
+        return context.delete(states) + others
     }
 
     // MARK: Inspecting
