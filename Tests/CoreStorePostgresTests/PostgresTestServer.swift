@@ -25,20 +25,24 @@ enum PostgresTestServer {
 
     private static func start() -> Result<String, ServerUnavailable> {
         if let url = ProcessInfo.processInfo.environment["CORESTORE_POSTGRES_URL"], !url.isEmpty { return .success(url) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, "start"]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do {
-            try process.run()
-        } catch {
-            return .failure(ServerUnavailable(description: "cannot run \(script): \(error)"))
+        // The script runs through `popen`, whose `pclose` waits for it directly: Foundation's
+        // `Process.waitUntilExit()` can wait here forever (the test runner's threads never
+        // deliver the termination it waits for), which hung `swift test` run on its own.
+        let complaints = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-pg-start-\(getpid()).log").path
+        guard let pipe = popen("/bin/bash '\(script)' start 2>'\(complaints)'", "r") else {
+            return .failure(ServerUnavailable(description: "cannot run \(script): \(String(cString: strerror(errno)))"))
         }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output += buffer[0..<count]
+        }
+        let status = pclose(pipe)
+        let printed = String(decoding: output, as: UTF8.self)
+        let complaint = (try? String(contentsOfFile: complaints, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: complaints)
         var values: [String: String] = [:]
         for line in printed.split(separator: "\n") {
             for assignment in line.replacingOccurrences(of: "export ", with: "").split(separator: " ") {
@@ -46,17 +50,13 @@ enum PostgresTestServer {
                 if parts.count == 2 { values[String(parts[0])] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
             }
         }
-        guard process.terminationStatus == 0, let url = values["CORESTORE_POSTGRES_URL"], let directory = values["CORESTORE_POSTGRES_DIR"] else {
+        guard status == 0, let url = values["CORESTORE_POSTGRES_URL"], let directory = values["CORESTORE_POSTGRES_DIR"] else {
             return .failure(ServerUnavailable(description: "scripts/postgres-cluster.sh start failed: \(complaint)"))
         }
         clusterDirectory = directory
         atexit {
             guard let directory = PostgresTestServer.clusterDirectory else { return }
-            let stop = Process()
-            stop.executableURL = URL(fileURLWithPath: "/bin/bash")
-            stop.arguments = [PostgresTestServer.script, "stop", directory]
-            try? stop.run()
-            stop.waitUntilExit()
+            if let pipe = popen("/bin/bash '\(PostgresTestServer.script)' stop '\(directory)' >/dev/null 2>&1", "r") { pclose(pipe) }
         }
         return .success(url)
     }

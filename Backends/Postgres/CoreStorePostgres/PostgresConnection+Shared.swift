@@ -2,13 +2,14 @@ import CoreStoreSQL
 import CoreStoreStorage
 
 extension PostgresConnection: SQLConnection {
-    /// Runs `sql`. PostgreSQL has no fallback tests (``PostgresDialect``), so a statement never
-    /// has leaves.
+    /// Runs `sql`, a read of the shared SQL layer (records, counts, aggregates), with results
+    /// in the binary format (``PostgresBinaryValue``). PostgreSQL has no fallback tests
+    /// (``PostgresDialect``), so a statement never has leaves.
     func query(_ sql: String, parameters: [SQLValue], leaves: [SQLFallbackLeaf], _ row: (any SQLRow) throws -> Void) throws {
         guard leaves.isEmpty else {
             throw StorageError.invalidRequest("a PostgreSQL statement cannot call back into the predicate evaluator")
         }
-        try statement(sql).query(parameters) { try row($0) }
+        try statement(sql).query(parameters, binaryResults: true) { try row($0) }
     }
 
     /// `unique_violation` (23505) on the primary key (`…_pkey`) or on a unique index, which the

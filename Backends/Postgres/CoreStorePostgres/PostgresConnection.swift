@@ -97,8 +97,8 @@ final class PostgresConnection {
     }
 
     /// Runs the prepared statement `name` with `values` and returns its result (to be cleared
-    /// by the caller).
-    func run(_ name: String, sql: String, _ values: [SQLValue]) throws -> OpaquePointer? {
+    /// by the caller), in the binary format when `binaryResults` (``PostgresBinaryValue``).
+    func run(_ name: String, sql: String, _ values: [SQLValue], binaryResults: Bool = false) throws -> OpaquePointer? {
         var texts: [ContiguousArray<CChar>?] = []
         texts.reserveCapacity(values.count)
         var lengths: [Int32] = []
@@ -123,7 +123,7 @@ final class PostgresConnection {
             }
         }
         let result = withPointers(texts) { pointers in
-            PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+            PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, binaryResults ? 1 : 0)
         }
         do {
             try check(result, context: sql)

@@ -22,13 +22,19 @@ final class PostgresStatement: SQLStatement {
     }
 
     func query(_ values: [SQLValue] = [], _ row: (PostgresRow) throws -> Void) throws {
-        let result = try connection.run(name, sql: sql, values)
+        try query(values, binaryResults: false, row)
+    }
+
+    /// Runs the statement and hands over each row of its result; `binaryResults` asks for the
+    /// binary format (see ``PostgresBinaryValue``).
+    func query(_ values: [SQLValue], binaryResults: Bool, _ row: (PostgresRow) throws -> Void) throws {
+        let result = try connection.run(name, sql: sql, values, binaryResults: binaryResults)
         defer { PQclear(result) }
         guard let result else { return }
         let count = PQntuples(result)
         var index: Int32 = 0
         while index < count {
-            try row(PostgresRow(result: result, row: index, location: connection.location))
+            try row(PostgresRow(result: result, row: index, location: connection.location, isBinary: binaryResults))
             index += 1
         }
     }
@@ -48,12 +54,14 @@ final class PostgresStatement: SQLStatement {
     }
 }
 
-/// One row of a text-format result, decoded by attribute type as ``PostgresDialect`` writes
-/// each one.
+/// One row of a result in the text or the binary format, decoded by attribute type as
+/// ``PostgresDialect`` writes each one.
 struct PostgresRow: SQLRow {
     let result: OpaquePointer
     let row: Int32
     let location: String
+    /// Whether the result is in the binary format (``PostgresBinaryValue``).
+    var isBinary = false
 
     private func isNull(_ index: Int32) -> Bool {
         PQgetisnull(result, row, index) != 0
@@ -65,12 +73,32 @@ struct PostgresRow: SQLRow {
         return UnsafeRawBufferPointer(start: pointer, count: Int(PQgetlength(result, row, index)))
     }
 
+    private func type(_ index: Int32) -> Oid {
+        PQftype(result, index)
+    }
+
     func text(_ index: Int32) -> String? {
-        isNull(index) ? nil : String(decoding: bytes(index), as: UTF8.self)
+        if isNull(index) { return nil }
+        return isBinary ? binaryText(index) : String(decoding: bytes(index), as: UTF8.self)
+    }
+
+    /// The text of a binary-format column: what the text format would have sent.
+    private func binaryText(_ index: Int32) -> String {
+        let type = type(index), raw = bytes(index)
+        if type == PostgresBinaryValue.TypeID.numeric, let text = PostgresBinaryValue.numericText(raw) { return text }
+        if let integer = PostgresBinaryValue.integer(raw, type: type) { return String(integer) }
+        if let double = PostgresBinaryValue.double(raw, type: type) { return PostgresConnection.text(of: double) }
+        return String(decoding: raw, as: UTF8.self)
     }
 
     func integer(_ index: Int32) -> Int64? {
-        text(index).flatMap { Int64($0) }
+        if isNull(index) { return nil }
+        if isBinary {
+            let type = type(index)
+            if PostgresBinaryValue.isText(type) { return Int64(binaryText(index)) }
+            return PostgresBinaryValue.integer(bytes(index), type: type)
+        }
+        return Self.int64(bytes(index)) ?? text(index).flatMap { Int64($0) }
     }
 
     func int64(_ index: Int32) -> Int64 {
@@ -79,6 +107,7 @@ struct PostgresRow: SQLRow {
 
     func textEquals(_ index: Int32, _ text: String) -> Bool {
         guard !isNull(index) else { return false }
+        if isBinary, !PostgresBinaryValue.isText(type(index)) { return binaryText(index) == text }
         let stored = bytes(index)
         var text = text
         return text.withUTF8 { utf8 in
@@ -88,9 +117,10 @@ struct PostgresRow: SQLRow {
 
     func value(_ index: Int32, as type: AttributeType) throws -> Value {
         if isNull(index) { return .null }
+        if isBinary { return try binaryValue(index, as: type) }
         switch type {
         case .string, .url:
-            if let data = bytea(index) { return .string(String(decoding: data, as: UTF8.self)) }
+            if let string = Self.byteaString(bytes(index)) { return .string(string) }
         case .bytes:
             if let data = bytea(index) { return .bytes(data) }
         case .uuid:
@@ -102,12 +132,61 @@ struct PostgresRow: SQLRow {
         default:
             return try number(index, as: type)
         }
-        throw damaged(String(decoding: bytes(index).prefix(40), as: UTF8.self), type)
+        throw Self.damaged(String(decoding: bytes(index).prefix(40), as: UTF8.self), type, location: location)
+    }
+
+    /// The value of a binary-format column: the bytes of a `bytea` as they are, numbers from
+    /// their binary form, and everything else (decimals, integers beyond 64 bits, averages as
+    /// `numeric`) through the text the text format would have sent, so both formats read alike.
+    private func binaryValue(_ index: Int32, as type: AttributeType) throws -> Value {
+        let column = self.type(index), raw = bytes(index)
+        let holdsBytes = column == PostgresBinaryValue.TypeID.bytea || PostgresBinaryValue.isText(column)
+        switch type {
+        case .string, .url:
+            if holdsBytes { return .string(String(decoding: raw, as: UTF8.self)) }
+        case .bytes:
+            if holdsBytes { return .bytes(Data(raw)) }
+        case .uuid:
+            if holdsBytes, raw.count == 16 {
+                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: raw) }
+                return .uuid(UUID(uuid: uuid))
+            }
+        case .double, .date:
+            if let d = PostgresBinaryValue.double(raw, type: column) {
+                return type == .double ? .double(d) : .date(Date(timeIntervalSinceReferenceDate: d))
+            }
+            return try Self.number(binaryText(index), as: type, location: location)
+        case .integer, .bool:
+            if let i = PostgresBinaryValue.integer(raw, type: column) { return type == .integer ? .int(i) : .bool(i != 0) }
+            return try Self.number(binaryText(index), as: type, location: location)
+        case .decimal:
+            return try Self.number(binaryText(index), as: type, location: location)
+        }
+        throw Self.damaged(String(decoding: raw.prefix(40), as: UTF8.self), type, location: location)
     }
 
     /// A value of a numeric column (bool, integer, double, date, decimal), from its text.
     private func number(_ index: Int32, as type: AttributeType) throws -> Value {
-        let text = String(decoding: bytes(index), as: UTF8.self)
+        // The common columns are read straight from libpq's buffer, without making a string.
+        switch type {
+        case .integer:
+            if let i = Self.int64(bytes(index)) { return .int(i) }
+        case .double:
+            if let d = Self.double(PQgetvalue(result, row, index), length: PQgetlength(result, row, index)) { return .double(d) }
+        case .date:
+            if let d = Self.double(PQgetvalue(result, row, index), length: PQgetlength(result, row, index)) {
+                return .date(Date(timeIntervalSinceReferenceDate: d))
+            }
+        default:
+            break
+        }
+        return try Self.number(String(decoding: bytes(index), as: UTF8.self), as: type, location: location)
+    }
+
+    /// A value of a numeric column (bool, integer, double, date, decimal), from the text the
+    /// server prints for it.
+    static func number(_ text: String, as type: AttributeType, location: String) throws -> Value {
         switch type {
         case .bool:
             if let i = Int64(text) { return .bool(i != 0) }
@@ -125,16 +204,69 @@ struct PostgresRow: SQLRow {
         case .string, .url, .bytes, .uuid:
             break
         }
-        throw damaged(text, type)
+        throw damaged(text, type, location: location)
     }
 
-    private func damaged(_ text: String, _ type: AttributeType) -> StorageError {
+    private static func damaged(_ text: String, _ type: AttributeType, location: String) -> StorageError {
         StorageError.engine(code: 0, message: "a column of type \(type.rawValue) holds an unexpected value (\(text.prefix(40))) in \(location); the database is damaged or was changed by another program")
     }
 
     /// The bytes of a `bytea` column in its text form (`\x` and two hex digits per byte).
     private func bytea(_ index: Int32) -> Data? {
         Self.bytea(bytes(index))
+    }
+
+    /// The integer a column's text spells in decimal (an optional `-`, then digits), or `nil`
+    /// for any other text and for values outside the 64-bit range.
+    static func int64(_ text: UnsafeRawBufferPointer) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        let negative = text[0] == UInt8(ascii: "-")
+        let digits = negative ? 1 : 0
+        // A lone sign is no number; more than 19 digits is beyond every Int64.
+        guard text.count > digits, text.count - digits <= 19 else { return nil }
+        // Accumulated as a negative number: its range reaches Int64.min.
+        var value: Int64 = 0
+        for i in digits..<text.count {
+            let digit = Int64(text[i]) - 48
+            guard digit >= 0, digit <= 9 else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = shifted.subtractingReportingOverflow(digit)
+            if overflow1 || overflow2 { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
+
+    /// The double a column's text spells (PostgreSQL prints the shortest text that reads back
+    /// exactly, and `NaN`, `Infinity`, `-Infinity`), parsed in place with `strtod`; `nil` unless
+    /// the whole text is one number (then the caller parses it as a string: under a locale
+    /// whose decimal point is not `.`, `strtod` stops early and nothing is misread).
+    static func double(_ text: UnsafePointer<CChar>?, length: Int32) -> Double? {
+        // strtod skips leading white space, which no number of PostgreSQL's has.
+        guard let text, length > 0, text.pointee != 32, !(9...13).contains(text.pointee) else { return nil }
+        var end: UnsafeMutablePointer<CChar>?
+        let value = strtod(text, &end)
+        guard let end, end == UnsafeMutablePointer(mutating: text) + Int(length) else { return nil }
+        return value
+    }
+
+    /// The UTF-8 text a `bytea` holds in its text form, decoded straight into the string's
+    /// storage (invalid UTF-8 is repaired, as `String(decoding:as:)` does); `nil` when `text`
+    /// is not a `bytea`.
+    static func byteaString(_ text: UnsafeRawBufferPointer) -> String? {
+        guard text.count >= 2, text.count % 2 == 0, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
+        let count = text.count / 2 - 1
+        var valid = true
+        let string = String(unsafeUninitializedCapacity: count) { buffer in
+            for i in 0..<count {
+                let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
+                if high > 15 || low > 15 { valid = false; return 0 }
+                buffer[i] = high << 4 | low
+            }
+            return count
+        }
+        return valid ? string : nil
     }
 
     /// The bytes of a `bytea` in its text form; `nil` when `text` is not one.
