@@ -255,34 +255,42 @@ struct PostgresRow: SQLRow {
     /// storage (invalid UTF-8 is repaired, as `String(decoding:as:)` does); `nil` when `text`
     /// is not a `bytea`.
     static func byteaString(_ text: UnsafeRawBufferPointer) -> String? {
-        guard text.count >= 2, text.count % 2 == 0, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
-        let count = text.count / 2 - 1
+        guard let count = byteaCount(text) else { return nil }
         var valid = true
         let string = String(unsafeUninitializedCapacity: count) { buffer in
-            for i in 0..<count {
-                let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
-                if high > 15 || low > 15 { valid = false; return 0 }
-                buffer[i] = high << 4 | low
-            }
-            return count
+            valid = decodeHex(text, into: buffer.baseAddress)
+            return valid ? count : 0
         }
         return valid ? string : nil
     }
 
     /// The bytes of a `bytea` in its text form; `nil` when `text` is not one.
     static func bytea(_ text: UnsafeRawBufferPointer) -> Data? {
-        guard text.count >= 2, text.count % 2 == 0, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
-        let count = text.count / 2 - 1
-        var valid = true
+        guard let count = byteaCount(text) else { return nil }
         var data = Data(count: count)
-        data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
-            for i in 0..<count {
-                let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
-                if high > 15 || low > 15 { valid = false; return }
-                buffer[i] = high << 4 | low
-            }
-        }
+        let valid = data.withUnsafeMutableBytes { decodeHex(text, into: $0.bindMemory(to: UInt8.self).baseAddress) }
         return valid ? data : nil
+    }
+
+    /// The number of bytes a `bytea`'s text form (`\x` and two hex digits per byte) spells;
+    /// `nil` when `text` does not have that form.
+    private static func byteaCount(_ text: UnsafeRawBufferPointer) -> Int? {
+        guard text.count >= 2, text.count % 2 == 0, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
+        return text.count / 2 - 1
+    }
+
+    /// Writes the bytes of a `bytea`'s text form to `bytes` (room for ``byteaCount(_:)``);
+    /// false at the first character that is no hex digit.
+    private static func decodeHex(_ text: UnsafeRawBufferPointer, into bytes: UnsafeMutablePointer<UInt8>?) -> Bool {
+        let count = text.count / 2 - 1
+        guard count > 0 else { return true }
+        guard let bytes else { return false }
+        for i in 0..<count {
+            let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
+            if high > 15 || low > 15 { return false }
+            bytes[i] = high << 4 | low
+        }
+        return true
     }
 
     /// The value of each hex digit's character; 255 for the others.
