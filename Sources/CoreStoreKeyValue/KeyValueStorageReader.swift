@@ -193,25 +193,12 @@ struct KeyValueStorageReader: StorageReader {
 /// Orders matching records in ``RecordOrder`` (as ``RecordSorter`` does) while they are scanned,
 /// from their sort keys alone; only the records that end up in the result are decoded.
 ///
-/// With a `capacity` (offset + limit of the fetch) it keeps just the best `capacity` records in
-/// a sorted array: a bounded top-k, so a limited fetch over n matches costs O(n log k) and k
-/// decodes instead of a sort of n decoded records. The order is total (record keys are unique),
-/// so the first `capacity` records are exactly those of the full sort.
+/// With a `capacity` (offset + limit of the fetch) it keeps just the best `capacity` records
+/// (``RankedEntries``, a bounded top-k), so a limited fetch over n matches costs O(n log k) and
+/// k decodes instead of a sort of n decoded records.
 struct RecordRanking {
-    /// One ranked record.
-    private struct Entry {
-        /// The sort-key values, one per descriptor.
-        var keys: [Value]
-        /// The record key, the tie-breaker.
-        var key: Int64
-        /// A copy of the record's bytes, decoded only if it stays in the result.
-        var bytes: [UInt8]
-    }
-
-    /// The order of the fetch.
-    private let order: RecordOrder
-    /// How many records to keep (offset + limit); `nil` keeps all.
-    private let capacity: Int?
+    /// The kept records' bytes, copied from the engine, decoded only at the end.
+    private var ranking: RankedEntries<[UInt8]>
     /// The layout, for ordinals and entity names.
     private let layout: KeyValueLayout
     /// The sort-key ordinals per entity index; `nil` until the entity's first record.
@@ -219,15 +206,12 @@ struct RecordRanking {
     /// The error ``RecordSorter`` would throw (a sort key the entity lacks), thrown once the
     /// scan is over so that errors of the predicate, which come first in a fetch, still win.
     private var error: (any Error)?
-    /// The kept records: in order when there is a capacity, in scan order otherwise.
-    private var entries: [Entry] = []
     /// The sort keys of the record being added; reused, copied only when the record is kept.
     private var scratch: [Value] = []
 
     /// A ranking by `descriptors` keeping at most `capacity` records (`nil`: all).
     init(_ descriptors: [RecordSortDescriptor], capacity: Int?, layout: KeyValueLayout) {
-        self.order = RecordOrder(descriptors)
-        self.capacity = capacity
+        self.ranking = RankedEntries(order: RecordOrder(descriptors), capacity: capacity)
         self.layout = layout
         ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
     }
@@ -236,7 +220,7 @@ struct RecordRanking {
     mutating func add(_ candidate: ScanCandidate, entity: Int) throws {
         if ordinals[entity] == nil {
             do {
-                ordinals[entity] = try order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
+                ordinals[entity] = try ranking.order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
             } catch {
                 if self.error == nil { self.error = error }
                 ordinals[entity] = []
@@ -245,32 +229,14 @@ struct RecordRanking {
         guard error == nil, let entityOrdinals = ordinals[entity] else { return }
         if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
         for (i, ordinal) in entityOrdinals.enumerated() { scratch[i] = try candidate.attribute(ordinal) }
-        let key = candidate.key
-        guard let capacity else {
-            entries.append(Entry(keys: scratch, key: key, bytes: Array(candidate.bytes)))
-            return
-        }
-        if entries.count >= capacity {
-            guard let last = entries.last, order.precedes(scratch, key: key, last.keys, key: last.key) else { return }
-        }
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if order.precedes(entries[middle].keys, key: entries[middle].key, scratch, key: key) { low = middle + 1 } else { high = middle }
-        }
-        entries.insert(Entry(keys: scratch, key: key, bytes: Array(candidate.bytes)), at: low)
-        if entries.count > capacity { entries.removeLast() }
+        ranking.add(scratch, key: candidate.key) { Array(candidate.bytes) }
     }
 
     /// The ranked records, decoded, in order; throws the sort-key error if there was one.
     mutating func records() throws -> [Record] {
         if let error { throw error }
-        if capacity == nil {
-            let order = self.order
-            entries.sort { order.precedes($0.keys, key: $0.key, $1.keys, key: $1.key) }
-        }
         let names = layout.entityNames
-        return try entries.map { entry in try entry.bytes.withUnsafeBytes { try RecordCodec.decode($0, names: names) } }
+        return try ranking.payloads().map { bytes in try bytes.withUnsafeBytes { try RecordCodec.decode($0, names: names) } }
     }
 }
 

@@ -27,13 +27,11 @@ public struct RecordSorter: Sendable {
             try sort(&all)
             return Array(all.prefix(count))
         }
+        var ranking = RankedEntries<Int>(order: order, capacity: count)
         var ordinalsByEntity: [String: [Int]] = [:]
         var entity = ""
         var ordinals: [Int] = []
         var scratch = [Value](repeating: .null, count: order.keyCount)
-        // The best records so far, in order: their sort values and their index in `records`.
-        var kept: [(values: [Value], index: Int)] = []
-        kept.reserveCapacity(count + 1)
         for (index, record) in records.enumerated() {
             if index == 0 || record.id.entity != entity {
                 entity = record.id.entity
@@ -45,24 +43,9 @@ public struct RecordSorter: Sendable {
                 }
             }
             for k in ordinals.indices { scratch[k] = record.attributes[ordinals[k]] }
-            let key = record.id.key
-            if kept.count == count, let last = kept.last,
-               !order.precedes(scratch, key: key, last.values, key: records[last.index].id.key) {
-                continue
-            }
-            var low = 0, high = kept.count
-            while low < high {
-                let middle = (low + high) / 2
-                if order.precedes(kept[middle].values, key: records[kept[middle].index].id.key, scratch, key: key) {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
-            }
-            kept.insert((scratch, index), at: low)
-            if kept.count > count { kept.removeLast() }
+            ranking.add(scratch, key: record.id.key) { index }
         }
-        return kept.map { records[$0.index] }
+        return ranking.payloads().map { records[$0] }
     }
 
     /// Sorts any elements that carry a record (for example records paired with their store).

@@ -98,7 +98,7 @@ struct PostgresRow: SQLRow {
             if PostgresBinaryValue.isText(type) { return Int64(binaryText(index)) }
             return PostgresBinaryValue.integer(bytes(index), type: type)
         }
-        return Self.int64(bytes(index)) ?? text(index).flatMap { Int64($0) }
+        return text(index).flatMap { Int64($0) }
     }
 
     func int64(_ index: Int32) -> Int64 {
@@ -120,7 +120,7 @@ struct PostgresRow: SQLRow {
         if isBinary { return try binaryValue(index, as: type) }
         switch type {
         case .string, .url:
-            if let string = Self.byteaString(bytes(index)) { return .string(string) }
+            if let data = bytea(index) { return .string(String(decoding: data, as: UTF8.self)) }
         case .bytes:
             if let data = bytea(index) { return .bytes(data) }
         case .uuid:
@@ -168,19 +168,6 @@ struct PostgresRow: SQLRow {
 
     /// A value of a numeric column (bool, integer, double, date, decimal), from its text.
     private func number(_ index: Int32, as type: AttributeType) throws -> Value {
-        // The common columns are read straight from libpq's buffer, without making a string.
-        switch type {
-        case .integer:
-            if let i = Self.int64(bytes(index)) { return .int(i) }
-        case .double:
-            if let d = Self.double(PQgetvalue(result, row, index), length: PQgetlength(result, row, index)) { return .double(d) }
-        case .date:
-            if let d = Self.double(PQgetvalue(result, row, index), length: PQgetlength(result, row, index)) {
-                return .date(Date(timeIntervalSinceReferenceDate: d))
-            }
-        default:
-            break
-        }
         return try Self.number(String(decoding: bytes(index), as: UTF8.self), as: type, location: location)
     }
 
@@ -216,81 +203,20 @@ struct PostgresRow: SQLRow {
         Self.bytea(bytes(index))
     }
 
-    /// The integer a column's text spells in decimal (an optional `-`, then digits), or `nil`
-    /// for any other text and for values outside the 64-bit range.
-    static func int64(_ text: UnsafeRawBufferPointer) -> Int64? {
-        guard !text.isEmpty else { return nil }
-        let negative = text[0] == UInt8(ascii: "-")
-        let digits = negative ? 1 : 0
-        // A lone sign is no number; more than 19 digits is beyond every Int64.
-        guard text.count > digits, text.count - digits <= 19 else { return nil }
-        // Accumulated as a negative number: its range reaches Int64.min.
-        var value: Int64 = 0
-        for i in digits..<text.count {
-            let digit = Int64(text[i]) - 48
-            guard digit >= 0, digit <= 9 else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = shifted.subtractingReportingOverflow(digit)
-            if overflow1 || overflow2 { return nil }
-            value = next
-        }
-        if negative { return value }
-        return value == .min ? nil : -value
-    }
-
-    /// The double a column's text spells (PostgreSQL prints the shortest text that reads back
-    /// exactly, and `NaN`, `Infinity`, `-Infinity`), parsed in place with `strtod`; `nil` unless
-    /// the whole text is one number (then the caller parses it as a string: under a locale
-    /// whose decimal point is not `.`, `strtod` stops early and nothing is misread).
-    static func double(_ text: UnsafePointer<CChar>?, length: Int32) -> Double? {
-        // strtod skips leading white space, which no number of PostgreSQL's has.
-        guard let text, length > 0, text.pointee != 32, !(9...13).contains(text.pointee) else { return nil }
-        var end: UnsafeMutablePointer<CChar>?
-        let value = strtod(text, &end)
-        guard let end, end == UnsafeMutablePointer(mutating: text) + Int(length) else { return nil }
-        return value
-    }
-
-    /// The UTF-8 text a `bytea` holds in its text form, decoded straight into the string's
-    /// storage (invalid UTF-8 is repaired, as `String(decoding:as:)` does); `nil` when `text`
-    /// is not a `bytea`.
-    static func byteaString(_ text: UnsafeRawBufferPointer) -> String? {
-        guard let count = byteaCount(text) else { return nil }
-        var valid = true
-        let string = String(unsafeUninitializedCapacity: count) { buffer in
-            valid = decodeHex(text, into: buffer.baseAddress)
-            return valid ? count : 0
-        }
-        return valid ? string : nil
-    }
-
     /// The bytes of a `bytea` in its text form; `nil` when `text` is not one.
     static func bytea(_ text: UnsafeRawBufferPointer) -> Data? {
-        guard let count = byteaCount(text) else { return nil }
-        var data = Data(count: count)
-        let valid = data.withUnsafeMutableBytes { decodeHex(text, into: $0.bindMemory(to: UInt8.self).baseAddress) }
-        return valid ? data : nil
-    }
-
-    /// The number of bytes a `bytea`'s text form (`\x` and two hex digits per byte) spells;
-    /// `nil` when `text` does not have that form.
-    private static func byteaCount(_ text: UnsafeRawBufferPointer) -> Int? {
         guard text.count >= 2, text.count % 2 == 0, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return nil }
-        return text.count / 2 - 1
-    }
-
-    /// Writes the bytes of a `bytea`'s text form to `bytes` (room for ``byteaCount(_:)``);
-    /// false at the first character that is no hex digit.
-    private static func decodeHex(_ text: UnsafeRawBufferPointer, into bytes: UnsafeMutablePointer<UInt8>?) -> Bool {
         let count = text.count / 2 - 1
-        guard count > 0 else { return true }
-        guard let bytes else { return false }
-        for i in 0..<count {
-            let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
-            if high > 15 || low > 15 { return false }
-            bytes[i] = high << 4 | low
+        var valid = true
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+            for i in 0..<count {
+                let high = hexDigits[Int(text[2 + 2 * i])], low = hexDigits[Int(text[3 + 2 * i])]
+                if high > 15 || low > 15 { valid = false; return }
+                buffer[i] = high << 4 | low
+            }
         }
-        return true
+        return valid ? data : nil
     }
 
     /// The value of each hex digit's character; 255 for the others.

@@ -1,0 +1,71 @@
+/// Entries ranked in ``RecordOrder`` by their sort values and record key. With a `capacity` it
+/// keeps only the best `capacity` entries, in order (a bounded top-k: n additions cost about n
+/// comparisons plus a binary search for each entry that gets in); without one it keeps all and
+/// sorts them at the end. The order is total (record keys are unique), so the kept entries are
+/// exactly the first `capacity` of a full sort.
+///
+/// `RecordSorter.sortedPrefix(_:count:)` ranks records this way, and the key-value tier ranks
+/// records it has not decoded yet (the payload is their bytes). Its methods are `@inlinable`, so
+/// that each caller's loop is specialized for its payload.
+public struct RankedEntries<Payload> {
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var values: [Value]
+        @usableFromInline var key: Int64
+        @usableFromInline var payload: Payload
+
+        @inlinable
+        init(values: [Value], key: Int64, payload: Payload) {
+            self.values = values
+            self.key = key
+            self.payload = payload
+        }
+    }
+
+    /// The order of the ranking.
+    public let order: RecordOrder
+    /// How many entries to keep; `nil` keeps all.
+    public let capacity: Int?
+    /// The kept entries: in order when there is a capacity, in the order added otherwise.
+    @usableFromInline
+    var entries: [Entry] = []
+
+    /// A ranking in `order` keeping at most `capacity` entries (`nil`: all).
+    @inlinable
+    public init(order: RecordOrder, capacity: Int?) {
+        self.order = order
+        self.capacity = capacity
+        if let capacity { entries.reserveCapacity(capacity + 1) }
+    }
+
+    /// Adds the entry with sort values `values` (one per sort key) and record key `key`;
+    /// `payload` is made only when the entry is kept.
+    @inlinable
+    public mutating func add(_ values: [Value], key: Int64, payload: () throws -> Payload) rethrows {
+        guard let capacity else {
+            entries.append(Entry(values: values, key: key, payload: try payload()))
+            return
+        }
+        guard capacity > 0 else { return }
+        if entries.count >= capacity {
+            guard let last = entries.last, order.precedes(values, key: key, last.values, key: last.key) else { return }
+        }
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if order.precedes(entries[middle].values, key: entries[middle].key, values, key: key) { low = middle + 1 } else { high = middle }
+        }
+        entries.insert(Entry(values: values, key: key, payload: try payload()), at: low)
+        if entries.count > capacity { entries.removeLast() }
+    }
+
+    /// The payloads of the kept entries, in order.
+    @inlinable
+    public mutating func payloads() -> [Payload] {
+        if capacity == nil {
+            let order = self.order
+            entries.sort { order.precedes($0.values, key: $0.key, $1.values, key: $1.key) }
+        }
+        return entries.map(\.payload)
+    }
+}
