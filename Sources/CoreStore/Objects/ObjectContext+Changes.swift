@@ -126,19 +126,8 @@ extension ObjectContext {
         lock.withLock { markDeleted(state) }
     }
 
-    /// Marks objects of this context deleted, under one lock; returns how many were newly
-    /// deleted.
-    func delete(_ states: [ObjectState]) -> Int {
-        lock.withLock {
-            deleted.reserveCapacity(deleted.count + states.count)
-            var count = 0
-            for state in states where markDeleted(state) { count += 1 }
-            return count
-        }
-    }
-
     /// Call with the lock held.
-    private func markDeleted(_ state: ObjectState) -> Bool {
+    func markDeleted(_ state: ObjectState) -> Bool {
         guard !state.isDeleted else { return false }
         journalWillChange(state)
         state.updateValues { state.isDeleted = true }

@@ -59,15 +59,26 @@ extension ObjectContext {
         for state in deleted.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.committed != nil {
             deletes[key(state.store), default: []].append(state)
         }
+        var deletedRecords: [ObjectIdentifier: [Record]] = [:]
+        for group in recordDeletes.stores where !group.records.isEmpty {
+            deletedRecords[key(group.store)] = Array(group.records.values)
+        }
         return order.compactMap { k in
             guard let store = stores[k] else { return nil }
             let ins = inserts[k] ?? [], ups = updates[k] ?? [], dels = deletes[k] ?? []
+            // The stored versions of every deleted record, in key order: deleted objects'
+            // committed records and the records deleted without objects.
+            var deleteBases = dels.compactMap(\.committed)
+            if let records = deletedRecords[k] {
+                deleteBases += records
+                deleteBases.sort { $0.id.key < $1.id.key }
+            }
             let changes = ChangeSet(
                 inserts: ins.map(\.record),
                 updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
-                deletes: dels.map(\.recordID),
+                deletes: deleteBases.map(\.id),
                 baseSequence: baseSequences[store.id],
-                deleteBases: dels.compactMap(\.committed)
+                deleteBases: deleteBases
             )
             return PreparedStoreChanges(store: store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
         }
@@ -135,6 +146,7 @@ extension ObjectContext {
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        recordDeletes.removeAll()
         pendingErrors.removeAll()
         resetUndoHistory()
     }

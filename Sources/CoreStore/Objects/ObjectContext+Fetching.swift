@@ -54,6 +54,7 @@ extension ObjectContext {
                     let id = ObjectID(storeID: store.id, recordID: record.id)
                     if changed[id] != nil || deleted[id] != nil { continue }
                     if let state = registered(id), state.isDeleted { continue }
+                    if !recordDeletes.isEmpty && recordDeletes.contains(id) { continue }
                 }
                 results.append((store, record))
             }
@@ -174,7 +175,10 @@ extension ObjectContext {
         return { id in
             let context = box.value
             let local: Record?? = context.lock.withLock {
-                guard let state = context.registered(ObjectID(storeID: store.id, recordID: id)) else { return .none }
+                let objectID = ObjectID(storeID: store.id, recordID: id)
+                guard let state = context.registered(objectID) else {
+                    return context.recordDeletes.contains(objectID) ? .some(nil) : .none
+                }
                 return .some(state.isDeleted ? nil : state.record)
             }
             if let local { return local }

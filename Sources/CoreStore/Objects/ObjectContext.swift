@@ -38,6 +38,8 @@ final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var inserted: [ObjectState] = []
     @exclusivity(unchecked) var changed: [ObjectID: ObjectState] = [:]
     @exclusivity(unchecked) var deleted: [ObjectID: ObjectState] = [:]
+    /// Records deleted without objects (``deleteMatching(_:)``).
+    @exclusivity(unchecked) var recordDeletes = RecordDeletes()
     /// Misuse detected inside non-throwing API (setters, `create`); fails the next commit.
     @exclusivity(unchecked) var pendingErrors: [CoreStoreError] = []
     /// False once a closure transaction has ended; its objects can no longer change.
@@ -60,7 +62,7 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     var hasChanges: Bool {
-        lock.withLock { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+        lock.withLock { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty || !recordDeletes.isEmpty }
     }
 
     // MARK: Identity map
@@ -118,10 +120,12 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     /// The context's object for a record read from `store` since `ticket`, made on first sight
-    /// (call with the lock held). `nil` when a commit merged since deleted the record.
+    /// (call with the lock held). `nil` when a commit merged since deleted the record, or this
+    /// transaction deleted it as a record.
     func object(for record: Record, in store: AttachedStore, readSince ticket: ReadTicket) -> CoreStoreObject? {
         let id = ObjectID(storeID: store.id, recordID: record.id)
         if let existing = registeredObjects[id] { return existing }
+        if !recordDeletes.isEmpty && recordDeletes.contains(id) { return nil }
         var current = record
         if let merged = mergeLog.version(of: record.id, in: store.id, since: ticket.generation) {
             guard let merged else { return nil }
@@ -130,7 +134,7 @@ final class ObjectContext: @unchecked Sendable {
         return makeObject(for: current, in: store, as: id)
     }
 
-    private func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
+    func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
         guard let entity = entity(named: record.id.entity) else { return nil }
         let object = makeInstance(of: entity, in: store, record: record, isCommitted: true)
         register(object, as: id)
@@ -149,7 +153,7 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     /// The entity of a record; the last one found answers again without hashing its name.
-    private func entity(named name: String) -> EntityMetadata? {
+    func entity(named name: String) -> EntityMetadata? {
         if let last = lastEntity, last.nameBits == StringBits(name) { return last }
         guard let entity = runtime.entitiesByName[name] else { return nil }
         lastEntity = entity
@@ -275,6 +279,7 @@ final class ObjectContext: @unchecked Sendable {
             inserted.removeAll()
             changed.removeAll()
             deleted.removeAll()
+            recordDeletes.removeAll()
             pendingErrors.removeAll()
             journals.removeAll()
         }

@@ -142,29 +142,13 @@ public class BaseDataTransaction: FetchableSource {
     /// Deletes every object matching the clauses; returns how many were deleted.
     @discardableResult
     public func deleteAll<O>(_ from: From<O>, _ deleteClauses: FetchClause...) throws -> Int {
-        deleteFetched(try fetchAll(from, deleteClauses))
+        try context.deleteMatching(from.specification(deleteClauses))
     }
 
     /// Deletes every object matching a clause chain; returns how many were deleted.
     @discardableResult
     public func deleteAll<O>(_ clauseChain: FetchChainBuilder<O>) throws -> Int {
-        deleteFetched(try fetchAll(clauseChain))
-    }
-
-    /// Deletes objects this transaction has just fetched: they are its own, so they are marked
-    /// deleted all at once.
-    private func deleteFetched<O: CoreStoreObject>(_ objects: [O]) -> Int {
-        var states: [ObjectState] = []
-        states.reserveCapacity(objects.count)
-        var others = 0
-        for object in objects {
-            if let state = object.cs_state, state.context === context {
-                states.append(state)
-            } else {
-                others += delete(object)
-            }
-        }
-        return context.delete(states) + others
+        try context.deleteMatching(clauseChain.specification())
     }
 
     // MARK: Inspecting
@@ -194,7 +178,10 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects deleted and not yet committed.
     public func deletedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock { Set(context.deleted.values) }
+        context.lock.withLock {
+            context.makeObjectsForRecordDeletes()
+            return Set(context.deleted.values)
+        }
     }
 
     /// Objects of `O` deleted and not yet committed.

@@ -90,6 +90,7 @@ extension ObjectContext {
             inserted.removeAll()
             changed.removeAll()
             deleted.removeAll()
+            recordDeletes.removeAll()
             pendingErrors.removeAll()
             for state in allStates() { state.restoreCommitted() }
             resetUndoHistory()

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+@testable import CoreStore
+
+/// `deleteAll` deletes records of entities without relationships without making their
+/// objects; everything a transaction can ask must still see them as deleted.
+@Suite("deleteAll")
+struct DeleteAllTests {
+    /// Cats (no relationships) "Tom" 1, "Kit" 2, "Max" 3 lives, and a dog "Rex".
+    private func makeAnimals(_ kind: StoreKind) throws -> DataStack {
+        let stack = try makeStack(kind)
+        try stack.perform(synchronous: { t in
+            for (name, lives) in [("Tom", 1), ("Kit", 2), ("Max", 3)] {
+                let cat = t.create(Into<Cat>())
+                cat.name = name
+                cat.lives = lives
+            }
+            t.create(Into<Dog>()).name = "Rex"
+        })
+        return stack
+    }
+
+    private func catNames(_ source: some FetchableSource) throws -> [String] {
+        try source.fetchAll(From<Cat>().orderBy(.ascending(\.$name))).map(\.name)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theTransactionSeesTheRecordsDeleted(_ kind: StoreKind) throws {
+        let stack = try makeAnimals(kind)
+        let kit = try #require(try stack.fetchOne(From<Cat>().where(\.$name == "Kit")))
+        let kitID = try #require(kit.cs_id())
+        do {
+            let t = stack.beginUnsafe()
+            #expect(try t.deleteAll(From<Cat>().where(\.$lives >= 2)) == 2)
+            #expect(t.hasChanges)
+            #expect(try catNames(t) == ["Tom"])
+            #expect(try t.fetchCount(From<Cat>()) == 1)
+            #expect(try t.fetchCount(From<Animal>()) == 2)
+            #expect(try t.fetchObjectIDs(From<Cat>()).count == 1)
+            #expect(try t.queryValue(From<Cat>().select(Int.self, .sum(\.$lives))) == 1)
+            #expect(t.fetchExisting(kitID) as Cat? == nil)
+            #expect(t.edit(kit) == nil)
+            // Deleting again deletes nothing more.
+            #expect(try t.deleteAll(From<Cat>().where(\.$lives >= 2)) == 0)
+            #expect(t.delete(kit) == 0)
+            try t.commitAndWait()
+        }
+        #expect(try catNames(stack) == ["Tom"])
+        #expect(kit.cs_isDeleted())
+        #expect(try stack.fetchCount(From<Dog>()) == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func deletedObjectsListsTheRecordsDeleted(_ kind: StoreKind) throws {
+        let stack = try makeAnimals(kind)
+        do {
+            let t = stack.beginUnsafe()
+            _ = try t.deleteAll(From<Cat>().where(\.$lives <= 2))
+            let deleted = t.deletedObjects(Cat.self)
+            #expect(Set(deleted.map(\.name)) == ["Tom", "Kit"])
+            #expect(deleted.allSatisfy { $0.cs_isDeleted() })
+            #expect(t.deletedObjectIDs().count == 2)
+            // Once made, they are this transaction's deleted objects like any other.
+            #expect(try catNames(t) == ["Max"])
+            #expect(try t.deleteAll(From<Cat>()) == 1)
+            try t.commitAndWait()
+        }
+        #expect(try stack.fetchCount(From<Cat>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func objectsAndRecordsAreDeletedTogether(_ kind: StoreKind) throws {
+        let stack = try makeAnimals(kind)
+        try stack.perform(synchronous: { t in
+            let owner = t.create(Into<Person>())
+            owner.name = "Ann"
+            let rex = try #require(try t.fetchOne(From<Dog>()))
+            rex.master = owner
+        })
+        do {
+            let t = stack.beginUnsafe()
+            // A cat this transaction holds and changed, one it holds, and records only; a dog
+            // (relationships: an object, with its inverse kept in step).
+            let tom = try #require(try t.fetchOne(From<Cat>().where(\.$name == "Tom")))
+            tom.lives = 7
+            _ = try t.fetchOne(From<Cat>().where(\.$name == "Kit"))
+            #expect(try t.deleteAll(From<Animal>()) == 4)
+            #expect(tom.cs_isDeleted())
+            #expect(try t.fetchCount(From<Animal>()) == 0)
+            #expect(try t.fetchOne(From<Person>())?.pets.isEmpty == true)
+            try t.commitAndWait()
+        }
+        #expect(try stack.fetchCount(From<Animal>()) == 0)
+        #expect(try stack.fetchOne(From<Person>())?.pets.isEmpty == true)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func pendingObjectsAreJudgedByTheirPendingValues(_ kind: StoreKind) throws {
+        let stack = try makeAnimals(kind)
+        do {
+            let t = stack.beginUnsafe()
+            let tom = try #require(try t.fetchOne(From<Cat>().where(\.$name == "Tom")))
+            tom.lives = 5
+            let new = t.create(Into<Cat>())
+            new.name = "Ivy"
+            new.lives = 6
+            // Tom now matches, Kit (2) does not, Max (3) and the new cat do.
+            #expect(try t.deleteAll(From<Cat>().where(\.$lives >= 3)) == 3)
+            #expect(try catNames(t) == ["Kit"])
+            try t.commitAndWait()
+        }
+        #expect(try catNames(stack) == ["Kit"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func rollbackAndUndoBringTheRecordsBack(_ kind: StoreKind) throws {
+        let stack = try makeAnimals(kind)
+        let t = stack.beginUnsafe()
+        #expect(try t.deleteAll(From<Cat>()) == 3)
+        #expect(try t.fetchCount(From<Cat>()) == 0)
+        t.rollback()
+        #expect(!t.hasChanges)
+        #expect(try catNames(t) == ["Kit", "Max", "Tom"])
+        #expect(try t.deleteAll(From<Cat>().where(\.$name == "Max")) == 1)
+        try t.commitAndWait()
+        #expect(try catNames(stack) == ["Kit", "Tom"])
+
+        let undoable = stack.beginUnsafe(supportsUndo: true)
+        #expect(try undoable.deleteAll(From<Cat>()) == 2)
+        #expect(try undoable.fetchCount(From<Cat>()) == 0)
+        undoable.undo()
+        #expect(try catNames(undoable) == ["Kit", "Tom"])
+        undoable.redo()
+        #expect(try undoable.fetchCount(From<Cat>()) == 0)
+        try undoable.commitAndWait()
+        #expect(try stack.fetchCount(From<Cat>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func monitorsSeeTheDeletionWithTheLastValues(_ kind: StoreKind) throws {
+        let stack = try makeAnimals(kind)
+        let kit = try #require(try stack.fetchOne(From<Cat>().where(\.$name == "Kit")))
+        let monitor = try stack.monitorObject(kit, deliveryQueue: makeDeliveryQueue())
+        let recorder = ObjectRecorder<Cat> { "\($0.name)/\($0.lives)" }
+        monitor.addObserver(recorder)
+        try stack.perform(synchronous: { t in _ = try t.deleteAll(From<Cat>().where(\.$lives == 2)) })
+        #expect(recorder.events == ["didDelete Kit/2"])
+        #expect(monitor.isObjectDeleted)
+    }
+}
