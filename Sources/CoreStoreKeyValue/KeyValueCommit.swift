@@ -37,6 +37,7 @@ struct KeyValueCommit {
             // kept only when its values are exactly equal: `0.0` → `-0.0` keeps the encoding
             // but must still be checked against the other records.)
             for plan in layout.entryPlans(maintainedBy: record.id.entity) {
+                if plan.holdsSameValues(update.old, record) { continue }
                 let before = plan.entry(of: update.old), after = plan.entry(of: record)
                 if before == after, plan.index.kind != .unique
                     || layout.values(of: update.old, in: plan.index) == layout.values(of: record, in: plan.index) { continue }

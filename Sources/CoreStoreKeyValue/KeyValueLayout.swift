@@ -287,6 +287,24 @@ final class IndexEntryPlan: Sendable {
         }
     }
 
+    /// Whether `old` and `new` give this index exactly the same values, so that their entries
+    /// are equal and nothing of the index changes (the test an update runs first: most updates
+    /// leave most indexes alone). Decimals are never taken as the same, since equal decimals may
+    /// be encoded differently: their entries are compared instead.
+    func holdsSameValues(_ old: Record, _ new: Record) -> Bool {
+        for source in sources {
+            switch (value(of: old, source), value(of: new, source)) {
+            case (.decimal, _), (_, .decimal):
+                return false
+            case (.date(let a), .date(let b)):
+                if a.timeIntervalSinceReferenceDate.bitPattern != b.timeIntervalSinceReferenceDate.bitPattern { return false }
+            case let (a, b):
+                if a != b { return false }
+            }
+        }
+        return true
+    }
+
     /// The entry of `record`, as ``KeyValueLayout/entry(of:in:)`` builds it (without the
     /// intermediate array of values: this runs for every index of every written record).
     func entry(of record: Record) -> [UInt8] {

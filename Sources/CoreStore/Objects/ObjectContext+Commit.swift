@@ -49,9 +49,10 @@ extension ObjectContext {
             try validateCounts(state)
             inserts[key(state.store), default: []].append(state)
         }
+        var keySets = ChangedKeySets()
         for state in changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
             guard let committed = state.committed else { continue }
-            let keys = changedKeys(state, since: committed)
+            let keys = keySets.keys(from: committed, to: state.record, of: state.entity)
             if keys.isEmpty { continue }
             try validateCounts(state)
             updates[key(state.store), default: []].append((state, keys))
@@ -149,24 +150,6 @@ extension ObjectContext {
         recordDeletes.removeAll()
         pendingErrors.removeAll()
         resetUndoHistory()
-    }
-
-    private func changedKeys(_ state: ObjectState, since committed: Record) -> Set<String> {
-        Self.changedKeys(from: committed, to: state.record, of: state.entity.description)
-    }
-
-    /// The names of the fields whose values differ between two versions of one record (an
-    /// unordered to-many relationship differs only in its members, not their order).
-    static func changedKeys(from old: Record, to new: Record, of description: EntityDescription) -> Set<String> {
-        var keys = Set<String>()
-        for i in description.attributes.indices where new.attributes[i] != old.attributes[i] {
-            keys.insert(description.attributes[i].name)
-        }
-        for i in description.relationships.indices where new.relationships[i] != old.relationships[i] {
-            if description.relationships[i].kind == .toManyUnordered, Set(new.relationships[i]) == Set(old.relationships[i]) { continue }
-            keys.insert(description.relationships[i].name)
-        }
-        return keys
     }
 
     private func validateCounts(_ state: ObjectState) throws(CoreStoreError) {

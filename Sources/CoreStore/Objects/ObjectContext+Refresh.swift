@@ -43,7 +43,7 @@ extension ObjectContext {
                         continue
                     }
                     if record == committed { continue }
-                    let keys = Self.changedKeys(from: committed, to: record, of: state.entity.description)
+                    let keys = ChangedKeySets.keys(from: committed, to: record, of: state.entity.description)
                     state.updateValues {
                         for i in state.attributes.indices where state.attributes[i] == committed.attributes[i] {
                             state.attributes[i] = record.attributes[i]
