@@ -120,11 +120,24 @@ extension Value: Equatable, Hashable {
         case (.int(let a), .int(let b)): return a == b
         case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
         case (.decimal(let a), .decimal(let b)): return a == b
-        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.string(let a), .string(let b)): return Self.sameUTF8(a, b)
         case (.bytes(let a), .bytes(let b)): return a == b
         case (.date(let a), .date(let b)): return a == b
         case (.uuid(let a), .uuid(let b)): return a == b
         default: return false
+        }
+    }
+
+    /// Whether two strings hold the same UTF-8 bytes (String's own `==` tests canonical
+    /// equivalence instead), compared in one `memcmp` rather than byte by byte.
+    private static func sameUTF8(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                guard let p = x.baseAddress, let q = y.baseAddress, p != q else { return true }
+                return memcmp(p, q, x.count) == 0
+            }
         }
     }
 

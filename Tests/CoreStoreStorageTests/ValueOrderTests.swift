@@ -53,4 +53,14 @@ struct ValueIdentityTests {
         #expect(Value.int(1) != Value.double(1))
         #expect(Set([Value.string("\u{e9}"), .string("e\u{301}")]).count == 2)
     }
+
+    @Test func stringsAreTheSameOnlyByteForByte() {
+        let long = String(repeating: "é-ü ", count: 40)
+        #expect(Value.string(long) == Value.string(String(long.unicodeScalars)))
+        #expect(Value.string(long + "a") != Value.string(long + "b"))
+        #expect(Value.string(long) != Value.string(long + "\0"))
+        #expect(Value.string("") == Value.string(String()))
+        #expect(Value.string("") != Value.string("\0"))
+        #expect(Value.string("short") == Value.string("sh" + "ort"))
+    }
 }
