@@ -72,22 +72,56 @@ package final class SQLWriter<Connection: SQLConnection> {
 
     // MARK: Rows
 
-    /// Deletes the rows of `ids` (which exist: the merge checked), in batches of consecutive
-    /// identifiers of one entity, and their join-table rows.
+    /// Deletes the rows of `ids` (which exist: the merge checked) and their join-table rows,
+    /// for each run of consecutive identifiers of one entity.
     private func delete(_ ids: [RecordID]) throws {
-        let limit = dialect.keysPerCondition
         var start = 0
         while start < ids.count {
             let entityName = ids[start].entity
             var end = start + 1
-            while end < ids.count, end - start < limit, ids[end].entity == entityName { end += 1 }
-            try deleteBatch(ids[start..<end], entity: try statements(entityName).entity)
+            while end < ids.count, ids[end].entity == entityName { end += 1 }
+            try deleteRows(ids[start..<end].map(\.key), of: try statements(entityName).entity)
             start = end
         }
     }
 
-    private func deleteBatch(_ ids: ArraySlice<RecordID>, entity: SQLSchemaMapping.EntityMapping) throws {
-        let keys = ids.map(\.key)[...]
+    /// The fewest consecutive keys deleted by one key range rather than in a key list.
+    static var minimumRangeRun: Int { 16 }
+
+    /// Deletes rows of one entity: every run of at least ``minimumRangeRun`` consecutive keys by
+    /// one range (keys handed out in order make a bulk delete mostly such runs, and a range
+    /// costs the engine a fraction of a list: no list to build and probe), the other keys in
+    /// lists of the dialect's size. A range is exact: every key in it is deleted, and no record
+    /// of another entity can hold one.
+    private func deleteRows(_ unsorted: [Int64], of entity: SQLSchemaMapping.EntityMapping) throws {
+        let keys = unsorted.sorted()
+        var scattered: [Int64] = []
+        var first = 0
+        while first < keys.count {
+            var last = first
+            while last + 1 < keys.count, keys[last] < .max, keys[last + 1] == keys[last] + 1 { last += 1 }
+            if last - first + 1 >= Self.minimumRangeRun {
+                try deleteRange(keys[first]...keys[last], of: entity)
+            } else {
+                scattered.append(contentsOf: keys[first...last])
+            }
+            first = last + 1
+        }
+        for batch in scattered.chunked(dialect.keysPerCondition) { try deleteBatch(batch, of: entity) }
+    }
+
+    private func deleteRange(_ keys: ClosedRange<Int64>, of entity: SQLSchemaMapping.EntityMapping) throws {
+        let bounds: [SQLValue] = [.integer(keys.lowerBound), .integer(keys.upperBound)]
+        let range = "BETWEEN \(dialect.placeholder(1)) AND \(dialect.placeholder(2))"
+        try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" \(range)").execute(bounds)
+        guard entity.hasJoinTables else { return }
+        for relationship in entity.relationships {
+            guard case .joinTable(let joinTable) = relationship.storage else { continue }
+            try connection.statement("DELETE FROM \(joinTable.sqlIdentifier) WHERE \"source\" \(range)").execute(bounds)
+        }
+    }
+
+    private func deleteBatch(_ keys: ArraySlice<Int64>, of entity: SQLSchemaMapping.EntityMapping) throws {
         let table = entity.table.sqlIdentifier
         let condition = dialect.keyListCondition("\"_key\"", keys: keys)
         try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \(condition.sql)").execute(condition.parameters)
