@@ -6,17 +6,24 @@ extension FieldDefinition {
     public struct Stored<V: FieldStorableType>: FieldDescribing {
         /// The stored key.
         public let keyPath: String
+        /// The bits of ``keyPath`` (see `StringBits`), valid as long as this field: what a
+        /// property getter finds the attribute's ordinal with, without copying the key.
+        @usableFromInline let keyBits: StringBits
         /// The key this attribute had in the previous model version, for migrations.
         public let previousVersionKeyPath: String?
         @usableFromInline let initialValue: () -> V
-        let isDynamic: Bool
+        @usableFromInline let isDynamic: Bool
         /// The custom getter and setter, when declared.
         @usableFromInline let accessors: FieldAccessors<V>?
         /// The keys whose changes change this field's value too (observers hear about both).
-        let affectedByKeyPaths: () -> Set<String>
+        @usableFromInline let affectedByKeyPaths: () -> Set<String>
 
+        /// Inlinable, like the property wrapper's common initializers, so that declaring a
+        /// field (which every object's initialization does) is specialized for its value type.
+        @inlinable
         init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: @escaping () -> Set<String>) {
             self.keyPath = keyPath
+            self.keyBits = StringBits(keyPath)
             self.previousVersionKeyPath = previousVersionKeyPath
             self.initialValue = initialValue
             self.isDynamic = isDynamic
@@ -81,15 +88,11 @@ extension FieldDefinition {
 }
 
 extension FieldDefinition {
-    /// The value of attribute `key` of `instance` as a `V`, read in place under the object's
-    /// lock (the stored value is neither copied nor retained); `nil` for a meta instance, an
-    /// unknown key or a stored value `V` cannot represent, which the caller handles.
+    /// `stored` as a `V`. Through this inlined function the getters call `V`'s conversion
+    /// directly (called in the getter itself, it went through `V`'s witness table).
     @inlinable @inline(__always)
-    static func cs_currentValue<V: FieldStorableType>(of instance: CoreStoreObject, forKey key: String, as type: V.Type) -> V? {
-        guard let ordinal = instance.attributeOrdinal(forKey: key) else { return nil }
-        return instance.valuesLock.withLock {
-            instance.attributes.withUnsafeBufferPointer { V.cs_fromStoredValue($0[ordinal]) }
-        }
+    static func cs_value<V: FieldStorableType>(_ stored: Value, as type: V.Type) -> V? {
+        V.cs_fromStoredValue(stored)
     }
 
     /// The stored value of attribute `key` of `instance`; `nil` for a meta instance.
@@ -134,6 +137,7 @@ extension FieldContainer {
         /// `versionHashModifier` is accepted for source compatibility and has no effect: a
         /// store's model hash follows what it stores. `affectedByKeyPaths` names the keys whose
         /// changes observers also report as changes of this field.
+        @inlinable
         public init(
             wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
@@ -145,6 +149,7 @@ extension FieldContainer {
         }
 
         /// Declares an attribute whose initial value is computed anew for every inserted object.
+        @inlinable
         public init(
             _ keyPath: KeyPathString,
             versionHashModifier: @autoclosure @escaping () -> String? = nil,
@@ -213,12 +218,14 @@ extension FieldContainer {
                 if let getter = instance[keyPath: storageKeyPath].projectedValue.accessors?.getter, instance.attributeKeys != nil {
                     return getter(instance)
                 }
-                // Only the key is read on the common path: copying the whole field would retain
-                // its strings and closure on every read.
-                let key = instance[keyPath: storageKeyPath].projectedValue.keyPath
-                if let value = FieldDefinition.cs_currentValue(of: instance, forKey: key, as: V.self) {
-                    return value
+                // The common path reads only the key's bits (copying the field, or even its key,
+                // would retain them on every read) and the value in place, under the object's lock.
+                if let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits) {
+                    let stored = instance.valuesLock.withLock { instance.attributes[ordinal] }
+                    if let value = FieldDefinition.cs_value(stored, as: V.self) { return value }
                 }
+                // A meta instance, a key spelled by another string than the schema's, or a value
+                // `V` cannot represent.
                 return FieldDefinition.Stored<V>.uncommonValue(of: instance, field: instance[keyPath: storageKeyPath].projectedValue)
             }
             set {
@@ -237,6 +244,7 @@ extension FieldContainer {
 
 extension FieldContainer.Stored where V: ExpressibleByNilLiteral {
     /// Declares an optional attribute that starts as `nil`: `@Field.Stored("nickname") var nickname: String?`.
+    @inlinable
     public init(
         _ keyPath: KeyPathString,
         versionHashModifier: @autoclosure @escaping () -> String? = nil,

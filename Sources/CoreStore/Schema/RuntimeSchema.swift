@@ -178,9 +178,15 @@ struct AttributeKeys {
     /// attribute).
     @inlinable @inline(__always)
     func ordinal(of key: String) -> Int? {
+        ordinal(ofBits: StringBits(key))
+    }
+
+    /// The ordinal of the name with these bits, or `nil`: what a property getter asks with the
+    /// bits its field keeps, so that it never copies (and retains) the key itself.
+    @inlinable @inline(__always)
+    func ordinal(ofBits bits: StringBits) -> Int? {
         let count = storage.load(as: Int.self)
         let names = (storage + MemoryLayout<Int>.stride).assumingMemoryBound(to: StringBits.self)
-        let bits = StringBits(key)
         var i = 0
         while i < count {
             if names[i] == bits { return i }
