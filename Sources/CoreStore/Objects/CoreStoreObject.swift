@@ -46,7 +46,7 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     @exclusivity(unchecked) var isDeleted: Bool
     /// The primitive values of virtual fields (`ObjectProxy.FieldProxy.primitiveValue`), kept
     /// in memory only; guarded by ``valuesLock``.
-    @exclusivity(unchecked) var transientValues: [String: Any] = [:]
+    @exclusivity(unchecked) var transientValues = [String: Any]()
 
     /// Creates the object for a context. Called by the framework only.
     public required init(rawObject: RawObject) {

@@ -38,13 +38,20 @@ struct IdentityMap {
     /// The slot holding `id`, or the empty slot where it would go.
     @inline(__always)
     private func index(of id: ObjectID) -> Int {
-        let storeID = id.storeID, key = id.recordID.key
+        index(storeID: id.storeID, key: id.recordID.key)
+    }
+
+    /// The slot holding record `key` of store `storeID`, or the empty slot where it would go.
+    @inline(__always)
+    private func index(storeID: UInt64, key: Int64) -> Int {
         var i = home(storeID, key)
-        while slots[i].object != nil {
-            if slots[i].key == key && slots[i].storeID == storeID { return i }
-            i = (i + 1) & mask
+        return slots.withUnsafeBufferPointer { slots in
+            while slots[i].object != nil {
+                if slots[i].key == key && slots[i].storeID == storeID { return i }
+                i = (i + 1) & mask
+            }
+            return i
         }
-        return i
     }
 
     subscript(id: ObjectID) -> CoreStoreObject? {
@@ -54,15 +61,28 @@ struct IdentityMap {
         }
     }
 
+    /// The object of record `key` of store `storeID`: a lookup by the two numbers alone, for
+    /// callers that have no ``ObjectID`` at hand (making one copies the entity name).
+    subscript(storeID storeID: UInt64, key key: Int64) -> CoreStoreObject? {
+        slots[index(storeID: storeID, key: key)].object
+    }
+
     private mutating func insert(_ object: CoreStoreObject, as id: ObjectID) {
+        insert(object, storeID: id.storeID, key: id.recordID.key)
+    }
+
+    /// Holds `object` as record `key` of store `storeID` (replacing any object held for it).
+    mutating func insert(_ object: CoreStoreObject, storeID: UInt64, key: Int64) {
         reserveCapacity(count + 1)
-        let i = index(of: id)
-        if slots[i].object == nil {
-            count += 1
-            slots[i].storeID = id.storeID
-            slots[i].key = id.recordID.key
+        let i = index(storeID: storeID, key: key)
+        // One write of the whole slot through the buffer: a single uniqueness check, instead
+        // of one per field written.
+        let isNew = slots.withUnsafeMutableBufferPointer { slots in
+            let isNew = slots[i].object == nil
+            slots[i] = Slot(storeID: storeID, key: key, object: object)
+            return isNew
         }
-        slots[i].object = object
+        if isNew { count += 1 }
     }
 
     private mutating func remove(_ id: ObjectID) {

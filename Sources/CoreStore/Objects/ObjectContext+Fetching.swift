@@ -136,8 +136,12 @@ extension ObjectContext {
         reserveRegistrations(records.count)
         var objects: [CoreStoreObject] = []
         objects.reserveCapacity(records.count)
-        for record in records {
-            if let object = object(for: record, in: store, readSince: ticket) { objects.append(object) }
+        // In place: no record is copied out of the array.
+        records.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for i in buffer.indices {
+                if let object = object(forRecordAt: base + i, in: store, readSince: ticket) { objects.append(object) }
+            }
         }
         finishRegistrations()
         return objects

@@ -123,33 +123,46 @@ final class ObjectContext: @unchecked Sendable {
     /// (call with the lock held). `nil` when a commit merged since deleted the record, or this
     /// transaction deleted it as a record.
     func object(for record: Record, in store: AttachedStore, readSince ticket: ReadTicket) -> CoreStoreObject? {
-        let id = ObjectID(storeID: store.id, recordID: record.id)
-        if let existing = registeredObjects[id] { return existing }
-        if !recordDeletes.isEmpty && recordDeletes.contains(id) { return nil }
-        var current = record
-        if let merged = mergeLog.version(of: record.id, in: store.id, since: ticket.generation) {
-            guard let merged else { return nil }
-            current = merged
-        }
-        return makeObject(for: current, in: store, as: id)
+        withUnsafePointer(to: record) { object(forRecordAt: $0, in: store, readSince: ticket) }
     }
 
-    func makeObject(for record: Record, in store: AttachedStore, as id: ObjectID) -> CoreStoreObject? {
-        guard let entity = entity(named: record.id.entity) else { return nil }
-        let object = makeInstance(of: entity, in: store, record: record, isCommitted: true)
-        register(object, as: id)
+    /// ``object(for:in:readSince:)`` for a record read in place (a fetch's result array): the
+    /// record is neither copied nor retained on its way into the object's initializer, and the
+    /// lookups use the store and record key alone, not an ``ObjectID`` (which copies the name).
+    func object(forRecordAt record: UnsafePointer<Record>, in store: AttachedStore, readSince ticket: ReadTicket) -> CoreStoreObject? {
+        let storeID = store.id, key = record.pointee.id.key
+        if let existing = registeredObjects[storeID: storeID, key: key] { return existing }
+        if !recordDeletes.isEmpty && recordDeletes.contains(storeID: storeID, key: key) { return nil }
+        if let merged = mergeLog.version(of: record.pointee.id, in: storeID, since: ticket.generation) {
+            guard let merged else { return nil }
+            return makeObject(for: merged, in: store)
+        }
+        return makeObject(forRecordAt: record, in: store)
+    }
+
+    /// Makes and registers the committed object of `record` of `store`.
+    func makeObject(for record: Record, in store: AttachedStore) -> CoreStoreObject? {
+        withUnsafePointer(to: record) { makeObject(forRecordAt: $0, in: store) }
+    }
+
+    private func makeObject(forRecordAt record: UnsafePointer<Record>, in store: AttachedStore) -> CoreStoreObject? {
+        guard let entity = entity(named: record.pointee.id.entity) else { return nil }
+        let object = makeInstance(of: entity, in: store, recordAt: record, isCommitted: true, isDeleted: false)
+        if !isFinished { registeredObjects.insert(object, storeID: store.id, key: record.pointee.id.key) }
         return object
     }
 
     /// A new instance of `entity`'s class in `store` holding `record`: the one place objects are
     /// made (the handle it passes borrows everything for the initializer's call).
     func makeInstance(of entity: EntityMetadata, in store: AttachedStore, record: Record, isCommitted: Bool, isDeleted: Bool = false) -> CoreStoreObject {
-        withUnsafePointer(to: record) { pointer in
-            entity.type.init(rawObject: CoreStoreObject.RawObject(
-                context: .passUnretained(self), entity: .passUnretained(entity), store: .passUnretained(store),
-                record: pointer, isCommitted: isCommitted, isDeleted: isDeleted
-            ))
-        }
+        withUnsafePointer(to: record) { makeInstance(of: entity, in: store, recordAt: $0, isCommitted: isCommitted, isDeleted: isDeleted) }
+    }
+
+    private func makeInstance(of entity: EntityMetadata, in store: AttachedStore, recordAt record: UnsafePointer<Record>, isCommitted: Bool, isDeleted: Bool) -> CoreStoreObject {
+        entity.type.init(rawObject: CoreStoreObject.RawObject(
+            context: .passUnretained(self), entity: .passUnretained(entity), store: .passUnretained(store),
+            record: record, isCommitted: isCommitted, isDeleted: isDeleted
+        ))
     }
 
     /// The entity of a record; the last one found answers again without hashing its name.
@@ -211,7 +224,7 @@ final class ObjectContext: @unchecked Sendable {
             for (id, record) in records {
                 if let existing = registered(id) {
                     objects[id] = existing
-                } else if let store = gateway.store(withID: id.storeID), let made = makeObject(for: record, in: store, as: id) {
+                } else if let store = gateway.store(withID: id.storeID), let made = makeObject(for: record, in: store) {
                     objects[id] = made
                 }
             }

@@ -26,8 +26,13 @@ struct RecordDeletes {
 
     /// Whether the record `id` is deleted here.
     func contains(_ id: ObjectID) -> Bool {
-        guard let index = stores.firstIndex(where: { $0.store.id == id.storeID }) else { return false }
-        return stores[index].records[id.recordID.key] != nil
+        contains(storeID: id.storeID, key: id.recordID.key)
+    }
+
+    /// Whether record `key` of store `storeID` is deleted here.
+    func contains(storeID: UInt64, key: Int64) -> Bool {
+        guard let index = stores.firstIndex(where: { $0.store.id == storeID }) else { return false }
+        return stores[index].records[key] != nil
     }
 
     /// Adds a committed record of `store`; `false` if it was already deleted here.
@@ -71,7 +76,7 @@ extension ObjectContext {
                     if markDeleted(object) { count += 1 }
                 } else if journals.isEmpty, let entity = entity(named: record.id.entity), entity.description.relationships.isEmpty {
                     if recordDeletes.insert(record, in: store) { count += 1 }
-                } else if let object = makeObject(for: record, in: store, as: id), markDeleted(object) {
+                } else if let object = makeObject(for: record, in: store), markDeleted(object) {
                     count += 1
                 }
             }
