@@ -157,14 +157,16 @@ public enum RecordCodec {
         var offsets = RecordOffsetTable.none
         if version == formatVersion { offsets = try RecordOffsetTable(&r, count: attributeCount) }
         let valuesStart = r.position
-        let attributes = try [Value](unsafeUninitializedCapacity: attributeCount) { buffer, initialized in
-            while initialized < attributeCount {
-                if offsets.width != 0, offsets.offset(initialized) != r.position - valuesStart {
-                    throw r.damaged("attribute \(initialized) does not start where its offset says")
-                }
-                (buffer.baseAddress! + initialized).initialize(to: try decodeValue(&r))
-                initialized += 1
+        // Reserved and appended: `Array(unsafeUninitializedCapacity:)` allocates through the
+        // standard library's unspecialized path, which looked the array's type metadata up
+        // anew for every record (over 600 instructions a record).
+        var attributes: [Value] = []
+        attributes.reserveCapacity(attributeCount)
+        while attributes.count < attributeCount {
+            if offsets.width != 0, offsets.offset(attributes.count) != r.position - valuesStart {
+                throw r.damaged("attribute \(attributes.count) does not start where its offset says")
             }
+            attributes.append(try decodeValue(&r))
         }
         let relationshipCount = try r.count()
         var relationships: [[RecordID]] = []
