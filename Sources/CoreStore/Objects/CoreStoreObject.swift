@@ -40,8 +40,13 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     @usableFromInline @exclusivity(unchecked) final var attributes: [Value]
     /// The current destinations of each relationship, in the entity's relationship order.
     @exclusivity(unchecked) var relationships: [[RecordID]]
-    /// The last committed version known to the context; `nil` while inserted and uncommitted.
-    @exclusivity(unchecked) var committed: Record?
+    /// The last committed version known to the context, when it is not the current values
+    /// (see ``valuesAreCommitted``); `nil` while inserted and uncommitted.
+    @exclusivity(unchecked) var committedCopy: Record?
+    /// Whether the current values are the last committed version: the common case (fetched,
+    /// unchanged), which needs no copy of the record. The first change copies them into
+    /// ``committedCopy`` (see `updateValues`).
+    @exclusivity(unchecked) var valuesAreCommitted: Bool
     /// Whether the object was deleted (in its transaction, or by a commit its context merged).
     @exclusivity(unchecked) var isDeleted: Bool
     /// The primitive values of virtual fields (`ObjectProxy.FieldProxy.primitiveValue`), kept
@@ -58,7 +63,8 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         self.recordID = record.pointee.id
         self.attributes = record.pointee.attributes
         self.relationships = record.pointee.relationships
-        self.committed = rawObject.isCommitted ? record.pointee : nil
+        self.committedCopy = nil
+        self.valuesAreCommitted = rawObject.isCommitted
         self.isDeleted = rawObject.isDeleted
     }
 
@@ -72,7 +78,8 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         self.recordID = RecordID(entity: "", key: 0)
         self.attributes = []
         self.relationships = []
-        self.committed = nil
+        self.committedCopy = nil
+        self.valuesAreCommitted = false
         self.isDeleted = false
     }
 

@@ -29,7 +29,7 @@ extension ObjectContext {
     /// Notes that a stored object has pending changes (call with the lock held; every caller
     /// is a change made under it).
     func markChanged(_ state: ObjectState) {
-        guard state.committed != nil else { return }
+        guard state.hasCommittedVersion else { return }
         changed[ObjectID(storeID: state.store.id, recordID: state.recordID)] = state
     }
 

@@ -57,7 +57,7 @@ extension ObjectContext {
             try validateCounts(state)
             updates[key(state.store), default: []].append((state, keys))
         }
-        for state in deleted.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.committed != nil {
+        for state in deleted.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.hasCommittedVersion {
             deletes[key(state.store), default: []].append(state)
         }
         var deletedRecords: [ObjectIdentifier: [Record]] = [:]
@@ -102,7 +102,7 @@ extension ObjectContext {
                 // from the records the store returns (adopted below): the store rewrites them
                 // once, for every record it wrote, and only this commit's objects can hold them.
             }
-            for state in part.updatedStates { state.updateValues { state.committed = state.record } }
+            for state in part.updatedStates { state.updateValues { state.markValuesCommitted() } }
             for state in part.deletedStates { state.updateValues { state.committed = nil } }
             // What the store wrote is the transaction's changes merged with what was stored:
             // the objects of this context take those values. Inserts come back in change-set

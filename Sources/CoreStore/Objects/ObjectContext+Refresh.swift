@@ -14,7 +14,7 @@ extension ObjectContext {
         var order: [ObjectIdentifier] = []
         var groups: [ObjectIdentifier: (store: AttachedStore, states: [ObjectState], ids: [RecordID])] = [:]
         lock.withLock {
-            for state in allStates() where state.committed != nil && !state.isDeleted {
+            for state in allStates() where state.hasCommittedVersion && !state.isDeleted {
                 let key = ObjectIdentifier(state.store)
                 if groups[key] == nil { order.append(key); groups[key] = (state.store, [], []) }
                 groups[key]!.states.append(state)

@@ -25,10 +25,39 @@ extension CoreStoreObject {
         Record(id: recordID, attributes: attributes, relationships: relationships)
     }
 
-    /// Changes the values (call with the context's lock held).
+    /// The last committed version known to the context; `nil` while inserted and uncommitted
+    /// (call with one of the two locks held).
+    var committed: Record? {
+        get { valuesAreCommitted ? record : committedCopy }
+        set {
+            committedCopy = newValue
+            valuesAreCommitted = false
+        }
+    }
+
+    /// Whether the object has a committed version (it is not an uncommitted insert): the
+    /// same as `committed != nil`, without making the record.
+    var hasCommittedVersion: Bool {
+        valuesAreCommitted || committedCopy != nil
+    }
+
+    /// Notes that the current values are the committed version (call inside `updateValues`).
+    func markValuesCommitted() {
+        committedCopy = nil
+        valuesAreCommitted = true
+    }
+
+    /// Changes the values (call with the context's lock held). Values that were the committed
+    /// version are first kept as ``committedCopy``, so ``committed`` still answers it.
     @inline(__always)
     func updateValues(_ body: () -> Void) {
-        valuesLock.withLock(body)
+        valuesLock.withLock {
+            if valuesAreCommitted {
+                committedCopy = record
+                valuesAreCommitted = false
+            }
+            body()
+        }
     }
 
     /// Takes the values of a committed record (call with the context's lock held).
@@ -36,7 +65,7 @@ extension CoreStoreObject {
         updateValues {
             attributes = record.attributes
             relationships = record.relationships
-            committed = record
+            if record.id == recordID { markValuesCommitted() } else { committed = record }
         }
     }
 
@@ -99,7 +128,7 @@ extension CoreStoreObject {
     }
 
     var stateDescription: String {
-        let (record, isDeleted, isInserted) = valuesLock.withLock { (self.record, self.isDeleted, committed == nil) }
+        let (record, isDeleted, isInserted) = valuesLock.withLock { (self.record, self.isDeleted, !hasCommittedVersion) }
         var lines = ["\(entity.type) \(record.id)\(isDeleted ? " (deleted)" : "")\(isInserted ? " (inserted)" : "") {"]
         for (i, attribute) in entity.description.attributes.enumerated() {
             lines.append("    \(attribute.name): \(record.attributes[i])")

@@ -82,7 +82,7 @@ extension ObjectContext {
     func rollback() {
         lock.withLock {
             for state in changed.values { state.restoreCommitted() }
-            for state in deleted.values where state.committed != nil { state.restoreCommitted() }
+            for state in deleted.values where state.hasCommittedVersion { state.restoreCommitted() }
             for state in inserted {
                 state.updateValues { state.isDeleted = true }
                 dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID))
@@ -105,6 +105,7 @@ extension ObjectState {
             attributes = committed.attributes
             relationships = committed.relationships
             isDeleted = false
+            markValuesCommitted()
         }
     }
 }
