@@ -25,13 +25,13 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         for (table, keys) in byTable {
             guard let description = mapping.tables[table] else { continue }
             let columns = SQLRecordLoader<Connection>.columns(of: description, alias: "t0")
-            var accumulator = SQLRecordLoader.Accumulator(loader: loader)
+            var accumulator = SQLRecordAccumulator(mapping: mapping)
             for chunk in keys.chunked(mapping.dialect.keysPerCondition) {
                 let condition = mapping.dialect.keyListCondition("t0.\"_key\"", keys: chunk)
                 try connection.statement("SELECT \(columns) FROM \(table.sqlIdentifier) t0 WHERE \(condition.sql)")
                     .query(condition.parameters) { try accumulator.append($0) }
             }
-            for record in try accumulator.finish() { found[record.id.key] = record }
+            for record in try accumulator.finish(with: loader) { found[record.id.key] = record }
         }
         return ids.map { id in
             guard let record = found[id.key], mapping.schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
@@ -48,9 +48,9 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         let p = mapping.dialect.placeholder
         let sql = "SELECT \(SQLRecordLoader<Connection>.columns(of: table, alias: "t0")) FROM \(table.name.sqlIdentifier) t0 "
             + "WHERE t0.\"_entity\" = \(p(1)) AND t0.\"_key\" > \(p(2)) ORDER BY t0.\"_key\" LIMIT \(p(3))"
-        var accumulator = SQLRecordLoader.Accumulator(loader: loader)
+        var accumulator = SQLRecordAccumulator(mapping: mapping)
         try connection.statement(sql).query([.text(entity), .integer(key), .integer(Int64(limit))]) { try accumulator.append($0) }
-        return try accumulator.finish()
+        return try accumulator.finish(with: loader)
     }
 
     package func fetch(_ request: FetchRequest) throws -> FetchResult {
@@ -63,9 +63,9 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         } catch is SQLNeedsEvaluator {
             return FetchResult(records: try fetchByEvaluating(request))
         }
-        var accumulator = SQLRecordLoader.Accumulator(loader: loader, reading: entity)
+        var accumulator = SQLRecordAccumulator(mapping: mapping, reading: entity)
         try run(sql, builder) { try accumulator.append($0) }
-        return FetchResult(records: try accumulator.finish())
+        return FetchResult(records: try accumulator.finish(with: loader))
     }
 
     package func count(_ request: FetchRequest) throws -> Int {

@@ -1,0 +1,87 @@
+import Foundation
+import CoreStoreStorage
+
+/// Builds records from the rows of a whole-row select (see
+/// ``SQLRecordLoader/columns(of:alias:)``) as they are stepped, then completes them with
+/// ``finish(with:)``.
+///
+/// Values are decoded straight from the statement, without an intermediate row. Not generic
+/// (unlike the loader, which depends on the connection): the closure that appends each row of
+/// a generic reader then needs no type metadata lookup per row.
+package struct SQLRecordAccumulator {
+    let mapping: SQLSchemaMapping
+    private(set) var records: [Record] = []
+    /// Keys of to-one destinations whose entity must be looked up, by destination table.
+    private var polymorphic: [String: Set<Int64>] = [:]
+    /// The entity of the previous row: rows of one table are mostly of one entity, and
+    /// comparing its name to the column's bytes saves making a string and hashing it.
+    private var lastEntity: SQLSchemaMapping.EntityMapping?
+    /// The one entity whose rows the read can return, when the rows' `_entity` column need
+    /// not be read at all: the request's entity has no sub-entities and is alone in its
+    /// table (every row the store wrote there names it).
+    private let soleEntity: SQLSchemaMapping.EntityMapping?
+
+    /// An accumulator for rows of any entity of `mapping`.
+    package init(mapping: SQLSchemaMapping) {
+        self.mapping = mapping
+        self.soleEntity = nil
+    }
+
+    /// An accumulator for rows that a read of `entity` returns.
+    package init(mapping: SQLSchemaMapping, reading entity: SQLSchemaMapping.EntityMapping) {
+        self.mapping = mapping
+        self.soleEntity = entity.coversTable && entity.kinds.count == 1 ? entity : nil
+    }
+
+    /// Adds the record of the statement's current row.
+    package mutating func append(_ statement: any SQLRow) throws {
+        let entity: SQLSchemaMapping.EntityMapping
+        if let soleEntity {
+            entity = soleEntity
+        } else if let last = lastEntity, statement.textEquals(1, last.name) {
+            entity = last
+        } else {
+            entity = try mapping.entity(statement.text(1) ?? "")
+            lastEntity = entity
+        }
+        var attributes: [Value] = []
+        attributes.reserveCapacity(entity.attributeTypes.count)
+        for (ordinal, type) in entity.attributeTypes.enumerated() {
+            let index = entity.attributeColumnIndexes[ordinal]
+            guard index >= 0 else { throw StorageError.unknownKey(key: entity.attributeColumns[ordinal], entity: entity.name) }
+            attributes.append(try statement.value(Int32(index + 2), as: type))
+        }
+        var relationships: [[RecordID]] = []
+        if !entity.relationships.isEmpty {
+            relationships.reserveCapacity(entity.relationships.count)
+            for (ordinal, relationship) in entity.relationships.enumerated() {
+                guard let index = entity.foreignKeyColumnIndexes[ordinal], let key = statement.integer(Int32(index + 2)) else {
+                    relationships.append([])
+                    continue
+                }
+                relationships.append([RecordID(entity: relationship.destination, key: key)])
+                if relationship.destinationIsPolymorphic { polymorphic[relationship.destinationTable, default: []].insert(key) }
+            }
+        }
+        records.append(Record(id: RecordID(entity: entity.name, key: statement.int64(0)), attributes: attributes, relationships: relationships))
+    }
+
+    /// The records, in row order, with the entities of polymorphic to-one destinations and
+    /// every to-many relationship filled in (further queries through `loader`'s connection).
+    package consuming func finish<Connection: SQLConnection>(with loader: SQLRecordLoader<Connection>) throws -> [Record] {
+        var entities: [Int64: String] = [:]
+        for (destinationTable, keys) in polymorphic {
+            try loader.lookUpEntities(Array(keys), table: destinationTable, into: &entities)
+        }
+        if !entities.isEmpty {
+            for r in records.indices {
+                let entity = try mapping.entity(records[r].id.entity)
+                for (ordinal, relationship) in entity.relationships.enumerated() where !relationship.isToMany && relationship.destinationIsPolymorphic {
+                    records[r].relationships[ordinal] = records[r].relationships[ordinal].map { RecordID(entity: entities[$0.key] ?? $0.entity, key: $0.key) }
+                }
+            }
+        }
+        try loader.loadToMany(&records)
+        return records
+    }
+}
