@@ -88,8 +88,7 @@ extension FieldDefinition {
 }
 
 extension FieldDefinition {
-    /// `stored` as a `V`. Through this inlined function the getters call `V`'s conversion
-    /// directly (called in the getter itself, it went through `V`'s witness table).
+    /// `stored` as a `V`, or `nil` when `V` cannot represent it (inlined into the getters).
     @inlinable @inline(__always)
     static func cs_value<V: FieldStorableType>(_ stored: Value, as type: V.Type) -> V? {
         V.cs_fromStoredValue(stored)
@@ -219,7 +218,8 @@ extension FieldContainer {
                     return getter(instance)
                 }
                 // The common path reads only the key's bits (copying the field, or even its key,
-                // would retain them on every read) and the value in place, under the object's lock.
+                // would retain them on every read) and copies the value out under the object's
+                // lock (the values array itself is not retained).
                 if let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits) {
                     let stored = instance.valuesLock.withLock { instance.attributes[ordinal] }
                     if let value = FieldDefinition.cs_value(stored, as: V.self) { return value }
