@@ -135,13 +135,21 @@ struct ListState {
         var work: [(run: ListSectionRun, oldIndex: Int?)] = sections.enumerated().map { ($1, $0) }
         let removedFlats = (deleteFlats + repositionFlats).sorted()
         for flat in removedFlats { work[sectionIndex(forFlatIndex: flat, starts: oldStarts)].run.count -= 1 }
-        Self.remove(sortedIndexes: removedFlats, from: &entries)
-        for entry in deletes { members[entry.id] = nil }
-        let gaps = repositions.map { (ordering.insertionIndex(of: $0.old, in: entries), ordering.insertionIndex(of: $0.new, in: entries)) }
-
-        // Put in what joins or moves.
         let incoming = (inserts + repositions.map(\.new)).sorted(by: ordering.precedes)
-        Self.merge(incoming, into: &entries, ordering: ordering)
+        // Where each moving object's old and new versions go among the others.
+        let gaps: [(Int, Int)]
+        if deletes.isEmpty, inserts.isEmpty, repositions.count == 1 {
+            // One object moved (the common single update): shift only the entries between its
+            // old and new places instead of removing and inserting across the whole list.
+            let newIndex = Self.move(from: repositionFlats[0], to: repositions[0].new, in: &entries, ordering: ordering)
+            gaps = [(repositionFlats[0], newIndex)]
+        } else {
+            // Take out what leaves or moves, then put in what joins or moves.
+            Self.remove(sortedIndexes: removedFlats, from: &entries)
+            for entry in deletes { members[entry.id] = nil }
+            gaps = repositions.map { (ordering.insertionIndex(of: $0.old, in: entries), ordering.insertionIndex(of: $0.new, in: entries)) }
+            Self.merge(incoming, into: &entries, ordering: ordering)
+        }
         for entry in incoming {
             members[entry.id] = entry
             if isSectioned {
@@ -215,6 +223,27 @@ struct ListState {
         changes.movedObjects.sort { $0.toIndexPath < $1.toIndexPath }
         changes.updatedObjects.sort { $0.indexPath < $1.indexPath }
         return changes
+    }
+
+    /// Replaces the entry at `index` by `entry` (the same object with other sort values) at the
+    /// place `entry` belongs, shifting only the entries between the two places; returns the
+    /// new place.
+    private static func move(from index: Int, to entry: ListEntry, in entries: inout [ListEntry], ordering: ListOrdering) -> Int {
+        // Where it goes among the others: the old entry, still at `index`, precedes it exactly
+        // when it sits before that place.
+        let place = ordering.insertionIndex(of: entry, in: entries)
+        let target = place > index ? place - 1 : place
+        entries.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            _ = (base + index).move()
+            if target < index {
+                (base + target + 1).moveInitialize(from: base + target, count: index - target)
+            } else if target > index {
+                (base + index).moveInitialize(from: base + index + 1, count: target - index)
+            }
+            (base + target).initialize(to: entry)
+        }
+        return target
     }
 
     /// Removes the elements at `indexes` (ascending, distinct).

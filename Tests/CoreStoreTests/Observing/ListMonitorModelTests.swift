@@ -114,4 +114,38 @@ struct ListMonitorModelTests {
             previous = expected
         }
     }
+
+    /// Commits that each move one object (the path that shifts only the entries between its
+    /// old and new places): forward, backward, to either end and to where it already was.
+    @Test(arguments: StoreKind.allCases)
+    func singleMovesMatchAFetchAndReplayExactly(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try stack.perform(synchronous: { t in
+            for i in 0..<40 {
+                let p = t.create(Into<Person>())
+                p.name = "p\(i)"
+                p.age = i % 10
+            }
+        })
+        let clauses = From<Person>().orderBy(.ascending(\.$age), .descending(\.$name))
+        let monitor = try stack.monitorList(clauses, deliveryQueue: makeDeliveryQueue())
+        let recorder = EventRecorder()
+        monitor.addObserver(recorder)
+        var generator = SplitMix64(seed: 0x5EED)
+        var previous = [try stack.fetchAll(clauses).compactMap { $0.cs_id() }]
+        for step in 0..<120 {
+            recorder.events = []
+            try stack.perform(synchronous: { t in
+                let people = try t.fetchAll(From<Person>())
+                let p = people[generator.below(people.count)]
+                // Ages -1 and 10 send it past either end; the same age may leave it in place.
+                p.age = generator.below(12) - 1
+            })
+            let expected = [try stack.fetchAll(clauses).compactMap { $0.cs_id() }]
+            let shown = [monitor.objectsInAllSections().compactMap { $0.cs_id() }]
+            #expect(shown == expected, "step \(step)")
+            #expect(replay(previous, recorder.events) == expected, "step \(step): \(recorder.events)")
+            previous = expected
+        }
+    }
 }
