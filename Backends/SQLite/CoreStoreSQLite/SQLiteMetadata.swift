@@ -104,11 +104,15 @@ enum SQLiteMetadata {
     }
 
     private static let countersSQL = "SELECT (SELECT value FROM \(table.sqlIdentifier) WHERE key = 'next_key'), (SELECT value FROM \(table.sqlIdentifier) WHERE key = 'sequence')"
-    private static let updateCountersSQL = "UPDATE \(table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN ?1 ELSE ?2 END WHERE key IN ('next_key', 'sequence')"
+    /// One primary-key update per counter: a single `UPDATE … WHERE key IN (…)` made SQLite
+    /// build an ephemeral table for the list on every commit.
+    private static let updateNextKeySQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'next_key'"
+    private static let updateSequenceSQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'sequence'"
 
     /// Stores the counters (and new metadata) of a commit.
     static func update(_ connection: SQLiteConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
-        try connection.statement(updateCountersSQL).execute([.integer(counters.nextKey), .integer(Int64(counters.sequence))])
+        try connection.statement(updateNextKeySQL).execute([.integer(counters.nextKey)])
+        try connection.statement(updateSequenceSQL).execute([.integer(Int64(counters.sequence))])
         if let metadata { try write(connection, metadata) }
     }
 
