@@ -107,24 +107,14 @@ struct KeyValueStorageReader: StorageReader {
         if plan.entities.isEmpty { return }
         let names = layout.entityNames
         let selected = names.names.map { plan.entities.contains($0) }
-        // Prepared per concrete entity on its first record (ordinals differ between entities).
-        var prepared = [FieldPredicate?](repeating: nil, count: names.names.count)
         let box = SnapshotBox(reader: self)
         let evaluator = PredicateEvaluator(schema: schema) { id in try box.reader.record(id) }
+        let filter = ScanFilter(predicate, names: names.names, schema: schema, evaluator: evaluator)
         let candidate = ScanCandidate(names: names)
         // Returns whether to go on.
         func consider(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
-            guard let index = try candidate.reset(bytes), selected[index] else { return true }
-            if let predicate {
-                let fieldPredicate: FieldPredicate
-                if let known = prepared[index] {
-                    fieldPredicate = known
-                } else {
-                    fieldPredicate = FieldPredicate(predicate, entity: names.names[index], schema: schema)
-                    prepared[index] = fieldPredicate
-                }
-                if try !fieldPredicate.evaluate(candidate, evaluator) { return true }
-            }
+            guard let index = try candidate.reset(bytes), selected[index],
+                  try filter.accepts(candidate, entity: index) else { return true }
             return try visit(candidate, index)
         }
         switch plan.access {
@@ -265,7 +255,7 @@ struct RecordRanking {
         }
         guard error == nil, let entityOrdinals = ordinals[entity] else { return }
         if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
-        for (i, ordinal) in entityOrdinals.enumerated() { scratch[i] = try candidate.attribute(ordinal) }
+        guard try ranking.collect(&scratch, key: candidate.key, { try candidate.attribute(entityOrdinals[$0]) }) else { return }
         ranking.add(scratch, key: candidate.key) { Array(candidate.bytes) }
     }
 

@@ -92,6 +92,10 @@ final class RecordFields {
     @exclusivity(unchecked) private var offsets: UnsafeMutablePointer<Int>
     /// How many offsets ``offsets`` has room for.
     @exclusivity(unchecked) private var capacity: Int
+    /// The ordinal of the attribute last read from this record, `-1` for none.
+    @exclusivity(unchecked) private var cachedOrdinal = -1
+    /// The value of the attribute at ``cachedOrdinal``.
+    @exclusivity(unchecked) private var cachedValue = Value.null
     /// How many attributes' offsets are known.
     @exclusivity(unchecked) private var foundCount = 0
     /// Where the attribute after the last one found starts.
@@ -113,6 +117,8 @@ final class RecordFields {
         self.version = version
         foundCount = 0
         attributeCount = -1
+        cachedOrdinal = -1
+        if version == RecordCodec.formatVersion, loadCommonHeader(names: names) { return entityIndex }
         var r = ByteReader(payload, what: "record", position: 1)
         let name = try r.blob()
         // A scan meets mostly one entity: try the previous record's first.
@@ -122,11 +128,67 @@ final class RecordFields {
         return entityIndex
     }
 
+    /// Parses the header and offset table of a version 2 record of the common shape (an entity
+    /// name and an attribute count below 128 bytes, a key of at most ten bytes, and enough bytes
+    /// after it) with direct loads, accepting exactly what the checked reader accepts there.
+    /// Returns `false` for any other shape, with the header left for the checked reader, which
+    /// throws the precise error for damaged bytes.
+    @inline(__always)
+    private func loadCommonHeader(names: EntityNames) -> Bool {
+        guard let base = payload.baseAddress, payload.count > 2 else { return false }
+        let end = payload.count
+        let nameLength = Int(base.load(fromByteOffset: 1, as: UInt8.self))
+        var p = 2 + nameLength
+        guard nameLength < 0x80, let zigzag = Self.varint(base, &p, end: end), end - p >= 2 else { return false }
+        let count = Int(base.load(fromByteOffset: p, as: UInt8.self))
+        let width = Int(base.load(fromByteOffset: p + 1, as: UInt8.self))
+        let table = p + 2
+        guard count < 0x80, count <= end - (p + 1), width == 2 || width == 4 || width == 8,
+              count * width <= end - table else { return false }
+        let name = UnsafeRawBufferPointer(start: base + 2, count: nameLength)
+        // A scan meets mostly one entity: try the previous record's first.
+        if let previous = entityIndex, names.matches(previous, name) {} else { entityIndex = names.index(of: name) }
+        key = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+        headerEnd = p
+        storedOffsets = RecordOffsetTable(base: base + table, width: width, count: count)
+        valuesStart = table + count * width
+        attributeCount = count
+        return true
+    }
+
+    /// The varint at `p`, moving `p` past it; `nil` for one that reaches `end`, is longer than
+    /// ten bytes or whose tenth byte holds more than the top bit (the checked reader refuses
+    /// those, with the precise error).
+    @inline(__always)
+    private static func varint(_ base: UnsafeRawPointer, _ p: inout Int, end: Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var q = p
+        while q < end {
+            let b = base.load(fromByteOffset: q, as: UInt8.self)
+            q += 1
+            if shift == 63 {
+                guard b <= 1 else { return nil }
+                p = q
+                return result | UInt64(b) << 63
+            }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 {
+                p = q
+                return result
+            }
+            shift += 7
+        }
+        return nil
+    }
+
     /// The value of the attribute at `ordinal`; `.null` past the stored attributes (the record's
     /// shape is checked when it is written, so this does not happen for stored records). A
     /// version 2 record finds it through its offset table; a version 1 record parses the
-    /// attributes up to `ordinal`, each checking its bounds.
+    /// attributes up to `ordinal`, each checking its bounds. The last attribute read is kept
+    /// until the next record, since a predicate and a sort often read the same one.
     func attribute(_ ordinal: Int) throws -> Value {
+        if ordinal == cachedOrdinal { return cachedValue }
         if attributeCount < 0 { try readAttributeCount() }
         guard ordinal < attributeCount else { return .null }
         let position: Int
@@ -139,6 +201,36 @@ final class RecordFields {
         } else {
             if ordinal >= foundCount { try find(through: ordinal) }
             position = offsets[ordinal]
+        }
+        let value = try value(at: position)
+        cachedOrdinal = ordinal
+        cachedValue = value
+        return value
+    }
+
+    /// The value whose tag is at `position`, below the payload's end: numbers, dates and
+    /// booleans straight from the bytes, the rest (and anything running past the end) through
+    /// the checked reader.
+    @inline(__always)
+    private func value(at position: Int) throws -> Value {
+        let base = payload.baseAddress.unsafelyUnwrapped
+        let left = payload.count - position
+        switch base.load(fromByteOffset: position, as: UInt8.self) {
+        case 0: return .null
+        case 1: return .bool(false)
+        case 2: return .bool(true)
+        case 3:
+            var p = position + 1
+            if let zigzag = Self.varint(base, &p, end: payload.count) {
+                return .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+            }
+        case 4 where left >= 9:
+            return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))))
+        case 8 where left >= 9:
+            let interval = Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self)))
+            return .date(Date(timeIntervalSinceReferenceDate: interval))
+        default:
+            break
         }
         var r = ByteReader(payload, what: "record", position: position)
         return try RecordCodec.decodeValue(&r)

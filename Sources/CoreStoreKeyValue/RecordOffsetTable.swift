@@ -12,7 +12,9 @@ struct RecordOffsetTable {
     /// The number of offsets.
     let count: Int
 
-    private init(base: UnsafeRawPointer?, width: Int, count: Int) {
+    /// The table of `count` offsets of `width` bytes at `base`, which the caller has checked
+    /// lie inside the record's bytes.
+    init(base: UnsafeRawPointer?, width: Int, count: Int) {
         self.base = base
         self.width = width
         self.count = count

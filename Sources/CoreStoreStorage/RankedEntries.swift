@@ -59,6 +59,34 @@ public struct RankedEntries<Payload> {
         if entries.count > capacity { entries.removeLast() }
     }
 
+    /// Reads a new entry's sort values into `values` (one per sort key, through `value`, which
+    /// gets the key's index) and returns whether the entry can be kept. Once the ranking holds
+    /// `capacity` entries, it reads them one key at a time and stops as soon as the entry ranks
+    /// after the last kept one (returning `false`, with `values` partly read): a limited scan
+    /// reads most of its records' first sort value only.
+    @inlinable
+    public func collect(_ values: inout [Value], key: Int64, _ value: (Int) throws -> Value) rethrows -> Bool {
+        var k = 0
+        if let capacity, entries.count >= capacity {
+            guard capacity > 0 else { return false }
+            let last = entries.count - 1
+            while k < values.count {
+                let v = try value(k)
+                let c = order.compare(v, entries[last].values[k], atKey: k)
+                values[k] = v
+                k += 1
+                if c > 0 { return false }
+                if c < 0 { break }
+                if k == values.count { return RecordOrder.compareKeys(key, entries[last].key) < 0 }
+            }
+        }
+        while k < values.count {
+            values[k] = try value(k)
+            k += 1
+        }
+        return true
+    }
+
     /// The payloads of the kept entries, in order.
     @inlinable
     public mutating func payloads() -> [Payload] {

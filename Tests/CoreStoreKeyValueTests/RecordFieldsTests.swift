@@ -9,17 +9,21 @@ import CoreStoreStorage
 struct RecordFieldsTests {
     static let names = EntityNames(schema: StoreSchema(modelVersion: "V1", schemaHash: "", entities: []))
 
+    /// Record keys whose varints take every length, negative ones and both extremes included.
+    static let keys: [Int64] = [0, 1, -1, 63, -64, 64, 1_000_003, -1_000_003, 1 << 40, -(1 << 40), .max, .min]
+
     /// A record whose values take every path: fixed sizes, varints of every length (up to ten
-    /// bytes), and lengths above 127 bytes.
+    /// bytes), and lengths above 127 bytes; every fifth one has over 256 attributes (an
+    /// attribute count of two bytes).
     static func record(seed: UInt64) -> Record {
         var g = SeededGenerator(seed: seed)
         var attributes = RecordCodecTests.sample().attributes
         attributes += [.string(String(repeating: "x", count: 300)), .bytes(Data(repeating: 7, count: 128)), .int(-1), .int(1 << 62)]
-        for _ in 0..<20 {
+        for _ in 0..<(seed % 5 == 4 ? 250 : 20) {
             attributes.append(Int.random(in: 0..<9, using: &g) == 0 ? Value.null : RandomValues.value(kind: Int.random(in: 0..<8, using: &g), &g))
         }
         attributes.shuffle(using: &g)
-        return Record(id: RecordID(entity: "E", key: Int64(seed) * 1_000_003), attributes: attributes, relationships: [])
+        return Record(id: RecordID(entity: "E", key: keys[Int(seed) % keys.count]), attributes: attributes, relationships: [])
     }
 
     /// The bytes of `record` in format `version`: 2 as written today, 1 as earlier releases did.

@@ -1,0 +1,78 @@
+import Testing
+import CoreStoreStorage
+
+/// `RankedEntries.collect(_:key:_:)` followed by `add` must keep exactly the first entries of a
+/// full sort, whatever order the entries come in, and read no more sort values than it needs.
+@Suite("Ranked entries: collecting sort values")
+struct RankedEntriesTests {
+    /// One entry: its sort values (age, name) and record key.
+    struct Entry {
+        let values: [Value]
+        let key: Int64
+    }
+
+    /// 1,500 entries with few distinct values (ties on every key, including ties of whole
+    /// tuples that only the record key breaks) and some `nil`s, keys shuffled, from a fixed seed.
+    static let entries: [Entry] = {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var keys = Array(Int64(1)...1_500)
+        for i in keys.indices.reversed() { keys.swapAt(i, next(i + 1)) }
+        return keys.map { key in
+            let age: Value = next(8) == 0 ? .null : .int(Int64(next(5)))
+            return Entry(values: [age, .string(["Al", "Bo", "Cy"][next(3)])], key: key)
+        }
+    }()
+
+    static let orders: [RecordOrder] = [
+        RecordOrder([RecordSortDescriptor(key: "age", ascending: true), RecordSortDescriptor(key: "name", ascending: true)]),
+        RecordOrder([RecordSortDescriptor(key: "age", ascending: false), RecordSortDescriptor(key: "name", ascending: true)]),
+        RecordOrder([RecordSortDescriptor(key: "age", ascending: true), RecordSortDescriptor(key: "name", ascending: false)]),
+    ]
+
+    /// The entries in shuffled key order, then in descending key order (every tie arrives with
+    /// a lower key than the entries it ties with).
+    static let arrivals: [[Entry]] = [entries, entries.sorted { $0.key > $1.key }]
+
+    @Test(arguments: [0, 1, 2, 10, 99, 1_499, 1_500, 3_000])
+    func keepsExactlyTheFirstEntriesOfAFullSort(capacity: Int) {
+        for order in Self.orders {
+            let sorted = Self.entries.sorted { order.precedes($0.values, key: $0.key, $1.values, key: $1.key) }
+            let expected = sorted.prefix(capacity).map(\.key)
+            for arrival in Self.arrivals {
+                var ranking = RankedEntries<Int64>(order: order, capacity: capacity)
+                var scratch: [Value] = [.null, .null]
+                for entry in arrival {
+                    guard ranking.collect(&scratch, key: entry.key, { entry.values[$0] }) else { continue }
+                    #expect(scratch == entry.values)
+                    ranking.add(scratch, key: entry.key) { entry.key }
+                }
+                #expect(ranking.payloads() == expected, "\(order.sortDescriptors.map(\.ascending)) capacity \(capacity)")
+            }
+        }
+    }
+
+    @Test func aFullRankingReadsOnlyTheFirstValueOfAnEntryItCanRejectByIt() {
+        let order = Self.orders[0]
+        var ranking = RankedEntries<Int64>(order: order, capacity: 2)
+        for (key, age) in [(Int64(1), Int64(1)), (2, 2)] {
+            ranking.add([.int(age), .string("Al")], key: key) { key }
+        }
+        var scratch: [Value] = [.null, .null]
+        var reads: [Int] = []
+        // Age 3 ranks after age 2: rejected from its first value.
+        #expect(!ranking.collect(&scratch, key: 3, { reads.append($0); return $0 == 0 ? .int(3) : .string("Al") }))
+        #expect(reads == [0])
+        // Age 0 ranks before: both values read, for the insertion.
+        reads = []
+        #expect(ranking.collect(&scratch, key: 4, { reads.append($0); return $0 == 0 ? .int(0) : .string("Zed") }))
+        #expect(reads == [0, 1])
+        #expect(scratch == [.int(0), .string("Zed")])
+        // A whole tie with the last kept entry: decided by the record key.
+        #expect(!ranking.collect(&scratch, key: 5, { $0 == 0 ? .int(2) : .string("Al") }))
+        #expect(ranking.collect(&scratch, key: 0, { $0 == 0 ? .int(2) : .string("Al") }))
+    }
+}
