@@ -41,6 +41,18 @@ final class FieldPredicate {
     private let comparisons: [Comparison]
     /// The predicates checked on whole records.
     private let records: [RecordPredicate]
+    /// When the whole predicate is one numeric comparison or an AND of them (the usual
+    /// filter), those comparisons in order, tested in one loop instead of walking the tree;
+    /// `nil` otherwise.
+    private let numericConjunction: [NumericLeaf]?
+
+    /// A leaf comparing an attribute with a number constant.
+    private struct NumericLeaf {
+        let ordinal: Int
+        let comparison: Int
+        let negated: Bool
+        let order: NumericOrder
+    }
 
     /// `predicate` prepared for records of the concrete `entity`.
     init(_ predicate: RecordPredicate, entity: String, schema: StoreSchema) {
@@ -50,6 +62,24 @@ final class FieldPredicate {
         children = builder.children
         comparisons = builder.comparisons
         records = builder.records
+        numericConjunction = Self.numericConjunction(nodes, children)
+    }
+
+    /// The numeric leaves the root is made of, when it is one or an AND of only such leaves.
+    private static func numericConjunction(_ nodes: [Node], _ children: [Int]) -> [NumericLeaf]? {
+        func leaf(_ index: Int) -> NumericLeaf? {
+            guard case .leaf(let ordinal, let comparison, let negated, let numeric?) = nodes[index] else { return nil }
+            return NumericLeaf(ordinal: ordinal, comparison: comparison, negated: negated, order: numeric)
+        }
+        guard let root = nodes.indices.last else { return nil }
+        if let single = leaf(root) { return [single] }
+        guard case .and(let range) = nodes[root], !range.isEmpty else { return nil }
+        var leaves: [NumericLeaf] = []
+        for i in range {
+            guard let child = leaf(children[i]) else { return nil }
+            leaves.append(child)
+        }
+        return leaves
     }
 
     /// Collects the flattened tree.
@@ -88,7 +118,16 @@ final class FieldPredicate {
 
     /// Whether the candidate satisfies the predicate.
     func evaluate(_ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {
-        try evaluate(nodes.count - 1, candidate, evaluator)
+        guard let leaves = numericConjunction else { return try evaluate(nodes.count - 1, candidate, evaluator) }
+        var i = 0
+        while i < leaves.count {
+            let leaf = leaves[i]
+            let value = try candidate.attribute(leaf.ordinal)
+            let result = try leaf.order.evaluate(value) ?? evaluator.evaluateLeaf(value, comparisons[leaf.comparison])
+            if result == leaf.negated { return false }
+            i += 1
+        }
+        return true
     }
 
     private func evaluate(_ index: Int, _ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {

@@ -35,11 +35,18 @@ struct EntityNames: Sendable {
     func matches(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let range = ranges[index]
         guard range.count == bytes.count else { return false }
-        // Names are short: a byte loop costs less than calling memcmp.
-        return utf8.withUnsafeBufferPointer { all in
+        if bytes.isEmpty { return true }
+        // Names are short: eight bytes at a time, then a byte loop, costs less than memcmp.
+        return utf8.withUnsafeBytes { all in
+            let name = all.baseAddress.unsafelyUnwrapped + range.lowerBound
+            let other = bytes.baseAddress.unsafelyUnwrapped
             var i = 0
+            while i + 8 <= bytes.count {
+                if name.loadUnaligned(fromByteOffset: i, as: UInt64.self) != other.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                i += 8
+            }
             while i < bytes.count {
-                if all[range.lowerBound + i] != bytes[i] { return false }
+                if name.load(fromByteOffset: i, as: UInt8.self) != other.load(fromByteOffset: i, as: UInt8.self) { return false }
                 i += 1
             }
             return true
