@@ -37,6 +37,13 @@ public enum RecordCodec {
 
     /// The bytes of `record`, in ``formatVersion``.
     public static func encode(_ record: Record) -> [UInt8] {
+        RecordSizedEncoder.encode(record) ?? encodeGrowing(record)
+    }
+
+    /// The bytes of `record`, in ``formatVersion``, appended to a growing buffer: for every
+    /// record, and the one path for those ``RecordSizedEncoder`` leaves (decimals, 64 KiB of
+    /// values).
+    static func encodeGrowing(_ record: Record) -> [UInt8] {
         var w = ByteWriter()
         let count = record.attributes.count
         // A guess that fits typical records, so the buffer is not regrown several times.

@@ -55,6 +55,37 @@ struct RecordCodecTests {
         }
     }
 
+    @Test("The sized encoder writes the growing encoder's bytes, and leaves it decimals and 64 KiB of values")
+    func sizedEncoderMatchesTheGrowingOne() throws {
+        var g = SeededGenerator(seed: 11)
+        var sized = 0
+        for n in 0..<2_000 {
+            var attributes = (0..<Int.random(in: 0...12, using: &g)).map { _ in
+                Int.random(in: 0..<9, using: &g) == 0 ? Value.null : RandomValues.value(kind: Int.random(in: 0..<8, using: &g), &g)
+            }
+            // Lengths around the one- and two-byte prefixes, and value sizes around the 64 KiB
+            // two-byte offsets can reach.
+            if n % 7 == 0 { attributes.append(.string(String(repeating: "é", count: Int.random(in: 60...70, using: &g)))) }
+            if n % 97 == 0 { attributes.append(.bytes(Data(repeating: 1, count: Int.random(in: 65_500...65_540, using: &g)))) }
+            let relationships = (0..<Int.random(in: 0...3, using: &g)).map { _ in
+                (0..<Int.random(in: 0...3, using: &g)).map { _ in RecordID(entity: RandomValues.string(&g), key: RandomValues.int(&g)) }
+            }
+            let record = Record(id: RecordID(entity: RandomValues.string(&g), key: RandomValues.int(&g)), attributes: attributes, relationships: relationships)
+            let expected = RecordCodec.encodeGrowing(record)
+            #expect(RecordCodec.encode(record) == expected)
+            let hasDecimal = attributes.contains { if case .decimal = $0 { return true } else { return false } }
+            if let bytes = RecordSizedEncoder.encode(record) {
+                #expect(!hasDecimal)
+                #expect(bytes == expected)
+                sized += 1
+            } else {
+                #expect(hasDecimal || expected.count > 65_535, "refused a record of \(expected.count) bytes without decimals")
+            }
+            #expect(try RecordCodec.decode(expected) == record)
+        }
+        #expect(sized > 1_000)
+    }
+
     @Test("Stored text that is not UTF-8 throws a StorageError, also when its repair keeps its length",
           arguments: [[0xC3], [0xFF, 0x61], [0xF0, 0x9F, 0x98], [0x61, 0xED, 0xA0, 0x80], [0xE2, 0x82]] as [[UInt8]])
     func invalidTextThrows(_ text: [UInt8]) {
