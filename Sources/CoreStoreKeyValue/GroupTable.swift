@@ -13,7 +13,9 @@ import CoreStoreStorage
 /// decimal). The hash is seeded per table, so crafted values cannot make every tuple collide.
 ///
 /// It replaces a `Dictionary` keyed by the tuple, whose SipHash cost several times the rest of
-/// the lookup for each record.
+/// the lookup for each record. In front of it, one-key tuples equal to a small whole number (the
+/// usual group key: an age, a status code) are found by direct index in a cache of the table's
+/// answers (``direct``), without hashing.
 struct GroupTable {
     /// Each group's tuple: the values of its first record.
     private(set) var keys: [[Value]] = []
@@ -23,26 +25,60 @@ struct GroupTable {
     private var slots: [Int32] = Array(repeating: 0, count: 64)
     /// Mixed into every hash.
     private let seed = UInt64.random(in: .min ... .max)
+    /// Group index + 1 of the one-key tuple equal to each whole number below ``directLimit``, 0
+    /// while unknown: a cache of the table's answers, filled when the table finds or adds one.
+    private var direct: [Int32] = []
+    /// The whole numbers ``direct`` holds: 0 up to this, excluded.
+    static let directLimit = 4_096
 
     /// The number of groups.
     var count: Int { keys.count }
 
     /// The index of the group of `values`, `nil` when there is none yet.
-    func index(of values: [Value]) -> Int? {
-        lookup(values, hash: hash(values)).group
+    mutating func index(of values: [Value]) -> Int? {
+        let number = Self.directNumber(values)
+        if let number, number < direct.count, direct[number] != 0 { return Int(direct[number]) - 1 }
+        let group = lookup(values, hash: hash(values)).group
+        if let number, let group { remember(group, for: number) }
+        return group
     }
 
     /// The index of the group of `values`, added as a new group when there is none yet.
     mutating func findOrAdd(_ values: [Value]) -> (index: Int, isNew: Bool) {
+        let number = Self.directNumber(values)
+        if let number, number < direct.count, direct[number] != 0 { return (Int(direct[number]) - 1, false) }
         let h = hash(values)
         let (group, slot) = lookup(values, hash: h)
-        if let group { return (group, false) }
+        if let group {
+            if let number { remember(group, for: number) }
+            return (group, false)
+        }
         let index = keys.count
         keys.append(values)
         hashes.append(h)
         slots[slot] = Int32(index + 1)
         if keys.count * 2 > slots.count { grow() }
+        if let number { remember(index, for: number) }
         return (index, true)
+    }
+
+    /// The whole number `values` is, when it is one value equal in storage order to a whole
+    /// number below ``directLimit`` (of any numeric case); `nil` otherwise.
+    @inline(__always)
+    private static func directNumber(_ values: [Value]) -> Int? {
+        guard values.count == 1 else { return nil }
+        switch values[0] {
+        case .int(let i): return i >= 0 && i < directLimit ? Int(i) : nil
+        case .bool(let b): return b ? 1 : 0
+        case .double(let d): return d >= 0 && d < Double(directLimit) && d.rounded(.towardZero) == d ? Int(d) : nil
+        default: return nil
+        }
+    }
+
+    /// Caches that the one-key tuple equal to `number` is group `index`.
+    private mutating func remember(_ index: Int, for number: Int) {
+        if direct.isEmpty { direct = Array(repeating: 0, count: Self.directLimit) }
+        direct[number] = Int32(index + 1)
     }
 
     /// The group of `values` and, when there is none, the empty slot where it would go.

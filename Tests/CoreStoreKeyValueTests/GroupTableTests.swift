@@ -39,6 +39,40 @@ struct GroupTableTests {
         #expect(table.findOrAdd([b, .string("x")]) == (0, false))
         #expect(table.index(of: [b, .string("x")]) == 0)
         #expect(table.count == 1)
+        // One-key tuples (small whole numbers are found by direct index), in both orders.
+        for (first, second) in [(a, b), (b, a)] {
+            var single = GroupTable()
+            #expect(single.findOrAdd([first]) == (0, true))
+            #expect(single.index(of: [second]) == 0)
+            #expect(single.findOrAdd([second]) == (0, false))
+            #expect(single.index(of: [first]) == 0)
+            #expect(single.count == 1)
+        }
+    }
+
+    /// Whole numbers around the direct index's bounds, in every numeric case, each its own group
+    /// and found again whatever case asks.
+    @Test("Small whole numbers of any numeric case share their group")
+    func smallWholeNumbersShareTheirGroup() {
+        var table = GroupTable()
+        let numbers: [Int64] = [0, 1, 2, 3, 99, 4_095, 4_096, 4_097, -1]
+        for (i, n) in numbers.enumerated() {
+            let value: Value = i % 2 == 0 ? .int(n) : .double(Double(n))
+            #expect(table.findOrAdd([value]) == (i, true), "\(n)")
+        }
+        for (i, n) in numbers.enumerated() {
+            #expect(table.index(of: [.int(n)]) == i, "\(n)")
+            #expect(table.index(of: [.double(Double(n))]) == i, "\(n)")
+            #expect(table.index(of: [.decimal(Decimal(n))]) == i, "\(n)")
+        }
+        #expect(table.index(of: [.bool(true)]) == 1)
+        #expect(table.index(of: [.bool(false)]) == 0)
+        #expect(table.index(of: [.double(-0.0)]) == 0)
+        #expect(table.index(of: [.double(2.5)]) == nil)
+        #expect(table.index(of: [.int(5)]) == nil)
+        #expect(table.findOrAdd([.double(5)]) == (numbers.count, true))
+        #expect(table.findOrAdd([.int(5)]) == (numbers.count, false))
+        #expect(table.count == numbers.count + 1)
     }
 
     @Test("Values storage order tells apart make separate groups", arguments: 0..<distinctPairs.count)
