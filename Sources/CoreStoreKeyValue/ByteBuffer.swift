@@ -158,6 +158,7 @@ struct ByteReader {
         return Int(raw)
     }
 
+    @inline(__always)
     mutating func fixed64() throws -> UInt64 {
         guard bytes.count - position >= 8 else { throw damaged("unexpected end") }
         let v = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
@@ -166,6 +167,7 @@ struct ByteReader {
     }
 
     /// The next `n` bytes, in place.
+    @inline(__always)
     mutating func take(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard n >= 0, bytes.count - position >= n else { throw damaged("unexpected end") }
         defer { position += n }
@@ -179,6 +181,7 @@ struct ByteReader {
         position += n
     }
 
+    @inline(__always)
     mutating func blob() throws -> UnsafeRawBufferPointer {
         try take(try count())
     }
