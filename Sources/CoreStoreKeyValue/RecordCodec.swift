@@ -175,6 +175,14 @@ public enum RecordCodec {
             }
             attributes.append(try decodeValue(&r))
         }
+        let relationships = try relationships(&r, names: names)
+        guard r.isAtEnd else { throw r.damaged("trailing bytes") }
+        return Record(id: id, attributes: attributes, relationships: relationships)
+    }
+
+    /// A record's relationships, which follow its attributes: per relationship, its
+    /// destinations' entities and keys.
+    static func relationships(_ r: inout ByteReader, names: EntityNames?) throws -> [[RecordID]] {
         let relationshipCount = try r.count()
         var relationships: [[RecordID]] = []
         if relationshipCount > 0 {
@@ -192,8 +200,7 @@ public enum RecordCodec {
                 relationships.append(destinations)
             }
         }
-        guard r.isAtEnd else { throw r.damaged("trailing bytes") }
-        return Record(id: id, attributes: attributes, relationships: relationships)
+        return relationships
     }
 
     /// The identifier of the record `bytes` hold, once its checksum matched, without decoding

@@ -215,32 +215,39 @@ final class RecordFields {
         return value
     }
 
-    /// The value whose tag is at `position`, below the payload's end: numbers, dates and
-    /// booleans straight from the bytes, the rest (and anything running past the end) through
-    /// the checked reader.
+    /// The value whose tag is at `position`, below the payload's end.
     @inline(__always)
     private func value(at position: Int) throws -> Value {
+        try valueAndEnd(at: position).value
+    }
+
+    /// The value whose tag is at `position`, below the payload's end, and where it ends:
+    /// numbers, dates and booleans straight from the bytes, the rest (and anything running past
+    /// the end) through the checked reader.
+    @inline(__always)
+    private func valueAndEnd(at position: Int) throws -> (value: Value, end: Int) {
         let base = payload.baseAddress.unsafelyUnwrapped
         let left = payload.count - position
         switch base.load(fromByteOffset: position, as: UInt8.self) {
-        case 0: return .null
-        case 1: return .bool(false)
-        case 2: return .bool(true)
+        case 0: return (.null, position + 1)
+        case 1: return (.bool(false), position + 1)
+        case 2: return (.bool(true), position + 1)
         case 3:
             var p = position + 1
             if let zigzag = Self.varint(base, &p, end: payload.count) {
-                return .int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+                return (.int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)), p)
             }
         case 4 where left >= 9:
-            return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))))
+            return (.double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self)))), position + 9)
         case 8 where left >= 9:
             let interval = Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self)))
-            return .date(Date(timeIntervalSinceReferenceDate: interval))
+            return (.date(Date(timeIntervalSinceReferenceDate: interval)), position + 9)
         default:
             break
         }
         var r = ByteReader(payload, what: "record", position: position)
-        return try RecordCodec.decodeValue(&r)
+        let value = try RecordCodec.decodeValue(&r)
+        return (value, r.position)
     }
 
     /// Reads the attribute count after the header, and a version 2 record's offset table.
@@ -318,11 +325,37 @@ final class RecordFields {
         nextOffset = p
     }
 
-    /// The whole record, decoded from after its header.
+    /// The whole record, decoded from after its header: through the offset table the header
+    /// load read, or by ``RecordCodec``'s checked decoder for a record without one.
     func record(names: EntityNames) throws -> Record {
-        var r = ByteReader(payload, what: "record", position: headerEnd)
         let id = RecordID(entity: try entityIndex.map { names.names[$0] } ?? entityName(), key: key)
+        if storedOffsets.width != 0 && attributeCount >= 0 { return try recordThroughOffsets(id: id, names: names) }
+        var r = ByteReader(payload, what: "record", position: headerEnd)
         return try RecordCodec.body(&r, version: version, id: id, names: names)
+    }
+
+    /// The record, its values read one after the other with direct loads where they are of the
+    /// common kinds: the checks of ``RecordCodec/body(_:version:id:names:)`` (each value starts
+    /// where its offset says, none runs past the bytes, nothing follows the relationships).
+    private func recordThroughOffsets(id: RecordID, names: EntityNames) throws -> Record {
+        var attributes: [Value] = []
+        attributes.reserveCapacity(attributeCount)
+        var position = valuesStart
+        while attributes.count < attributeCount {
+            guard storedOffsets.offset(attributes.count) == position - valuesStart else {
+                throw KeyValueFormatError.damaged("record", "attribute \(attributes.count) does not start where its offset says at byte \(position) of \(payload.count)")
+            }
+            guard position < payload.count else {
+                throw KeyValueFormatError.damaged("record", "unexpected end at byte \(position) of \(payload.count)")
+            }
+            let (value, end) = try valueAndEnd(at: position)
+            attributes.append(value)
+            position = end
+        }
+        var r = ByteReader(payload, what: "record", position: position)
+        let relationships = try RecordCodec.relationships(&r, names: names)
+        guard r.isAtEnd else { throw r.damaged("trailing bytes") }
+        return Record(id: id, attributes: attributes, relationships: relationships)
     }
 
     /// The entity name of a record whose entity the schema lacks.
