@@ -364,8 +364,9 @@ private enum KeySlot {
 }
 
 /// An entity's keys and where each is stored. Entities have few keys, so a key is found by
-/// comparing names (short names compare in a word or two) rather than by hashing.
-private struct EntityKeys {
+/// comparing names (short names compare in a word or two) rather than by hashing. A class, so
+/// that handing it out for each record costs one retain, not a copy of the entity description.
+private final class EntityKeys {
     let entity: EntityDescription
     let names: [String]
     let slots: [KeySlot]
