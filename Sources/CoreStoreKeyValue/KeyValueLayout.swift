@@ -45,12 +45,12 @@ public struct KeyValueLayout: Sendable {
     let entityNames: EntityNames
     /// The record-key prefix of every entity (its root's), computed once: building a record key
     /// is on the path of every insert, update, delete and index lookup.
-    private let recordPrefixes: [String: [UInt8]]
+    private let recordPrefixes: EntityNameMap<[UInt8]>
     /// Per concrete entity, its indexes ready to build entries (see ``IndexEntryPlan``).
-    private let entryPlansByEntity: [String: [IndexEntryPlan]]
+    private let entryPlansByEntity: EntityNameMap<[IndexEntryPlan]>
     /// Per entity, what a written record is checked against; looking up the
     /// ``EntityDescription`` instead copied the whole description for every written record.
-    private let shapes: [String: EntityShape]
+    private let shapes: EntityNameMap<EntityShape>
 
     /// What a record of an entity must look like.
     struct EntityShape: Sendable {
@@ -116,17 +116,17 @@ public struct KeyValueLayout: Sendable {
             TupleEncoder.encodeString(schema.rootEntity(of: entity.name), into: &key)
             prefixes[entity.name] = key
         }
-        recordPrefixes = prefixes
+        recordPrefixes = EntityNameMap(prefixes)
         var plans: [String: [IndexEntryPlan]] = [:]
         for (entity, indexes) in byEntity {
             plans[entity] = indexes.map { IndexEntryPlan(index: $0, entity: entity, schema: schema, generation: generation) }
         }
-        entryPlansByEntity = plans
+        entryPlansByEntity = EntityNameMap(plans)
         var shapes: [String: EntityShape] = [:]
         for entity in schema.entities {
             shapes[entity.name] = EntityShape(isAbstract: entity.isAbstract, attributeCount: entity.attributes.count, relationshipCount: entity.relationships.count)
         }
-        self.shapes = shapes
+        self.shapes = EntityNameMap(shapes)
     }
 
     /// The shape of `entity`, `nil` for an entity the schema lacks.
