@@ -80,14 +80,22 @@ public struct ChangeMerger {
     }
 
     private mutating func run(_ changes: ChangeSet) throws -> MergedChanges {
+        // Inserts of the entity validated last that have its shape need no new validation; its
+        // shape is kept here (looking the entity up again copied its description per insert).
         var lastEntity = ""
+        var lastShape = (attributes: -1, relationships: -1)
         for record in inserts {
-            if record.id.entity == lastEntity, let entity = schema.entity(named: lastEntity),
-               record.attributes.count == entity.attributes.count, record.relationships.count == entity.relationships.count {
+            if record.id.entity == lastEntity,
+               record.attributes.count == lastShape.attributes, record.relationships.count == lastShape.relationships {
                 continue
             }
             try validator.validateInsert(record)
             lastEntity = record.id.entity
+            if let entity = schema.entity(named: lastEntity) {
+                lastShape = (entity.attributes.count, entity.relationships.count)
+            } else {
+                lastShape = (-1, -1)
+            }
         }
         stored.reserveCapacity(changes.deletes.count + changes.updates.count)
         current.reserveCapacity(changes.updates.count)

@@ -114,18 +114,19 @@ extension Value: Equatable, Hashable {
     /// other cases by value. Used to decide whether a value changed; predicates use
     /// ``PredicateEvaluator/equal(_:_:_:)`` instead.
     public static func == (lhs: Value, rhs: Value) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): return true
-        case (.bool(let a), .bool(let b)): return a == b
-        case (.int(let a), .int(let b)): return a == b
-        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
-        case (.decimal(let a), .decimal(let b)): return a == b
-        case (.string(let a), .string(let b)): return Self.sameUTF8(a, b)
-        case (.bytes(let a), .bytes(let b)): return a == b
-        case (.date(let a), .date(let b)): return a == b
-        case (.uuid(let a), .uuid(let b)): return a == b
-        default: return false
+        // One case at a time: switching over the pair copied (and retained) both values first.
+        switch lhs {
+        case .null: if case .null = rhs { return true }
+        case .bool(let a): if case .bool(let b) = rhs { return a == b }
+        case .int(let a): if case .int(let b) = rhs { return a == b }
+        case .double(let a): if case .double(let b) = rhs { return a.bitPattern == b.bitPattern }
+        case .decimal(let a): if case .decimal(let b) = rhs { return a == b }
+        case .string(let a): if case .string(let b) = rhs { return Self.sameUTF8(a, b) }
+        case .bytes(let a): if case .bytes(let b) = rhs { return a == b }
+        case .date(let a): if case .date(let b) = rhs { return a == b }
+        case .uuid(let a): if case .uuid(let b) = rhs { return a == b }
         }
+        return false
     }
 
     /// Whether two strings hold the same UTF-8 bytes (String's own `==` tests canonical

@@ -141,4 +141,18 @@ struct ChangeMergerTests {
             try Self.merge(ChangeSet(inserts: [Record(id: Self.id(5), attributes: [], relationships: [])]), stored: [])
         }
     }
+
+    /// Inserts of one entity are validated once while they have its shape: one of another shape
+    /// after valid ones of the same entity is still refused, whichever count differs.
+    @Test func aBadShapeAfterValidInsertsOfTheSameEntityIsRejected() {
+        let valid = (1...3).map { Self.person(Int64($0), "P\($0)") }
+        let badShapes = [
+            Record(id: Self.id(9), attributes: [], relationships: [[], [], []]),
+            Record(id: Self.id(9), attributes: [.string("x")], relationships: [[], []]),
+        ]
+        for bad in badShapes {
+            #expect(throws: StorageError.self) { try Self.merge(ChangeSet(inserts: valid + [bad]), stored: []) }
+        }
+        #expect(throws: Never.self) { try Self.merge(ChangeSet(inserts: valid + [Self.pet(4, "Rex"), Self.person(5, "Q")]), stored: []) }
+    }
 }
