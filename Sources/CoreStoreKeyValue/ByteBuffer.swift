@@ -93,26 +93,15 @@ struct ByteReader {
 
     @inline(never)
     private mutating func multiByteVarint() throws -> UInt64 {
-        if let base = bytes.baseAddress, bytes.count - position >= 10 {
-            // Room for the longest varint: no bounds check per byte. The tenth byte may only
-            // hold the top bit; anything else goes to the checked loop, which throws.
-            var result: UInt64 = 0
+        if let base = bytes.baseAddress {
             var p = position
-            for shift in stride(from: 0 as UInt64, to: 63, by: 7) {
-                let b = base.load(fromByteOffset: p, as: UInt8.self)
-                p += 1
-                result |= UInt64(b & 0x7F) << shift
-                if b < 0x80 {
-                    position = p
-                    return result
-                }
-            }
-            let last = base.load(fromByteOffset: p, as: UInt8.self)
-            if last <= 1 {
-                position = p + 1
-                return result | UInt64(last) << 63
+            if let value = Self.varint(base, &p, end: bytes.count) {
+                position = p
+                return value
             }
         }
+        // What the direct read refused (cut short, too long) goes through the checked loop,
+        // which throws the precise error.
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -122,6 +111,33 @@ struct ByteReader {
             if b < 0x80 { return result }
             shift += 7
         }
+    }
+
+    /// The varint at `p` in the bytes at `base`, moving `p` past it, with direct loads; `nil`
+    /// for one that reaches `end`, is longer than ten bytes or whose tenth byte holds more than
+    /// the top bit (the checked reader refuses those, with the precise error). For readers that
+    /// hold raw pointers (``RecordFields``) and for ``varint()``'s multi-byte case.
+    @inline(__always)
+    static func varint(_ base: UnsafeRawPointer, _ p: inout Int, end: Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var q = p
+        while q < end {
+            let b = base.load(fromByteOffset: q, as: UInt8.self)
+            q += 1
+            if shift == 63 {
+                guard b <= 1 else { return nil }
+                p = q
+                return result | UInt64(b) << 63
+            }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 {
+                p = q
+                return result
+            }
+            shift += 7
+        }
+        return nil
     }
 
     /// Moves past one varint without assembling its value; throws like ``varint()`` for one

@@ -146,7 +146,7 @@ final class RecordFields {
         let end = payload.count
         let nameLength = Int(base.load(fromByteOffset: 1, as: UInt8.self))
         var p = 2 + nameLength
-        guard nameLength < 0x80, let zigzag = Self.varint(base, &p, end: end), end - p >= 2 else { return false }
+        guard nameLength < 0x80, let zigzag = ByteReader.varint(base, &p, end: end), end - p >= 2 else { return false }
         let count = Int(base.load(fromByteOffset: p, as: UInt8.self))
         let width = Int(base.load(fromByteOffset: p + 1, as: UInt8.self))
         let table = p + 2
@@ -161,32 +161,6 @@ final class RecordFields {
         valuesStart = table + count * width
         attributeCount = count
         return true
-    }
-
-    /// The varint at `p`, moving `p` past it; `nil` for one that reaches `end`, is longer than
-    /// ten bytes or whose tenth byte holds more than the top bit (the checked reader refuses
-    /// those, with the precise error).
-    @inline(__always)
-    private static func varint(_ base: UnsafeRawPointer, _ p: inout Int, end: Int) -> UInt64? {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        var q = p
-        while q < end {
-            let b = base.load(fromByteOffset: q, as: UInt8.self)
-            q += 1
-            if shift == 63 {
-                guard b <= 1 else { return nil }
-                p = q
-                return result | UInt64(b) << 63
-            }
-            result |= UInt64(b & 0x7F) << shift
-            if b < 0x80 {
-                p = q
-                return result
-            }
-            shift += 7
-        }
-        return nil
     }
 
     /// The value of the attribute at `ordinal`; `.null` past the stored attributes (the record's
@@ -234,7 +208,7 @@ final class RecordFields {
         case 2: return (.bool(true), position + 1)
         case 3:
             var p = position + 1
-            if let zigzag = Self.varint(base, &p, end: payload.count) {
+            if let zigzag = ByteReader.varint(base, &p, end: payload.count) {
                 return (.int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)), p)
             }
         case 4 where left >= 9:

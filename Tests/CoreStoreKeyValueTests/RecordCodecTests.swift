@@ -190,6 +190,30 @@ struct RecordCodecTests {
         }
     }
 
+    /// A record key of ten varint bytes whose last byte holds more than the top bit (a value
+    /// past 64 bits): refused by the whole-record decoder and by the in-place header read, in
+    /// both formats, never read as another key.
+    @Test("A varint past 64 bits is refused, also under a matching checksum", arguments: [1, 2] as [UInt8])
+    func overlongVarintThrows(_ version: UInt8) throws {
+        // Key Int64.min zig-zags to UInt64.max: ten bytes, the last one 0x01.
+        let record = Record(id: RecordID(entity: "E", key: .min), attributes: [.int(1)], relationships: [])
+        var bytes = version == 1 ? RecordCodec.encodeUnchecksummed(record) : RecordCodec.encode(record)
+        // version, entity (length 1 + "E"), then the key's ten bytes.
+        #expect(bytes[12] == 0x01)
+        bytes[12] = 0x02
+        if version == RecordCodec.formatVersion {
+            bytes.removeLast(4)
+            let checksum = bytes.withUnsafeBytes { CRC32C.checksum($0) }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        #expect(throws: StorageError.self) { try RecordCodec.decode(bytes) }
+        let names = EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: []))
+        let fields = RecordFields()
+        #expect(throws: StorageError.self) {
+            try bytes.withUnsafeBytes { buffer in _ = try fields.loadHeader(buffer, names: names) }
+        }
+    }
+
     /// A record whose checksum matches but whose offsets or width were written wrong (only a
     /// bug or a forged file does that): decoding names the problem, reading in place never traps.
     @Test("Offsets that disagree with the values throw, also under a matching checksum")

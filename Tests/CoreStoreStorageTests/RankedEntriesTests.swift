@@ -14,16 +14,10 @@ struct RankedEntriesTests {
     /// 1,500 entries with few distinct values (ties on every key, including ties of whole
     /// tuples that only the record key breaks) and some `nil`s, keys shuffled, from a fixed seed.
     static let entries: [Entry] = {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        var keys = Array(Int64(1)...1_500)
-        for i in keys.indices.reversed() { keys.swapAt(i, next(i + 1)) }
-        return keys.map { key in
-            let age: Value = next(8) == 0 ? .null : .int(Int64(next(5)))
-            return Entry(values: [age, .string(["Al", "Bo", "Cy"][next(3)])], key: key)
+        var numbers = FixedSeedNumbers(seed: 0x2545_F491_4F6C_DD1D)
+        return numbers.shuffledKeys(1_500).map { key in
+            let age: Value = numbers.next(8) == 0 ? .null : .int(Int64(numbers.next(5)))
+            return Entry(values: [age, .string(["Al", "Bo", "Cy"][numbers.next(3)])], key: key)
         }
     }()
 

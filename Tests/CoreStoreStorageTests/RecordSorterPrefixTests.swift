@@ -8,16 +8,10 @@ struct RecordSorterPrefixTests {
     /// 2,000 people in shuffled key order, with few distinct ages and names (many ties) and
     /// some `nil` ages, from a fixed seed.
     static let people: [Record] = {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        var keys = Array(Int64(1)...2_000)
-        for i in keys.indices.reversed() { keys.swapAt(i, next(i + 1)) }
-        return keys.map { key in
-            let age = next(10) == 0 ? nil : Int64(next(12))
-            return Fixtures.person(key, ["Al", "Bo", "Cy", "Di"][next(4)], age: age)
+        var numbers = FixedSeedNumbers(seed: 0x9E37_79B9_7F4A_7C15)
+        return numbers.shuffledKeys(2_000).map { key in
+            let age = numbers.next(10) == 0 ? nil : Int64(numbers.next(12))
+            return Fixtures.person(key, ["Al", "Bo", "Cy", "Di"][numbers.next(4)], age: age)
         }
     }()
 
