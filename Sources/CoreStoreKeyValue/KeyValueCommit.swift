@@ -67,12 +67,19 @@ struct KeyValueCommit {
         }
     }
 
+    /// The fewest inserts of one hierarchy for which one range scan replaces their lookups. An
+    /// engine's scan costs more than a lookup to start (a LevelDB iterator merges the memtable
+    /// with every table file: several lookups' worth), so a few inserts are looked up one by one.
+    static let fewestInsertsCheckedByScan = 8
+
     /// For each insert, whether its record key is certainly free, so that the per-insert `get`
     /// can be skipped: true for the inserts of a hierarchy whose keys ascend strictly in
     /// change-set order (no duplicates among them) when no record of that hierarchy is stored
     /// at or above the first of them (one seek per hierarchy instead of one lookup per insert).
-    /// Inserts usually carry keys just assigned from the store's counter, which qualify.
+    /// Inserts usually carry keys just assigned from the store's counter, which qualify. A
+    /// hierarchy with fewer than ``fewestInsertsCheckedByScan`` inserts is not scanned.
     private func insertsKnownToBeNew(_ inserts: [Record]) throws -> [Bool] {
+        if inserts.count < Self.fewestInsertsCheckedByScan { return [Bool](repeating: false, count: inserts.count) }
         /// The inserts of one hierarchy.
         struct Run {
             /// The hierarchy's record-key prefix.
@@ -83,6 +90,8 @@ struct KeyValueCommit {
             var last: Int64
             /// Whether every key so far was above the one before.
             var ascending = true
+            /// How many inserts the run has.
+            var count = 1
         }
         var runs: [Run] = []
         var runOfInsert: [Int] = []
@@ -93,6 +102,7 @@ struct KeyValueCommit {
             if let r = runs.firstIndex(where: { $0.prefix == prefix }) {
                 if key <= runs[r].last { runs[r].ascending = false }
                 runs[r].last = key
+                runs[r].count += 1
                 runOfInsert.append(r)
             } else {
                 runs.append(Run(prefix: prefix, first: key, last: key))
@@ -100,7 +110,7 @@ struct KeyValueCommit {
             }
         }
         var free = [Bool](repeating: false, count: runs.count)
-        for (r, run) in runs.enumerated() where run.ascending {
+        for (r, run) in runs.enumerated() where run.ascending && run.count >= Self.fewestInsertsCheckedByScan {
             var lower = run.prefix
             TupleEncoder.encodeInt(run.first, into: &lower)
             var taken = false

@@ -69,7 +69,7 @@ public struct ChangeMerger {
         try withoutActuallyEscaping(load) { load in
             var merger = ChangeMerger(schema: schema, inserts: changes.inserts, load: load)
             if basesAreStored {
-                merger.stored.reserveCapacity(changes.deletes.count + changes.updates.count)
+                merger.stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count)
                 for update in changes.updates {
                     if let base = update.base, base.id == update.record.id { merger.stored[base.id.key] = .some(base) }
                 }
@@ -97,8 +97,8 @@ public struct ChangeMerger {
                 lastShape = (-1, -1)
             }
         }
-        stored.reserveCapacity(changes.deletes.count + changes.updates.count)
-        current.reserveCapacity(changes.updates.count)
+        if stored.isEmpty { stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count) }
+        current.makeRoom(forAdditional: changes.updates.count)
         changedOrder.reserveCapacity(changes.updates.count)
         try preload(changes.deletes + changes.updates.map(\.record.id))
 
@@ -280,7 +280,7 @@ public struct ChangeMerger {
     private mutating func insertPositions() -> [Int64: Int] {
         if let slots = insertSlots { return slots }
         var slots: [Int64: Int] = [:]
-        slots.reserveCapacity(inserts.count)
+        slots.makeRoom(forAdditional: inserts.count)
         for (i, record) in inserts.enumerated() { slots[record.id.key] = i }
         insertSlots = slots
         return slots

@@ -69,7 +69,7 @@ public struct ChangeSet: Sendable, Hashable {
     public func assigningPermanentIDs(startingAt firstKey: Int64) -> (ChangeSet, [RecordID: RecordID]) {
         var map: [RecordID: RecordID] = [:]
         // Sized once: growing it rehashed every entry several times in large inserts.
-        map.reserveCapacity(inserts.count)
+        map.makeRoom(forAdditional: inserts.count)
         var next = firstKey
         for record in inserts where record.id.isTemporary {
             map[record.id] = RecordID(entity: record.id.entity, key: next)

@@ -75,7 +75,14 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         return (try open(directoryURL, create: false, backup: backup), backup)
     }
 
-    /// `leveldb_open` with `paranoid_checks`. When it fails for another reason than the lock
+    /// The Bloom filter (10 bits per key) every table written from now on carries, so that a
+    /// lookup of a key a table does not hold skips its data blocks: the check that an insert's
+    /// key is free costs a few filter probes instead of a block read per level. Tables written
+    /// without one stay readable, and so do tables with one when opened without it. One policy
+    /// for the process, never destroyed: an open database keeps a pointer to it.
+    private nonisolated(unsafe) static let bloomFilter = leveldb_filterpolicy_create_bloom(10)
+
+    /// `leveldb_open` with `paranoid_checks` and the Bloom filter. When it fails for another reason than the lock
     /// and no other process took the lock meanwhile, `backup` puts the files back; when it
     /// succeeds, the caller keeps `backup` until the open is confirmed.
     private static func open(_ directoryURL: URL, create: Bool, backup: LevelDBOpeningBackup?) throws -> OpaquePointer {
@@ -84,6 +91,7 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         defer { leveldb_options_destroy(options) }
         leveldb_options_set_create_if_missing(options, create ? 1 : 0)
         leveldb_options_set_paranoid_checks(options, 1)
+        leveldb_options_set_filter_policy(options, bloomFilter)
         let (handle, message) = LevelDBStatus.capture { leveldb_open(options, path, $0) }
         if let message {
             if let backup {

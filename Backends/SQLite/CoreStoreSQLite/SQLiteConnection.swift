@@ -13,6 +13,8 @@ final class SQLiteConnection {
     let path: String
     let functions: SQLiteFunctions
     private var statements: [String: SQLiteStatement] = [:]
+    /// The counters this connection's last commit stored (see ``SQLiteCommittedCounters``).
+    var committedCounters: SQLiteCommittedCounters?
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_READONLY`, or `READWRITE | CREATE`).
     init(path: String, flags: Int32, schema: StoreSchema) throws {

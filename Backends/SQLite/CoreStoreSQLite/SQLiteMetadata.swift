@@ -109,9 +109,12 @@ enum SQLiteMetadata {
     private static let updateNextKeySQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'next_key'"
     private static let updateSequenceSQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'sequence'"
 
-    /// Stores the counters (and new metadata) of a commit.
-    static func update(_ connection: SQLiteConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
-        try connection.statement(updateNextKeySQL).execute([.integer(counters.nextKey)])
+    /// Stores the counters (and new metadata) of a commit. The next key is written only when it
+    /// differs from `previous` (the counters the commit started from), when those are known.
+    static func update(_ connection: SQLiteConnection, counters: CommitCounters, previous: CommitCounters? = nil, metadata: StoredMetadata?) throws {
+        if counters.nextKey != previous?.nextKey {
+            try connection.statement(updateNextKeySQL).execute([.integer(counters.nextKey)])
+        }
         try connection.statement(updateSequenceSQL).execute([.integer(Int64(counters.sequence))])
         if let metadata { try write(connection, metadata) }
     }

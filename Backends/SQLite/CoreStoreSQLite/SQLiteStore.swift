@@ -215,10 +215,21 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let state = try lifecycle.open()
         if state.isReadOnly { throw StorageError.openedForReading(storeDescription) }
-        return try state.writer.transaction("IMMEDIATE") {
-            try SQLiteWriter.commit(changes, on: state.writer, mapping: state.mapping,
-                                    counters: { try SQLiteMetadata.counters(state.writer) },
-                                    store: { try SQLiteMetadata.update(state.writer, counters: $0, metadata: $1) })
+        let writer = state.writer
+        var stored: CommitCounters?
+        do {
+            let info = try writer.transaction("IMMEDIATE") {
+                let before = try writer.currentCounters()
+                return try SQLiteWriter.commit(changes, on: writer, mapping: state.mapping, counters: { before }, store: { counters, metadata in
+                    try SQLiteMetadata.update(writer, counters: counters, previous: before, metadata: metadata)
+                    stored = counters
+                })
+            }
+            writer.remember(committed: stored)
+            return info
+        } catch {
+            writer.remember(committed: nil)
+            throw error
         }
     }
 

@@ -15,6 +15,16 @@ struct StoreCommit: @unchecked Sendable {
     var sourceIdentifier = SourceIdentifierBox.none
 }
 
+/// The pending changes of one store, gathered by ``ObjectContext/prepareCommit()``.
+private struct StoreChangeGroup {
+    let store: AttachedStore
+    var inserts: [ObjectState] = []
+    var updates: [(ObjectState, Set<String>)] = []
+    var deletes: [ObjectState] = []
+    /// The records deleted without objects (see ``RecordDeletes``).
+    var deletedRecords: [Record] = []
+}
+
 /// The change set for one store and the objects it came from.
 struct PreparedStoreChanges {
     let store: AttachedStore
@@ -34,54 +44,54 @@ extension ObjectContext {
         if let error = pendingErrors.first { throw error }
         try applyDeleteRules()
 
-        var order: [ObjectIdentifier] = []
-        var stores: [ObjectIdentifier: AttachedStore] = [:]
-        var inserts: [ObjectIdentifier: [ObjectState]] = [:]
-        var updates: [ObjectIdentifier: [(ObjectState, Set<String>)]] = [:]
-        var deletes: [ObjectIdentifier: [ObjectState]] = [:]
-        func key(_ store: AttachedStore) -> ObjectIdentifier {
-            let k = ObjectIdentifier(store)
-            if stores[k] == nil { stores[k] = store; order.append(k) }
-            return k
+        // One group per store, in the order the stores first appear (a stack has a handful of
+        // stores at most, so a list searched in order: no table to allocate and hash into).
+        var groups: [StoreChangeGroup] = []
+        func group(_ store: AttachedStore) -> Int {
+            if let index = groups.firstIndex(where: { $0.store === store }) { return index }
+            groups.append(StoreChangeGroup(store: store))
+            return groups.count - 1
         }
         for state in inserted {
             guard !state.isDeleted else { continue }
             try validateCounts(state)
-            inserts[key(state.store), default: []].append(state)
+            groups[group(state.store)].inserts.append(state)
         }
-        var keySets = ChangedKeySets()
-        for state in changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
-            guard let committed = state.committed else { continue }
-            let keys = keySets.keys(from: committed, to: state.record, of: state.entity)
-            if keys.isEmpty { continue }
-            try validateCounts(state)
-            updates[key(state.store), default: []].append((state, keys))
+        if !changed.isEmpty {
+            var keySets = ChangedKeySets()
+            for state in changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
+                guard let committed = state.committed else { continue }
+                let keys = keySets.keys(from: committed, to: state.record, of: state.entity)
+                if keys.isEmpty { continue }
+                try validateCounts(state)
+                groups[group(state.store)].updates.append((state, keys))
+            }
         }
-        for state in deleted.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.hasCommittedVersion {
-            deletes[key(state.store), default: []].append(state)
+        if !deleted.isEmpty {
+            for state in deleted.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.hasCommittedVersion {
+                groups[group(state.store)].deletes.append(state)
+            }
         }
-        var deletedRecords: [ObjectIdentifier: [Record]] = [:]
-        for group in recordDeletes.stores where !group.records.isEmpty {
-            deletedRecords[key(group.store)] = Array(group.records.values)
+        for records in recordDeletes.stores where !records.records.isEmpty {
+            groups[group(records.store)].deletedRecords = Array(records.records.values)
         }
-        return order.compactMap { k in
-            guard let store = stores[k] else { return nil }
-            let ins = inserts[k] ?? [], ups = updates[k] ?? [], dels = deletes[k] ?? []
+        return groups.map { group in
+            let (ins, ups, dels) = (group.inserts, group.updates, group.deletes)
             // The stored versions of every deleted record, in key order: deleted objects'
             // committed records and the records deleted without objects.
             var deleteBases = dels.compactMap(\.committed)
-            if let records = deletedRecords[k] {
-                deleteBases += records
+            if !group.deletedRecords.isEmpty {
+                deleteBases += group.deletedRecords
                 deleteBases.sort { $0.id.key < $1.id.key }
             }
             let changes = ChangeSet(
                 inserts: ins.map(\.record),
                 updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
                 deletes: deleteBases.map(\.id),
-                baseSequence: baseSequences[store.id],
+                baseSequence: baseSequences[group.store.id],
                 deleteBases: deleteBases
             )
-            return PreparedStoreChanges(store: store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
+            return PreparedStoreChanges(store: group.store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
         }
     }
 
@@ -118,7 +128,7 @@ extension ObjectContext {
             let merged = info.changes
             for (state, record) in zip(part.insertedStates, merged.inserts) { state.adopt(record) }
             var changedKeys: [RecordID: Set<String>] = [:]
-            changedKeys.reserveCapacity(merged.updates.count)
+            changedKeys.makeRoom(forAdditional: merged.updates.count)
             var next = 0
             for update in merged.updates {
                 changedKeys[update.new.id] = update.changedKeys

@@ -54,8 +54,11 @@ extension DataStack {
             throw Log.error(.transactionMisuse(message: "perform(synchronous:) was called from inside a transaction of the same DataStack"), "Refusing to deadlock.")
         }
         var deliveries: [ObservationDelivery] = []
-        let result = transactionQueue.sync {
-            runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task, deliveries: &deliveries)
+        // Dispatch's non-generic `sync`: its generic one looks up the metadata of its result
+        // types on every call.
+        var result: Result<T, CoreStoreError> = .failure(.unknown(message: "the transaction did not run"))
+        transactionQueue.sync {
+            result = runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task, deliveries: &deliveries)
         }
         if waitForAllObservers {
             for delivery in deliveries { delivery.flush() }

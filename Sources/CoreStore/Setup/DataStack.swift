@@ -113,6 +113,12 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
         try gateway.stores(holding: entity, configurations: configurations, forInsert: forInsert)
     }
 
+    /// The one store a new object of `entity` goes into (see
+    /// ``StorageGateway/insertionStore(holding:configuration:inAnyStore:)``).
+    func insertionStore(holding entity: EntityMetadata, configuration: String?, inAnyStore: Bool) throws(CoreStoreError) -> AttachedStore {
+        try gateway.insertionStore(holding: entity, configuration: configuration, inAnyStore: inAnyStore)
+    }
+
     /// Whether the caller runs on this stack's transaction queue.
     var isOnTransactionQueue: Bool {
         DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)

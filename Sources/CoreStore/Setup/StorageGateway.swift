@@ -74,6 +74,21 @@ final class StorageGateway: @unchecked Sendable {
         return candidates
     }
 
+    /// The one store a new object of `entity` goes into: the only store holding it, or the
+    /// only one of `configuration` unless `inAnyStore`. Looked for without building lists; when
+    /// there is not exactly one, ``stores(holding:configurations:forInsert:)`` throws why.
+    func insertionStore(holding entity: EntityMetadata, configuration: String?, inAnyStore: Bool) throws(CoreStoreError) -> AttachedStore {
+        var found: AttachedStore?
+        for store in stores where (inAnyStore || store.configuration == configuration) && store.holds(entity.name) {
+            guard found == nil else { found = nil; break }
+            found = store
+        }
+        if let found { return found }
+        let candidates = try stores(holding: entity, configurations: inAnyStore ? nil : [configuration], forInsert: true)
+        guard let store = candidates.first else { throw .persistentStoreNotFound(entity: entity.name, configuration: configuration) }
+        return store
+    }
+
     /// Where a request goes: the deferred error of a clause (the one place it surfaces), then
     /// the entity, the stores that hold it, and a check of the predicate and sort keys against
     /// every store's schema.

@@ -11,10 +11,9 @@ public class BaseDataTransaction: FetchableSource {
     public let dataStack: DataStack
     let context: ObjectContext
     /// Where `create` puts each class (per configuration asked for), found once per transaction.
-    private var insertionTargets: [InsertionKey: (EntityMetadata, AttachedStore)] = [:]
-    /// The last entry of ``insertionTargets`` used: a loop that creates objects of one class
-    /// finds it by comparing keys, without hashing one per object.
-    private var lastInsertionTarget: (key: InsertionKey, target: (EntityMetadata, AttachedStore))?
+    /// A transaction creates objects of a few classes: a list searched from the one used last
+    /// (a loop creating objects of one class finds it first) costs less than a table to build.
+    private var insertionTargets: [(key: InsertionKey, target: (EntityMetadata, AttachedStore))] = []
 
     /// What the caller passed as `sourceIdentifier` when it began the transaction; the
     /// observers of its commit receive it (`listMonitorDidChange(_:sourceIdentifier:)`, …).
@@ -57,18 +56,20 @@ public class BaseDataTransaction: FetchableSource {
     /// `into`'s configuration.
     func insertionStore<O>(_ into: Into<O>) throws(CoreStoreError) -> (EntityMetadata, AttachedStore) {
         let key = InsertionKey(type: ObjectIdentifier(O.self), inAnyStore: into.inAnyStore, configuration: into.configuration)
-        let known: (EntityMetadata, AttachedStore)? = context.lock.withLock {
-            if let last = lastInsertionTarget, last.key == key { return last.target }
-            guard let target = insertionTargets[key] else { return nil }
-            lastInsertionTarget = (key, target)
-            return target
+        context.lock.lock()
+        if let last = insertionTargets.last, last.key == key {
+            context.lock.unlock()
+            return last.target
         }
-        if let known { return known }
+        if let index = insertionTargets.firstIndex(where: { $0.key == key }) {
+            let entry = insertionTargets.remove(at: index)
+            insertionTargets.append(entry)
+            context.lock.unlock()
+            return entry.target
+        }
+        context.lock.unlock()
         let target = try findInsertionStore(into)
-        context.lock.withLock {
-            insertionTargets[key] = target
-            lastInsertionTarget = (key, target)
-        }
+        context.lock.locked { insertionTargets.append((key, target)) }
         return target
     }
 
@@ -77,9 +78,7 @@ public class BaseDataTransaction: FetchableSource {
         if entity.description.isAbstract {
             throw CoreStoreError.invalidObject(message: "'\(entity.name)' is abstract; create one of its sub-entities instead")
         }
-        let stores = try dataStack.stores(holding: entity, configurations: into.inAnyStore ? nil : [into.configuration], forInsert: true)
-        guard let store = stores.first else { throw CoreStoreError.persistentStoreNotFound(entity: entity.name, configuration: into.configuration) }
-        return (entity, store)
+        return (entity, try dataStack.insertionStore(holding: entity, configuration: into.configuration, inAnyStore: into.inAnyStore))
     }
 
     /// Inserts a new object of `O`, or throws why it cannot (``create(_:)`` reports instead).
