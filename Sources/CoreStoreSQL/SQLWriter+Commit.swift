@@ -8,11 +8,20 @@ extension SQLWriter {
         _ changes: ChangeSet, on connection: Connection, mapping: SQLSchemaMapping,
         counters: () throws -> CommitCounters, store: (CommitCounters, StoredMetadata?) throws -> Void
     ) throws -> CommitInfo {
+        try SQLWriter(connection: connection, mapping: mapping).commit(changes, counters: counters, store: store)
+    }
+
+    /// ``commit(_:on:mapping:counters:store:)`` with this writer's connection and mapping. A
+    /// store whose writer connection stays open keeps one writer for all its commits, so the
+    /// statements each entity's rows need are prepared and found once, not once per commit.
+    package func commit(
+        _ changes: ChangeSet, counters: () throws -> CommitCounters, store: (CommitCounters, StoredMetadata?) throws -> Void
+    ) throws -> CommitInfo {
         let stored = SQLReader(connection: connection, mapping: mapping)
         let prepared = try changes.prepareCommit(schema: mapping.schema, counters: try counters()) { ids in
             try stored.records(ids)
         }
-        try SQLWriter(connection: connection, mapping: mapping).apply(prepared.changes)
+        try apply(prepared.changes)
         try store(prepared.counters, prepared.metadata)
         return prepared.info
     }

@@ -13,7 +13,8 @@ package protocol SQLPendingPositions: AnyObject {
 ///
 /// The SQL of every row write is built once per entity (see
 /// ``SQLSchemaMapping/EntityMapping``) and its prepared statements are kept here for the
-/// whole change set, so a row costs binding and stepping only.
+/// writer's life (a change set, or every commit of a store that keeps its writer), so a row
+/// costs binding and stepping only. Every statement is reset before it is bound.
 package final class SQLWriter<Connection: SQLConnection> {
     package let connection: Connection
     package let mapping: SQLSchemaMapping
@@ -178,6 +179,9 @@ package final class SQLWriter<Connection: SQLConnection> {
             statement = prepared
         } else {
             statement = try connection.statement(entity.updateSQL(slots: slots))
+            // A long-lived writer keeps the combinations of changed columns it meets; a few
+            // dozen cover any real app, and past that they are prepared anew.
+            if entry.updates.count >= 64 { entry.updates.removeAll() }
             entry.updates[slots] = statement
         }
         statement.reset()

@@ -97,6 +97,8 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         /// Opened with `openForReading`: `writer` is a read-only connection too.
         var isReadOnly = false
         let mapping: SQLSchemaMapping
+        /// Writes every commit's rows through `writer`, keeping their prepared statements.
+        let rowWriter: SQLiteWriter
     }
 
     private let lifecycle: StoreLifecycle<OpenState>
@@ -220,7 +222,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         do {
             let info = try writer.transaction("IMMEDIATE") {
                 let before = try writer.currentCounters()
-                return try SQLiteWriter.commit(changes, on: writer, mapping: state.mapping, counters: { before }, store: { counters, metadata in
+                return try state.rowWriter.commit(changes, counters: { before }, store: { counters, metadata in
                     try SQLiteMetadata.update(writer, counters: counters, previous: before, metadata: metadata)
                     stored = counters
                 })
@@ -273,7 +275,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
             try connection.execute("PRAGMA query_only = 1")
             return connection
         }
-        var state = OpenState(writer: writer, readers: readers, mapping: mapping)
+        var state = OpenState(writer: writer, readers: readers, mapping: mapping, rowWriter: SQLiteWriter(connection: writer, mapping: mapping))
         state.isReadOnly = readOnly
         lifecycle.install(state)
         SQLiteOpenFiles.opened(path)

@@ -7,11 +7,15 @@ final class AttachedStore: @unchecked Sendable {
     let id: UInt64
     let storage: any StorageInterface
     let schema: StoreSchema
+    /// ``storage`` as a store other connections may write to, `nil` when it is not one (cast
+    /// once here: every commit asks).
+    let sharedStorage: (any SharedAccessStorage)?
 
     init(storage: any StorageInterface, schema: StoreSchema) {
         self.id = AttachedStore.nextID()
         self.storage = storage
         self.schema = schema
+        self.sharedStorage = storage as? any SharedAccessStorage
     }
 
     private let sequenceLock = NSLock()

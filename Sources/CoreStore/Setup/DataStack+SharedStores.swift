@@ -15,7 +15,7 @@ import CoreStoreStorage
 extension DataStack {
     /// Starts following a shared store just added.
     func startWatching(_ store: AttachedStore) throws(CoreStoreError) {
-        guard let shared = store.storage as? any SharedAccessStorage else { return }
+        guard let shared = store.sharedStorage else { return }
         do {
             store.lastSequence = try shared.storedCommitSequence()
         } catch {
@@ -58,7 +58,7 @@ extension DataStack {
         var moved: [(store: AttachedStore, sequence: UInt64)] = []
         var summaries: [(store: AttachedStore, summaries: [CommitSummary])]? = []
         for store in stores {
-            guard let shared = store.storage as? any SharedAccessStorage else { continue }
+            guard let shared = store.sharedStorage else { continue }
             do {
                 let sequence = try shared.storedCommitSequence()
                 guard sequence != store.lastSequence else { continue }

@@ -60,7 +60,7 @@ final class SharedStoreWatcher: @unchecked Sendable {
 
     /// Follows `store` and starts polling (once; later calls only add the store).
     func watch(_ store: AttachedStore) {
-        let shared = store.storage as? any SharedAccessStorage
+        let shared = store.sharedStorage
         let signature = shared?.changeSignature
         // A store that hears of commits (a database notification) asks for a check at once.
         shared?.onForeignCommit { [weak self] in self?.requestCheck() }
@@ -90,7 +90,7 @@ final class SharedStoreWatcher: @unchecked Sendable {
     /// Records the files of `store` as the stack's own commit left them: the periodic check
     /// reads its sequence only when someone else changed them since.
     func noteOwnCommit(to store: AttachedStore) {
-        guard let shared = store.storage as? any SharedAccessStorage else { return }
+        guard let shared = store.sharedStorage else { return }
         let signature = shared.changeSignature
         condition.withLock {
             guard let entry = stores.first(where: { $0.store === store }) else { return }
@@ -102,7 +102,7 @@ final class SharedStoreWatcher: @unchecked Sendable {
     /// Stops polling and waits for a check under way (unless called from one).
     func stop() {
         let watched = condition.withLock { stores.compactMap(\.store) }
-        for store in watched { (store.storage as? any SharedAccessStorage)?.onForeignCommit(nil) }
+        for store in watched { store.sharedStorage?.onForeignCommit(nil) }
         condition.lock()
         stopped = true
         timer?.cancel()
@@ -144,7 +144,7 @@ final class SharedStoreWatcher: @unchecked Sendable {
             var moved = false
             let now = Date()
             for entry in watched {
-                guard let store = entry.store, let shared = store.storage as? any SharedAccessStorage else { continue }
+                guard let store = entry.store, let shared = store.sharedStorage else { continue }
                 let signature = shared.changeSignature
                 let skip = condition.withLock { () -> Bool in
                     if periodic, let signature, signature == entry.signature, now.timeIntervalSince(entry.lastRead) < Self.fullCheckInterval { return true }
@@ -217,12 +217,14 @@ enum SharedStoreRegistry {
 
     /// The other stacks of this process that have the store `identity` open.
     static func others(of stack: DataStack, sharing identity: String) -> [DataStack] {
-        var seen: [DataStack] = []
-        lock.withLock {
-            for entry in stacks[identity] ?? [] {
-                if let other = entry.stack { seen.append(other) }
-            }
+        lock.lock()
+        defer { lock.unlock() }
+        // Usually the stack is alone with its file: nothing to build.
+        guard let entries = stacks[identity], entries.count > 1 else { return [] }
+        var others: [DataStack] = []
+        for entry in entries {
+            if let other = entry.stack, other !== stack { others.append(other) }
         }
-        return seen.filter { $0 !== stack }
+        return others
     }
 }
