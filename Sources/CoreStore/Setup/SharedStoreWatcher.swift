@@ -87,15 +87,14 @@ final class SharedStoreWatcher: @unchecked Sendable {
         return try body()
     }
 
-    /// Records the files of `store` as the stack's own commit left them: the periodic check
-    /// reads its sequence only when someone else changed them since.
+    /// Notes that the stack's own commit changed the files of `store`: the next periodic check
+    /// reads its sequence once (one small query) and takes the files' signature then. Looking
+    /// at the files here instead cost every commit two `stat` calls.
     func noteOwnCommit(to store: AttachedStore) {
-        guard let shared = store.sharedStorage else { return }
-        let signature = shared.changeSignature
+        guard store.sharedStorage != nil else { return }
         condition.withLock {
             guard let entry = stores.first(where: { $0.store === store }) else { return }
-            entry.signature = signature
-            entry.lastRead = Date()
+            entry.signature = nil
         }
     }
 
