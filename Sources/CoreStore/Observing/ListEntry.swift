@@ -35,7 +35,7 @@ struct ListOrdering: Sendable {
     }
 
     /// The first index of `entries` (sorted by this order) whose entry does not precede `entry`.
-    func insertionIndex(of entry: ListEntry, in entries: [ListEntry]) -> Int {
+    func insertionIndex<Entries: RandomAccessCollection<ListEntry>>(of entry: ListEntry, in entries: Entries) -> Int where Entries.Index == Int {
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2

@@ -71,7 +71,8 @@ struct ListQuery {
 
     /// Every member now, from the stores.
     func currentEntries(in context: ObjectContext) throws(CoreStoreError) -> [ListEntry] {
-        try context.fetchRecords(specification).map { store, record throws(CoreStoreError) in try entry(for: record, in: store) }
+        var ordinals = SortOrdinals()
+        return try context.fetchRecords(specification).map { store, record throws(CoreStoreError) in try entry(for: record, in: store, ordinals: &ordinals) }
     }
 
     /// The values known of a member whose record is gone and was never read by the stack (a
@@ -153,22 +154,37 @@ struct ListQuery {
         } catch {
             throw CoreStoreError.wrap(error)
         }
-        delta.matches[id] = try entry(for: record, in: store)
+        var ordinals = SortOrdinals()
+        delta.matches[id] = try entry(for: record, in: store, ordinals: &ordinals)
     }
 
     private func isListed(_ entityName: String) -> Bool {
         specification.tweaks.includesSubentities ? runtime.storeKind(entityName, isKindOf: entity.name) : entityName == entity.name
     }
 
-    private func entry(for record: Record, in store: AttachedStore) throws(CoreStoreError) -> ListEntry {
+    /// The attribute ordinals of the sort keys for the entity and store seen last: a list's
+    /// records are nearly always of one entity, so they are looked up once, not once per record.
+    private struct SortOrdinals {
+        var storeID: UInt64 = 0
+        var entity = ""
+        var ordinals: [Int]?
+    }
+
+    private func entry(for record: Record, in store: AttachedStore, ordinals cache: inout SortOrdinals) throws(CoreStoreError) -> ListEntry {
+        if cache.ordinals == nil || cache.storeID != store.id || cache.entity != record.id.entity {
+            var ordinals: [Int] = []
+            ordinals.reserveCapacity(sortDescriptors.count)
+            for descriptor in sortDescriptors {
+                guard let ordinal = store.schema.attributeOrdinal(descriptor.key, in: record.id.entity) else {
+                    throw .invalidPredicate(message: "'\(descriptor.key)' is not an attribute of \(record.id.entity)")
+                }
+                ordinals.append(ordinal)
+            }
+            cache = SortOrdinals(storeID: store.id, entity: record.id.entity, ordinals: ordinals)
+        }
         var values: [Value] = []
         values.reserveCapacity(sortDescriptors.count)
-        for descriptor in sortDescriptors {
-            guard let ordinal = store.schema.attributeOrdinal(descriptor.key, in: record.id.entity) else {
-                throw .invalidPredicate(message: "'\(descriptor.key)' is not an attribute of \(record.id.entity)")
-            }
-            values.append(record.attributes[ordinal])
-        }
+        for ordinal in cache.ordinals ?? [] { values.append(record.attributes[ordinal]) }
         return ListEntry(id: ObjectID(storeID: store.id, recordID: record.id), sortValues: values)
     }
 

@@ -5,13 +5,13 @@ import CoreStoreStorage
 ///
 /// Finding a member, its index path, or where a changed member goes costs O(log n) (binary
 /// search on the sort values); applying a commit of k changes costs O(k log n) comparisons
-/// plus moving array elements, never a refetch.
+/// plus moving the elements of a chunk (``ChunkedArray``), never a refetch.
 struct ListState {
     let ordering: ListOrdering
     /// Whether sections follow the first sort key (which is the section key); otherwise the
     /// list has exactly one section, named `nil`.
     let isSectioned: Bool
-    private(set) var entries: [ListEntry] = []
+    private(set) var entries = ChunkedArray<ListEntry>()
     private(set) var members: [ObjectID: ListEntry] = [:]
     private(set) var sections: [ListSectionRun] = []
     /// The flat index of each section's first member.
@@ -25,7 +25,7 @@ struct ListState {
 
     /// Replaces every member (entries in any order).
     mutating func replaceAll(_ newEntries: [ListEntry]) {
-        entries = newEntries.sorted(by: ordering.precedes)
+        entries = ChunkedArray(newEntries.sorted(by: ordering.precedes))
         members = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         if isSectioned {
             sections = []
@@ -226,28 +226,23 @@ struct ListState {
     }
 
     /// Replaces the entry at `index` by `entry` (the same object with other sort values) at the
-    /// place `entry` belongs, shifting only the entries between the two places; returns the
-    /// new place.
-    private static func move(from index: Int, to entry: ListEntry, in entries: inout [ListEntry], ordering: ListOrdering) -> Int {
+    /// place `entry` belongs; returns the new place. Only the chunks of the two places shift.
+    private static func move(from index: Int, to entry: ListEntry, in entries: inout ChunkedArray<ListEntry>, ordering: ListOrdering) -> Int {
         // Where it goes among the others: the old entry, still at `index`, precedes it exactly
         // when it sits before that place.
         let place = ordering.insertionIndex(of: entry, in: entries)
         let target = place > index ? place - 1 : place
-        entries.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            _ = (base + index).move()
-            if target < index {
-                (base + target + 1).moveInitialize(from: base + target, count: index - target)
-            } else if target > index {
-                (base + index).moveInitialize(from: base + index + 1, count: target - index)
-            }
-            (base + target).initialize(to: entry)
+        if target == index {
+            entries[index] = entry
+        } else {
+            entries.remove(at: index)
+            entries.insert(entry, at: target)
         }
         return target
     }
 
     /// Removes the elements at `indexes` (ascending, distinct).
-    private static func remove(sortedIndexes indexes: [Int], from entries: inout [ListEntry]) {
+    private static func remove(sortedIndexes indexes: [Int], from entries: inout ChunkedArray<ListEntry>) {
         if indexes.count <= 16 {
             for index in indexes.reversed() { entries.remove(at: index) }
             return
@@ -259,15 +254,16 @@ struct ListState {
             if next < indexes.count, indexes[next] == i { next += 1; continue }
             result.append(entry)
         }
-        entries = result
+        entries = ChunkedArray(result)
     }
 
     /// Merges `incoming` (sorted) into `entries` in order.
-    private static func merge(_ incoming: [ListEntry], into entries: inout [ListEntry], ordering: ListOrdering) {
+    private static func merge(_ incoming: [ListEntry], into chunked: inout ChunkedArray<ListEntry>, ordering: ListOrdering) {
         if incoming.count <= 16 {
-            for entry in incoming { entries.insert(entry, at: ordering.insertionIndex(of: entry, in: entries)) }
+            for entry in incoming { chunked.insert(entry, at: ordering.insertionIndex(of: entry, in: chunked)) }
             return
         }
+        let entries = Array(chunked)
         var result: [ListEntry] = []
         result.reserveCapacity(entries.count + incoming.count)
         var i = 0, j = 0
@@ -278,6 +274,6 @@ struct ListState {
                 result.append(incoming[j]); j += 1
             }
         }
-        entries = result
+        chunked = ChunkedArray(result)
     }
 }

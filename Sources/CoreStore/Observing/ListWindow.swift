@@ -22,7 +22,10 @@ struct ListWindow {
 
     /// The members the window shows, in order.
     var visibleEntries: [ListEntry] {
-        RecordWindow.apply(all.entries, offset: offset, limit: limit)
+        let start = min(max(offset, 0), all.entries.count)
+        var end = all.entries.count
+        if let limit { end = min(end, start + max(limit, 0)) }
+        return Array(all.entries[start..<end])
     }
 
     /// Applies a commit to the whole list and returns what it means for the window: a complete
