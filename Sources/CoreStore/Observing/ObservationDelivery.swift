@@ -50,12 +50,17 @@ final class ObservationDelivery: @unchecked Sendable {
 
     /// Returns once every notification scheduled so far has been delivered. On the queue itself
     /// they are delivered now; from inside a notification they stay queued and follow it.
+    ///
+    /// From another thread the waiting is a `sync` on the queue that delivers what is pending:
+    /// while the queue is idle, Dispatch runs it on the calling thread (still exclusive on the
+    /// queue), so the notifications go out without waking the queue's thread and waiting for
+    /// it; the drain scheduled for them then finds nothing left.
     func flush() {
         if isCurrent {
             if drainDepth == 0 { drain() }
             return
         }
-        queue?.sync {}
+        queue?.sync { drain() }
     }
 
     private func drain() {
