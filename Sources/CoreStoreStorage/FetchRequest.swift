@@ -85,10 +85,17 @@ public struct FetchResult: Sendable {
 public enum RecordWindow {
     /// The slice of `elements` after skipping `offset`, at most `limit` long.
     public static func apply<T>(_ elements: [T], offset: Int, limit: Int?) -> [T] {
-        let start = min(max(offset, 0), elements.count)
-        var end = elements.count
+        let window = indexes(count: elements.count, offset: offset, limit: limit)
+        if window.count == elements.count { return elements }
+        return Array(elements[window])
+    }
+
+    /// The positions, among `count` elements, that remain after skipping `offset` and keeping
+    /// at most `limit`.
+    public static func indexes(count: Int, offset: Int, limit: Int?) -> Range<Int> {
+        let start = min(max(offset, 0), count)
+        var end = count
         if let limit { end = min(end, start + max(limit, 0)) }
-        if start == 0 && end == elements.count { return elements }
-        return Array(elements[start..<end])
+        return start..<end
     }
 }

@@ -142,6 +142,22 @@ enum ChangeCases {
             try ctx.expectEqual(try store.open(schema: Fixtures.schema), metadata, "metadata after the commit")
             for entity in ["Person", "Pet"] { try ctx.expectSameFetch(store, world, FetchRequest(entity: entity)) }
         },
+        c("an insert under a key already stored is refused and writes nothing, alone or among many") { ctx in
+            var (store, world) = try ctx.seeded(Fixtures.world())
+            guard let taken = world.all.first(where: { $0.id.entity == "Pet" }) else { try ctx.fail("the seeded world has no pet") }
+            let top = world.all.map(\.id.key).max() ?? 0
+            // Alone, then first of ten ascending keys (a store may check many inserts at once).
+            let batches: [[Record]] = [
+                [Fixtures.pet(taken.id.key, "Usurper")],
+                [Fixtures.pet(taken.id.key, "Usurper")] + (1...9).map { Fixtures.pet(top + 1_000 + Int64($0), "new \($0)") },
+            ]
+            for batch in batches {
+                try ctx.expectError("\(batch.count) inserts, one under the stored key \(taken.id.key)") { _ = try store.write(ChangeSet(inserts: batch)) }
+                for entity in ["Person", "Pet", "Code", "Sample"] { try ctx.expectSameFetch(store, world, FetchRequest(entity: entity)) }
+            }
+            try ctx.commit(store, ChangeSet(inserts: [Fixtures.pet(-1, "After")]), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
         c("a failed write does not advance what later reads see") { ctx in
             var (store, world) = try ctx.seeded(Fixtures.world())
             var bob = world.all[1]

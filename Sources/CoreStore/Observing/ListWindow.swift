@@ -22,10 +22,7 @@ struct ListWindow {
 
     /// The members the window shows, in order.
     var visibleEntries: [ListEntry] {
-        let start = min(max(offset, 0), all.entries.count)
-        var end = all.entries.count
-        if let limit { end = min(end, start + max(limit, 0)) }
-        return Array(all.entries[start..<end])
+        Array(all.entries[RecordWindow.indexes(count: all.entries.count, offset: offset, limit: limit)])
     }
 
     /// Applies a commit to the whole list and returns what it means for the window: a complete
