@@ -85,6 +85,9 @@ extension ConformanceContext {
         for (a, e) in zip(actual, expected) {
             try expectSameRecord(a, e)
         }
+        let ids = try store.read { try $0.recordIDs(request, schema: Fixtures.schema) }
+        try expect(ids == expected.map(\.id),
+                   "recordIDs(_:schema:) returned \(ids.map(\.description)), the reference returns \(expected.map(\.id.description))")
         if request.limit == nil && request.offset == 0 {
             let count = try store.read { try $0.count(request) }
             try expectEqual(count, expected.count, "count(_:)")

@@ -44,6 +44,55 @@ struct KeyValueStorageReader: StorageReader {
         return FetchResult(records: RecordWindow.apply(records, offset: request.offset, limit: request.limit))
     }
 
+    /// Reads only the index when its entries are the answer (an exact plan of one entity, in
+    /// the requested order); otherwise tests the candidates' bytes without decoding them. A
+    /// sort that no index gives is ranked by ``fetch(_:)``.
+    func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
+        let plan = try FetchPlanner(layout: layout).plan(request)
+        guard request.sortDescriptors.isEmpty || plan.isOrdered else {
+            return try fetch(request).records.map(\.id)
+        }
+        let window = request.limit.map { max(request.offset, 0) + max($0, 0) }
+        var ids: [RecordID] = []
+        if window == 0 { return [] }
+        if plan.isExact, plan.entities.count == 1, let entity = plan.entities.first {
+            let ranges: [FetchPlan.KeyRange]
+            switch plan.access {
+            case .indexRange(_, let lower, let upper): ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
+            case .indexRanges(_, let all): ranges = all
+            case .entityScan: ranges = []
+            }
+            var keys: [Int64] = []
+            for range in ranges {
+                try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
+                    try IndexEntryChecksum.check(entry: entry, value: value)
+                    keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
+                    // In index order the first `window` entries are the answer; in key order
+                    // (no sort) every entry must be seen first.
+                    return !(plan.isOrdered && window.map { keys.count >= $0 } ?? false)
+                }
+                if plan.isOrdered, let window, keys.count >= window { break }
+            }
+            if !plan.isOrdered {
+                // Record-key order, each record once, as a fetch visits them.
+                keys.sort()
+                ids.reserveCapacity(keys.count)
+                for (i, key) in keys.enumerated() where i == 0 || keys[i - 1] != key {
+                    ids.append(RecordID(entity: entity, key: key))
+                }
+            } else {
+                ids = keys.map { RecordID(entity: entity, key: $0) }
+            }
+        } else {
+            let names = layout.entityNames.names
+            try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, index in
+                ids.append(RecordID(entity: names[index], key: candidate.key))
+                return window.map { ids.count < $0 } ?? true
+            }
+        }
+        return RecordWindow.apply(ids, offset: request.offset, limit: request.limit)
+    }
+
     func count(_ request: FetchRequest) throws -> Int {
         var unsorted = request
         unsorted.sortDescriptors = []

@@ -68,6 +68,30 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         return FetchResult(records: try accumulator.finish(with: loader))
     }
 
+    /// A select of the key columns only, in the request's order and window: the table's rows
+    /// are not decoded, and an index that answers the predicate is enough.
+    package func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
+        let entity = try mapping.entity(request.entity)
+        var builder = SQLQueryBuilder(mapping: mapping)
+        let sql: String
+        do {
+            sql = try builder.select("t0.\"_key\", t0.\"_entity\"", request)
+        } catch is SQLNeedsEvaluator {
+            return try fetchByEvaluating(request).map(\.id)
+        }
+        // Rows of a table that holds only the request's entity all name it (see
+        // `SQLRecordAccumulator`); otherwise each row's entity is read, and made into a
+        // string once per run of one entity.
+        let sole = entity.coversTable && entity.kinds.count == 1 ? entity.name : nil
+        var ids: [RecordID] = []
+        var lastEntity = entity.name
+        try run(sql, builder) { row in
+            if sole == nil, !row.textEquals(1, lastEntity) { lastEntity = row.text(1) ?? "" }
+            ids.append(RecordID(entity: lastEntity, key: row.int64(0)))
+        }
+        return ids
+    }
+
     package func count(_ request: FetchRequest) throws -> Int {
         var builder = SQLQueryBuilder(mapping: mapping)
         let inner: String

@@ -18,7 +18,7 @@ extension SQLWriter {
         _ changes: ChangeSet, counters: () throws -> CommitCounters, store: (CommitCounters, StoredMetadata?) throws -> Void
     ) throws -> CommitInfo {
         let stored = SQLReader(connection: connection, mapping: mapping)
-        let prepared = try changes.prepareCommit(schema: mapping.schema, counters: try counters()) { ids in
+        let prepared = try changes.prepareCommit(schema: mapping.schema, counters: try counters(), acceptsUnreadDeletes: true) { ids in
             try stored.records(ids)
         }
         try apply(prepared.changes)

@@ -61,9 +61,10 @@ package final class SQLWriter<Connection: SQLConnection> {
     }
 
     /// Writes merged changes (see `ChangeMerger`, which also checked every record against the
-    /// schema and that every replaced or deleted record exists).
+    /// schema and that every replaced or deleted record exists; a delete it did not read is
+    /// checked here, by the rows the statement removed).
     package func apply(_ changes: MergedChanges) throws {
-        try delete(changes.deletes.map(\.id))
+        try delete(changes.deletedIDs)
         try releaseUniqueValues(of: changes.updates)
         for update in changes.updates { try updateRow(update) }
         for record in changes.inserts { try insertRow(record) }
@@ -115,6 +116,7 @@ package final class SQLWriter<Connection: SQLConnection> {
         let bounds: [SQLValue] = [.integer(keys.lowerBound), .integer(keys.upperBound)]
         let range = "BETWEEN \(dialect.placeholder(1)) AND \(dialect.placeholder(2))"
         try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" \(range)").execute(bounds)
+        try expectRemoved(Int(keys.upperBound - keys.lowerBound) + 1, from: keys.lowerBound, of: entity)
         guard entity.hasJoinTables else { return }
         for relationship in entity.relationships {
             guard case .joinTable(let joinTable) = relationship.storage else { continue }
@@ -126,12 +128,24 @@ package final class SQLWriter<Connection: SQLConnection> {
         let table = entity.table.sqlIdentifier
         let condition = dialect.keyListCondition("\"_key\"", keys: keys)
         try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \(condition.sql)").execute(condition.parameters)
+        try expectRemoved(keys.count, from: keys.first ?? 0, of: entity)
         guard entity.hasJoinTables else { return }
         let sourceCondition = dialect.keyListCondition("\"source\"", keys: keys)
         for relationship in entity.relationships {
             guard case .joinTable(let joinTable) = relationship.storage else { continue }
             try connection.statement("DELETE FROM \(joinTable.sqlIdentifier) WHERE \(sourceCondition.sql)").execute(sourceCondition.parameters)
         }
+    }
+
+    /// Fails the commit unless the last delete removed `count` rows: each key it named held a
+    /// record of the entity (keys are distinct; `first` names the first of them).
+    private func expectRemoved(_ count: Int, from first: Int64, of entity: SQLSchemaMapping.EntityMapping) throws {
+        let removed = connection.changes
+        guard removed != count else { return }
+        throw StorageError.conflict(
+            RecordID(entity: entity.name, key: first),
+            reason: "begins \(count) records to delete of which \(removed) exist (another connection deleted the others)"
+        )
     }
 
     private func insertRow(_ record: Record) throws {

@@ -49,6 +49,9 @@ public struct ChangeMerger {
     /// Keys of stored records the commit changes, in the order they were first changed.
     private var changedOrder: [Int64] = []
     private var deletedKeys: Set<Int64> = []
+    /// Whether deletes of entities without relationships are left unread (see
+    /// ``merge(_:schema:basesAreStored:acceptsUnreadDeletes:load:)``).
+    private var skipsUnneededDeletes = false
     private var inserts: [Record]
     /// Position of each insert by key, built when an inverse first needs it.
     private var insertSlots: [Int64: Int]?
@@ -65,9 +68,18 @@ public struct ChangeMerger {
     /// store committed nothing since the writer read them: see ``ChangeSet/baseSequence``) each
     /// update's ``RecordUpdate/base``, and each of ``ChangeSet/deleteBases``, is taken as its
     /// stored record instead of being read.
-    public static func merge(_ changes: ChangeSet, schema: StoreSchema, basesAreStored: Bool = false, load: Loader) throws -> MergedChanges {
+    ///
+    /// A store that passes `acceptsUnreadDeletes` also removes the records in
+    /// ``MergedChanges/unreadDeletes``: deletes of entities without relationships that are not
+    /// read, because nothing needs them. That is when the change set does not want the deleted
+    /// records back (``ChangeSet/returnsDeletedRecords``) and `basesAreStored`: the store
+    /// committed nothing since the writer read the identifiers it deletes, so they exist.
+    public static func merge(
+        _ changes: ChangeSet, schema: StoreSchema, basesAreStored: Bool = false, acceptsUnreadDeletes: Bool = false, load: Loader
+    ) throws -> MergedChanges {
         try withoutActuallyEscaping(load) { load in
             var merger = ChangeMerger(schema: schema, inserts: changes.inserts, load: load)
+            merger.skipsUnneededDeletes = acceptsUnreadDeletes && basesAreStored && !changes.returnsDeletedRecords
             if basesAreStored {
                 merger.stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count)
                 for update in changes.updates {
@@ -100,13 +112,25 @@ public struct ChangeMerger {
         if stored.isEmpty { stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count) }
         current.makeRoom(forAdditional: changes.updates.count)
         changedOrder.reserveCapacity(changes.updates.count)
-        try preload(changes.deletes + changes.updates.map(\.record.id))
+        var unread: [RecordID] = []
+        var toRead = changes.deletes
+        if skipsUnneededDeletes {
+            toRead.removeAll { id in
+                guard stored[id.key] == nil, schema.entity(named: id.entity)?.relationships.isEmpty == true else { return false }
+                unread.append(id)
+                return true
+            }
+        }
+        try preload(toRead + changes.updates.map(\.record.id))
 
         var deleted: [Record] = []
-        deleted.reserveCapacity(changes.deletes.count)
-        for id in changes.deletes {
+        deleted.reserveCapacity(toRead.count)
+        for id in toRead {
             guard let old = storedRecord(exactly: id), deletedKeys.insert(id.key).inserted else { throw StorageError.recordNotFound(id) }
             deleted.append(old)
+        }
+        for id in unread where !deletedKeys.insert(id.key).inserted {
+            throw StorageError.recordNotFound(id)
         }
         for update in changes.updates {
             try apply(update)
@@ -121,7 +145,7 @@ public struct ChangeMerger {
             let keys = differingKeys(old, new.record, among: new.keys)
             if !keys.isEmpty { updates.append(RecordReplacement(old: old, new: new.record, changedKeys: keys)) }
         }
-        return MergedChanges(inserts: inserts, updates: updates, deletes: deleted)
+        return MergedChanges(inserts: inserts, updates: updates, deletes: deleted, unreadDeletes: unread)
     }
 
     // MARK: Updates

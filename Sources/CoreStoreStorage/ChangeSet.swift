@@ -44,6 +44,11 @@ public struct ChangeSet: Sendable, Hashable {
     /// update's ``RecordUpdate/base``, used only while ``baseSequence`` is the store's sequence:
     /// then they are what is stored, and the store need not read the deleted records to merge.
     public var deleteBases: [Record]
+    /// Whether the writer needs every deleted record back, as stored, in
+    /// ``MergedChanges/deletes`` (its observers hand out the last values of deleted objects).
+    /// When `false`, a store may leave unread the deleted records of entities without
+    /// relationships (see ``MergedChanges/unreadDeletes``). `true` unless the writer sets it.
+    public var returnsDeletedRecords = true
 
     /// Creates a change set.
     public init(

@@ -39,11 +39,18 @@ extension ChangeSet {
     /// try store(prepared.changes); try store(prepared.counters)
     /// return prepared.info
     /// ```
-    public func prepareCommit(schema: StoreSchema, counters: CommitCounters, load: ChangeMerger.Loader) throws -> PreparedCommit {
+    ///
+    /// A store that also removes ``MergedChanges/unreadDeletes`` passes `acceptsUnreadDeletes`
+    /// (see ``ChangeMerger/merge(_:schema:basesAreStored:acceptsUnreadDeletes:load:)``).
+    public func prepareCommit(
+        schema: StoreSchema, counters: CommitCounters, acceptsUnreadDeletes: Bool = false, load: ChangeMerger.Loader
+    ) throws -> PreparedCommit {
         let (resolved, permanentIDs) = assigningPermanentIDs(startingAt: counters.nextKey)
         // Nothing committed since the writer read its bases: they are what is stored.
         let basesAreStored = baseSequence != nil && baseSequence == counters.sequence
-        let merged = try ChangeMerger.merge(resolved, schema: schema, basesAreStored: basesAreStored, load: load)
+        let merged = try ChangeMerger.merge(
+            resolved, schema: schema, basesAreStored: basesAreStored, acceptsUnreadDeletes: acceptsUnreadDeletes, load: load
+        )
         let next = CommitCounters(nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: counters.sequence + 1)
         return PreparedCommit(
             changes: merged, counters: next, metadata: metadata,

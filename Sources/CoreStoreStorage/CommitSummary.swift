@@ -50,11 +50,11 @@ public struct CommitSummary: Sendable, Hashable {
     /// The summary of what a write reported.
     public init(_ info: CommitInfo) {
         let merged = info.changes
-        guard merged.inserts.count + merged.updates.count + merged.deletes.count <= Self.maximumRecordCount else {
+        guard merged.inserts.count + merged.updates.count + merged.deletes.count + merged.unreadDeletes.count <= Self.maximumRecordCount else {
             self.init(sequence: info.sequence, changes: nil)
             return
         }
-        var changes = Changes(inserted: merged.inserts.map(\.id), deleted: merged.deletes.map(\.id))
+        var changes = Changes(inserted: merged.inserts.map(\.id), deleted: merged.deletedIDs)
         for update in merged.updates {
             changes.updated.append(update.new.id)
             changes.changedKeys[update.new.id] = update.changedKeys

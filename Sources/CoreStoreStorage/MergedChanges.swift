@@ -30,14 +30,23 @@ public struct MergedChanges: Sendable, Hashable {
     public var updates: [RecordReplacement]
     /// Removed records, as they were stored.
     public var deletes: [Record]
+    /// Removed records that were not read: only a store that accepts them gets any, when the
+    /// change set did not want them back (see
+    /// ``ChangeMerger/merge(_:schema:basesAreStored:acceptsUnreadDeletes:load:)``). The store
+    /// removes them too.
+    public var unreadDeletes: [RecordID]
 
     /// Creates merged changes.
-    public init(inserts: [Record] = [], updates: [RecordReplacement] = [], deletes: [Record] = []) {
+    public init(inserts: [Record] = [], updates: [RecordReplacement] = [], deletes: [Record] = [], unreadDeletes: [RecordID] = []) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
+        self.unreadDeletes = unreadDeletes
     }
 
     /// Whether no record changes.
-    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && unreadDeletes.isEmpty }
+
+    /// The identifiers of every removed record: those of ``deletes``, then ``unreadDeletes``.
+    public var deletedIDs: [RecordID] { deletes.map(\.id) + unreadDeletes }
 }

@@ -91,6 +91,13 @@ public protocol StorageReader {
     /// The number of records a request selects, ignoring its sort keys.
     func count(_ request: FetchRequest) throws -> Int
 
+    /// The identifiers of the records a request selects, in its order and window: exactly the
+    /// identifiers of ``fetch(_:)`` completed with ``FetchResult/completed(for:schema:)``.
+    /// `schema` is the schema the store was opened with. Its default fetches the records; a
+    /// backend implements it to read no more than the identifiers where it can (an index that
+    /// answers the predicate, a select of the key columns).
+    func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID]
+
     /// The rows of an aggregate request, one column per term, exactly as ``AggregateEvaluator``
     /// computes them (see requirement 6 of ``StorageInterface``). `schema` is the schema the
     /// store was opened with.
@@ -110,6 +117,11 @@ extension StorageReader {
     /// ``AggregateEvaluator``. A backend overrides this only to compute aggregates natively.
     public func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         try aggregateByFetching(request, schema: schema)
+    }
+
+    /// Answers from a fetch: correct on any backend, but it reads whole records.
+    public func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
+        try fetch(request).completed(for: request, schema: schema).map(\.id)
     }
 
     /// Answers from a fetch of the whole entity: correct on any backend, but not bounded by

@@ -56,6 +56,51 @@ struct ChangeMergerTests {
         #expect(Set(read) == (basesAreStored ? [1] : [1, 10, 11]))
     }
 
+    /// Notes have no relationships; people have a one-way `friends`.
+    static let notesSchema = StoreSchema(modelVersion: "V1", schemaHash: "notes", entities: [
+        EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string, isOptional: false)]),
+        EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)], relationships: [
+            RelationshipDescription(name: "friends", kind: .toManyOrdered, destinationEntity: "Person", inverseName: nil),
+        ]),
+    ])
+
+    /// Deletes of entities without relationships are left unread only when the store accepts
+    /// that, nothing was committed since the writer read, and the writer wants no deleted
+    /// record back; any other delete is read and reported with its values.
+    @Test(arguments: [false, true], [false, true])
+    func deletesNobodyNeedsAreLeftUnread(acceptsUnreadDeletes: Bool, returnsDeletedRecords: Bool) throws {
+        let stored = [
+            Record(id: Self.id(1, "Note"), attributes: [.string("a")], relationships: []),
+            Record(id: Self.id(2, "Note"), attributes: [.string("b")], relationships: []),
+            Record(id: Self.id(3), attributes: [.string("Ann")], relationships: [[]]),
+        ]
+        let byKey = Dictionary(uniqueKeysWithValues: stored.map { ($0.id.key, $0) })
+        for basesAreStored in [false, true] {
+            var changes = ChangeSet(deletes: stored.map(\.id))
+            changes.returnsDeletedRecords = returnsDeletedRecords
+            var read: [Int64] = []
+            let merged = try ChangeMerger.merge(
+                changes, schema: Self.notesSchema, basesAreStored: basesAreStored, acceptsUnreadDeletes: acceptsUnreadDeletes
+            ) { ids in
+                read += ids.map(\.key)
+                return ids.map { byKey[$0.key] }
+            }
+            let unread = acceptsUnreadDeletes && basesAreStored && !returnsDeletedRecords
+            #expect(merged.unreadDeletes.map(\.key) == (unread ? [1, 2] : []))
+            #expect(merged.deletes == (unread ? [stored[2]] : stored))
+            #expect(merged.deletedIDs.map(\.key).sorted() == [1, 2, 3])
+            #expect(read.sorted() == (unread ? [3] : [1, 2, 3]))
+        }
+        // A note deleted twice is refused whether it was read or not.
+        var twice = ChangeSet(deletes: [Self.id(1, "Note"), Self.id(1, "Note")])
+        twice.returnsDeletedRecords = returnsDeletedRecords
+        #expect(throws: StorageError.recordNotFound(Self.id(1, "Note"))) {
+            _ = try ChangeMerger.merge(twice, schema: Self.notesSchema, basesAreStored: true, acceptsUnreadDeletes: acceptsUnreadDeletes) { ids in
+                ids.map { byKey[$0.key] }
+            }
+        }
+    }
+
     @Test func anOrderedListNobodyElseChangedIsWrittenAsTheWriterOrderedIt() {
         let merged = ChangeMerger.mergeToMany(stored: [Self.id(1), Self.id(2)], base: [Self.id(1), Self.id(2)], mine: [Self.id(2), Self.id(3), Self.id(1)])
         #expect(merged.map(\.key) == [2, 3, 1])

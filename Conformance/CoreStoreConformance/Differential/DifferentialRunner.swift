@@ -396,8 +396,14 @@ private struct Session {
             let expected = Self.catching { try model.fetch(request) }
             note(expected) { $0.isEmpty }
             let actual = Self.catching { try store.read { try $0.fetch(request).completed(for: request, schema: schema) } }
-            return Self.compare(expected, actual, same: { $0.map(CanonicalRecord.init) == $1.map(CanonicalRecord.init) },
-                                show: { "\($0.count) records: " + $0.map(DifferentialOperation.render).joined(separator: ", ") })
+            if let disagreement = Self.compare(expected, actual, same: { $0.map(CanonicalRecord.init) == $1.map(CanonicalRecord.init) },
+                                               show: { "\($0.count) records: " + $0.map(DifferentialOperation.render).joined(separator: ", ") }) {
+                return disagreement
+            }
+            // The identifiers alone must be the fetch's, in its order.
+            let expectedIDs = expected.map { $0.map(\.id) }
+            let actualIDs = Self.catching { try store.read { try $0.recordIDs(request, schema: schema) } }
+            return Self.compare(expectedIDs, actualIDs, same: ==, show: { "identifiers " + $0.map(\.description).joined(separator: ", ") })
         case .count(let request):
             let model = self.model
             let expected = Self.catching { try model.count(request) }

@@ -97,6 +97,29 @@ enum CRUDCases {
             try ctx.commit(store, ChangeSet(deletes: [id]), into: &world)
             try ctx.expectError("deleting \(id) twice", matching: isNotFound) { _ = try store.write(ChangeSet(deletes: [id])) }
         },
+        c("a delete the writer wants no record back from still fails on a missing record and writes nothing") { ctx in
+            // With nothing committed since the writer read (its base sequence) and no deleted
+            // record wanted back, a store may remove records of entities without relationships
+            // unread, but never a delete of one that is not there.
+            var (store, world) = try ctx.seeded((Int64(1)...20).map { Fixtures.code(-$0, "c\($0)", $0) })
+            let keys = world.all.map(\.id.key).sorted()
+            let info = try ctx.commit(store, ChangeSet(inserts: [Fixtures.code(-1, "last", 0)]), into: &world)
+            let missingInRun = (keys.min() ?? 1) - 1
+            let alone = (keys.max() ?? 1) + 10_000
+            for missing in [missingInRun, alone] {
+                var changes = ChangeSet(deletes: (keys + [missing]).sorted().map { Fixtures.id("Code", $0) }, baseSequence: info.sequence)
+                changes.returnsDeletedRecords = false
+                try ctx.expectError("deleting Code#\(missing) with 20 stored codes", matching: { error in
+                    if case .conflict = error { return true }
+                    return isNotFound(error)
+                }) { _ = try store.write(changes) }
+                try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
+            }
+            var changes = ChangeSet(deletes: keys.map { Fixtures.id("Code", $0) }, baseSequence: info.sequence)
+            changes.returnsDeletedRecords = false
+            try ctx.commit(store, changes, into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
+        },
         c("keys are never reused after a delete") { ctx in
             var (store, world) = try ctx.seeded([Fixtures.pet(-1, "A"), Fixtures.pet(-2, "B")])
             let highest = world.all.map(\.id.key).max() ?? 0

@@ -91,12 +91,12 @@ extension FetchableSource {
 
     /// The identifiers of all objects matching the clauses, in the requested order.
     public func fetchObjectIDs<O>(_ from: From<O>, _ fetchClauses: [FetchClause]) throws -> [ObjectID] {
-        try context().fetchRecords(from.specification(fetchClauses)).map { ObjectID(storeID: $0.0.id, recordID: $0.1.id) }
+        try context().fetchObjectIDs(from.specification(fetchClauses))
     }
 
     /// The identifiers of all objects matching a clause chain, in the requested order.
     public func fetchObjectIDs<O>(_ clauseChain: FetchChainBuilder<O>) throws -> [ObjectID] {
-        try context().fetchRecords(clauseChain.specification()).map { ObjectID(storeID: $0.0.id, recordID: $0.1.id) }
+        try context().fetchObjectIDs(clauseChain.specification())
     }
 
     // MARK: fetchObjectID
@@ -110,14 +110,14 @@ extension FetchableSource {
     public func fetchObjectID<O>(_ from: From<O>, _ fetchClauses: [FetchClause]) throws -> ObjectID? {
         var spec = from.specification(fetchClauses)
         spec.tweaks.fetchLimit = 1
-        return try context().fetchRecords(spec).first.map { ObjectID(storeID: $0.0.id, recordID: $0.1.id) }
+        return try context().fetchObjectIDs(spec).first
     }
 
     /// The identifier of the first object matching a clause chain, or `nil`.
     public func fetchObjectID<O>(_ clauseChain: FetchChainBuilder<O>) throws -> ObjectID? {
         var spec = clauseChain.specification()
         spec.tweaks.fetchLimit = 1
-        return try context().fetchRecords(spec).first.map { ObjectID(storeID: $0.0.id, recordID: $0.1.id) }
+        return try context().fetchObjectIDs(spec).first
     }
 
     // MARK: fetchExisting

@@ -9,7 +9,9 @@ struct StoreCommit: @unchecked Sendable {
     var updated: [Record]
     var changedKeys: [RecordID: Set<String>]
     var deleted: [RecordID]
-    /// The last committed values of the deleted records, in the order of ``deleted``.
+    /// The last committed values of the deleted records, in the order of ``deleted``: all of
+    /// them when the stack has observers, else maybe only the first ones (the store did not
+    /// read the others: see ``ChangeSet/returnsDeletedRecords``).
     var deletedRecords: [Record]
     /// The committing transaction's `sourceIdentifier`.
     var sourceIdentifier = SourceIdentifierBox.none
@@ -21,8 +23,8 @@ private struct StoreChangeGroup {
     var inserts: [ObjectState] = []
     var updates: [(ObjectState, Set<String>)] = []
     var deletes: [ObjectState] = []
-    /// The records deleted without objects (see ``RecordDeletes``).
-    var deletedRecords: [Record] = []
+    /// The records deleted without objects (see ``RecordDeletes``), in key order.
+    var deletedIDs: [RecordID] = []
 }
 
 /// The change set for one store and the objects it came from.
@@ -38,7 +40,11 @@ extension ObjectContext {
     /// Applies delete rules, validates relationships and groups the pending changes by store.
     /// Throws (changing nothing stored) on misuse reported earlier, `deny` rules and count
     /// bounds.
-    func prepareCommit() throws(CoreStoreError) -> [PreparedStoreChanges] {
+    ///
+    /// With `returnsDeletedRecords` false nobody needs the deleted records' last values (no
+    /// monitor observes the stack), and stores may leave out the ones they did not read (see
+    /// ``ChangeSet/returnsDeletedRecords``).
+    func prepareCommit(returnsDeletedRecords: Bool = true) throws(CoreStoreError) -> [PreparedStoreChanges] {
         lock.lock()
         defer { lock.unlock() }
         if let error = pendingErrors.first { throw error }
@@ -72,25 +78,26 @@ extension ObjectContext {
                 groups[group(state.store)].deletes.append(state)
             }
         }
-        for records in recordDeletes.stores where !records.records.isEmpty {
-            groups[group(records.store)].deletedRecords = Array(records.records.values)
+        for records in recordDeletes.stores where !records.entities.isEmpty {
+            groups[group(records.store)].deletedIDs = records.sortedIDs
         }
         return groups.map { group in
             let (ins, ups, dels) = (group.inserts, group.updates, group.deletes)
-            // The stored versions of every deleted record, in key order: deleted objects'
-            // committed records and the records deleted without objects.
-            var deleteBases = dels.compactMap(\.committed)
-            if !group.deletedRecords.isEmpty {
-                deleteBases += group.deletedRecords
-                deleteBases.sort { $0.id.key < $1.id.key }
+            // Deleted objects hand their committed records over as the stored versions; the
+            // store reads those of the records deleted without objects if it needs them.
+            let deleteBases = dels.compactMap(\.committed)
+            var deletes = deleteBases.map(\.id)
+            if !group.deletedIDs.isEmpty {
+                deletes = deletes.isEmpty ? group.deletedIDs : (deletes + group.deletedIDs).sorted { $0.key < $1.key }
             }
-            let changes = ChangeSet(
+            var changes = ChangeSet(
                 inserts: ins.map(\.record),
                 updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
-                deletes: deleteBases.map(\.id),
+                deletes: deletes,
                 baseSequence: baseSequences[group.store.id],
                 deleteBases: deleteBases
             )
+            changes.returnsDeletedRecords = returnsDeletedRecords
             return PreparedStoreChanges(store: group.store, changes: changes, insertedStates: ins, updatedStates: ups.map(\.0), deletedStates: dels)
         }
     }
@@ -142,7 +149,7 @@ extension ObjectContext {
             commits.append(StoreCommit(
                 store: part.store, sequence: info.sequence,
                 inserted: merged.inserts, updated: merged.updates.map(\.new),
-                changedKeys: changedKeys, deleted: merged.deletes.map(\.id), deletedRecords: merged.deletes,
+                changedKeys: changedKeys, deleted: merged.deletedIDs, deletedRecords: merged.deletes,
                 sourceIdentifier: sourceIdentifier
             ))
         }

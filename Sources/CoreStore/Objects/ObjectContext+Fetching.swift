@@ -159,6 +159,24 @@ extension ObjectContext {
         return objects
     }
 
+    /// The identifiers of the matches, in order.
+    func fetchObjectIDs(_ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [ObjectID] {
+        guard let fetch = try resolve(spec) else { return [] }
+        return try fetchIdentifiers(fetch, spec).map { ObjectID(storeID: $0.0.id, recordID: $0.1) }
+    }
+
+    /// The matches' stores and identifiers, in order. A store that answers alone reads only the
+    /// identifiers (``StorageReader/recordIDs(_:schema:)``); combined answers need the records.
+    func fetchIdentifiers(_ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [(AttachedStore, RecordID)] {
+        if !fetch.combines, let store = fetch.stores.first {
+            let request = fetch.storeRequest
+            let ids = try gateway.read(store) { try $0.recordIDs(request, schema: store.schema) }
+            return ids.map { (store, $0) }
+        }
+        let answers = try readStores(fetch)
+        return try lock.locked { () throws(CoreStoreError) in try combine(answers, fetch, spec) }.map { ($0.0, $0.1.id) }
+    }
+
     /// Counts matches; asks the store directly when nothing needs combining.
     func fetchCount(_ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> Int {
         guard let fetch = try resolve(spec) else { return 0 }

@@ -134,7 +134,8 @@ extension ObjectMonitor: CommitObserver {
     func stackDidCommit(_ commits: [StoreCommit]) -> ObservationDelivery? {
         for commit in commits where commit.store.id == objectID.storeID {
             if let index = commit.deleted.firstIndex(where: { $0.key == objectID.recordID.key }) {
-                let record = commit.deletedRecords[index]
+                // Present while a monitor observes (see `StoreCommit.deletedRecords`).
+                let record = index < commit.deletedRecords.count ? commit.deletedRecords[index] : nil
                 let source = commit.sourceIdentifier
                 delivery.schedule { [weak self] in self?.deliver(.deleted, lastKnown: record, source: source) }
                 return delivery

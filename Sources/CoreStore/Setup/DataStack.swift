@@ -136,7 +136,10 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
 
     private func commitLocked(_ context: ObjectContext) throws(CoreStoreError) -> [ObservationDelivery] {
         try commitLock.locked { () throws(CoreStoreError) -> [ObservationDelivery] in
-            let prepared = try context.prepareCommit()
+            // Observers are added under the commit lock too: none can appear until the commit
+            // has told the ones there are. Without any, no deleted record's values are needed.
+            let observed = stateLock.withLock { commitObservers.values.contains { $0.observer != nil } }
+            let prepared = try context.prepareCommit(returnsDeletedRecords: observed)
             var infos: [CommitInfo] = []
             for part in prepared {
                 infos.append(try gateway.write(part.changes, to: part.store))

@@ -177,10 +177,8 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects deleted and not yet committed.
     public func deletedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock {
-            context.makeObjectsForRecordDeletes()
-            return Set(context.deleted.values)
-        }
+        context.makeObjectsForRecordDeletes()
+        return context.lock.withLock { Set(context.deleted.values) }
     }
 
     /// Objects of `O` deleted and not yet committed.
