@@ -72,21 +72,22 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
     /// are not decoded, and an index that answers the predicate is enough.
     package func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
         let entity = try mapping.entity(request.entity)
+        // Rows of a table that holds only the request's entity all name it (see
+        // `SQLRecordAccumulator`): then the key alone is selected, which an index on the
+        // predicate's columns holds without the table's row. Otherwise each row's entity is
+        // read too, and made into a string once per run of one entity.
+        let isSole = entity.coversTable && entity.kinds.count == 1
         var builder = SQLQueryBuilder(mapping: mapping)
         let sql: String
         do {
-            sql = try builder.select("t0.\"_key\", t0.\"_entity\"", request)
+            sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request)
         } catch is SQLNeedsEvaluator {
             return try fetchByEvaluating(request).map(\.id)
         }
-        // Rows of a table that holds only the request's entity all name it (see
-        // `SQLRecordAccumulator`); otherwise each row's entity is read, and made into a
-        // string once per run of one entity.
-        let sole = entity.coversTable && entity.kinds.count == 1 ? entity.name : nil
         var ids: [RecordID] = []
         var lastEntity = entity.name
         try run(sql, builder) { row in
-            if sole == nil, !row.textEquals(1, lastEntity) { lastEntity = row.text(1) ?? "" }
+            if !isSole, !row.textEquals(1, lastEntity) { lastEntity = row.text(1) ?? "" }
             ids.append(RecordID(entity: lastEntity, key: row.int64(0)))
         }
         return ids

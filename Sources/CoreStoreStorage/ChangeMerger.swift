@@ -115,10 +115,15 @@ public struct ChangeMerger {
         var unread: [RecordID] = []
         var toRead = changes.deletes
         if skipsUnneededDeletes {
-            toRead.removeAll { id in
-                guard stored[id.key] == nil, schema.entity(named: id.entity)?.relationships.isEmpty == true else { return false }
-                unread.append(id)
-                return true
+            toRead = []
+            // Deletes come in runs of one entity: its relationships are looked up once a run.
+            var lastEntity = "", lastHasNone = false
+            for id in changes.deletes {
+                if id.entity != lastEntity {
+                    lastEntity = id.entity
+                    lastHasNone = schema.entity(named: lastEntity)?.relationships.isEmpty == true
+                }
+                if lastHasNone && stored[id.key] == nil { unread.append(id) } else { toRead.append(id) }
             }
         }
         try preload(toRead + changes.updates.map(\.record.id))

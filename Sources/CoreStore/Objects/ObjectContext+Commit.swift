@@ -78,7 +78,7 @@ extension ObjectContext {
                 groups[group(state.store)].deletes.append(state)
             }
         }
-        for records in recordDeletes.stores where !records.entities.isEmpty {
+        for records in recordDeletes.stores where !records.isEmpty {
             groups[group(records.store)].deletedIDs = records.sortedIDs
         }
         return groups.map { group in

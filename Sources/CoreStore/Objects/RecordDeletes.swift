@@ -9,14 +9,48 @@ import CoreStoreStorage
 /// no object is registered for them, and no object is made for a record held here
 /// (``ObjectContext/object(for:in:readSince:)`` answers `nil`).
 struct RecordDeletes {
-    /// The deleted records of one store: the entity of each, by record key.
+    /// The deleted records of one store.
     struct StoreRecords {
         let store: AttachedStore
-        var entities: [Int64: String]
+        /// The identifiers, in the order they were deleted (a fetch's order: mostly by key).
+        private(set) var ids: [RecordID] = []
+        /// Their keys, to look them up.
+        private(set) var keys: Set<Int64> = []
 
-        /// The identifiers, in key order (the order a change set lists deletes in).
+        init(store: AttachedStore) {
+            self.store = store
+        }
+
+        var isEmpty: Bool { ids.isEmpty }
+
+        func contains(_ key: Int64) -> Bool { keys.contains(key) }
+
+        mutating func insert(_ id: RecordID) -> Bool {
+            guard keys.insert(id.key).inserted else { return false }
+            ids.append(id)
+            return true
+        }
+
+        /// Removes the records of `keys` held here; returns their keys.
+        mutating func remove(_ keys: [Int64]) -> Set<Int64> {
+            var removed = Set<Int64>(minimumCapacity: keys.count)
+            for key in keys where self.keys.remove(key) != nil { removed.insert(key) }
+            if !removed.isEmpty { ids.removeAll { removed.contains($0.key) } }
+            return removed
+        }
+
+        mutating func reserveCapacity(_ count: Int) {
+            keys.reserveCapacity(keys.count + count)
+            ids.reserveCapacity(ids.count + count)
+        }
+
+        /// The identifiers in key order (the order a change set lists deletes in): sorted only
+        /// when the deletes did not come in that order.
         var sortedIDs: [RecordID] {
-            entities.map { RecordID(entity: $0.value, key: $0.key) }.sorted { $0.key < $1.key }
+            for i in ids.indices.dropFirst() where ids[i - 1].key > ids[i].key {
+                return ids.sorted { $0.key < $1.key }
+            }
+            return ids
         }
     }
 
@@ -26,7 +60,7 @@ struct RecordDeletes {
     /// Whether no record is deleted here (asked once per fetched record: a plain loop, which
     /// costs a few instructions where `allSatisfy` with a key path cost over a hundred).
     var isEmpty: Bool {
-        for group in stores where !group.entities.isEmpty { return false }
+        for group in stores where !group.isEmpty { return false }
         return true
     }
 
@@ -38,30 +72,34 @@ struct RecordDeletes {
     /// Whether record `key` of store `storeID` is deleted here.
     func contains(storeID: UInt64, key: Int64) -> Bool {
         guard let index = stores.firstIndex(where: { $0.store.id == storeID }) else { return false }
-        return stores[index].entities[key] != nil
+        return stores[index].contains(key)
     }
 
     /// Adds a committed record of `store`; `false` if it was already deleted here.
     mutating func insert(_ id: RecordID, in store: AttachedStore) -> Bool {
         if let index = stores.firstIndex(where: { $0.store === store }) {
-            return stores[index].entities.updateValue(id.entity, forKey: id.key) == nil
+            return stores[index].insert(id)
         }
-        stores.append(StoreRecords(store: store, entities: [id.key: id.entity]))
+        var group = StoreRecords(store: store)
+        _ = group.insert(id)
+        stores.append(group)
         return true
     }
 
-    /// Removes a record of `store`; `false` if it was not deleted here.
-    mutating func remove(_ id: RecordID, in store: AttachedStore) -> Bool {
-        guard let index = stores.firstIndex(where: { $0.store === store }) else { return false }
-        return stores[index].entities.removeValue(forKey: id.key) != nil
+    /// Removes the records of `keys` held for `store`; returns their keys.
+    mutating func remove(_ keys: [Int64], in store: AttachedStore) -> Set<Int64> {
+        guard let index = stores.firstIndex(where: { $0.store === store }) else { return [] }
+        return stores[index].remove(keys)
     }
 
     /// Makes room for `count` more records of `store`.
     mutating func reserveCapacity(_ count: Int, in store: AttachedStore) {
         if let index = stores.firstIndex(where: { $0.store === store }) {
-            stores[index].entities.makeRoom(forAdditional: count)
+            stores[index].reserveCapacity(count)
         } else {
-            stores.append(StoreRecords(store: store, entities: Dictionary(minimumCapacity: count)))
+            var group = StoreRecords(store: store)
+            group.reserveCapacity(count)
+            stores.append(group)
         }
     }
 
@@ -122,7 +160,7 @@ extension ObjectContext {
     func makeObjectsForRecordDeletes() {
         let groups = lock.withLock { recordDeletes.stores }
         var read: [(AttachedStore, [Record])] = []
-        for group in groups where !group.entities.isEmpty {
+        for group in groups where !group.isEmpty {
             let ids = group.sortedIDs
             do {
                 read.append((group.store, try gateway.read(group.store) { try $0.records(ids) }.compactMap { $0 }))
@@ -133,7 +171,8 @@ extension ObjectContext {
         guard !read.isEmpty else { return }
         lock.withLock {
             for (store, records) in read {
-                for record in records where recordDeletes.remove(record.id, in: store) {
+                let taken = recordDeletes.remove(records.map(\.id.key), in: store)
+                for record in records where taken.contains(record.id.key) {
                     guard let entity = entity(named: record.id.entity) else { continue }
                     let id = ObjectID(storeID: store.id, recordID: record.id)
                     let object = makeInstance(of: entity, in: store, record: record, isCommitted: true, isDeleted: true)
