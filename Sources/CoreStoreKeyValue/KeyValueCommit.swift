@@ -18,7 +18,7 @@ struct KeyValueCommit {
 
     /// The stored records `ids` name (`nil` where none exists), for the merge.
     func load(_ ids: [RecordID]) throws -> [Record?] {
-        try ids.map { try load($0) }
+        try KeyValueStorageReader(snapshot: writer, layout: layout).records(ids)
     }
 
     /// Writes merged changes.

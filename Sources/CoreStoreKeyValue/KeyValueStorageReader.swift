@@ -15,8 +15,64 @@ struct KeyValueStorageReader: StorageReader {
         try layout.record(id, in: snapshot)
     }
 
+    /// Looked up one by one below this many identifiers; more are read in runs (see
+    /// ``loadInKeyOrder(_:entity:_:)``).
+    static let fewestRecordsReadInRuns = 8
+
+    /// The records in key order, keys close together read by one scan (a commit's merge reads
+    /// a bulk delete's or update's records through this), then put back in input order.
     func records(_ ids: [RecordID]) throws -> [Record?] {
-        try ids.map(record)
+        if ids.count < Self.fewestRecordsReadInRuns { return try ids.map(record) }
+        var results = [Record?](repeating: nil, count: ids.count)
+        // Keys are unique across a store's records: ordered by key, the identifiers that share
+        // a hierarchy's key range and lie close together form runs.
+        let order = ids.indices.sorted { ids[$0].key < ids[$1].key }
+        var prefixes: [[UInt8]?] = []
+        prefixes.reserveCapacity(order.count)
+        var lastEntity = "", lastPrefix: [UInt8]?
+        for position in order {
+            let entity = ids[position].entity
+            if entity != lastEntity || prefixes.isEmpty {
+                lastEntity = entity
+                lastPrefix = schema.entity(named: entity) == nil ? nil : layout.recordPrefix(ofHierarchyOf: entity)
+            }
+            prefixes.append(lastPrefix)
+        }
+        var first = 0
+        while first < order.count {
+            guard let prefix = prefixes[first] else {
+                first += 1
+                continue
+            }
+            var last = first
+            while last + 1 < order.count, prefixes[last + 1] == prefix,
+                  ids[order[last + 1]].key <= ids[order[last]].key &+ Self.scanGap { last += 1 }
+            if first == last {
+                results[order[first]] = try record(ids[order[first]])
+            } else {
+                let highest = ids[order[last]].key
+                var next = first
+                try snapshot.scanPairs(
+                    from: layout.recordKey(entity: ids[order[first]].entity, key: ids[order[first]].key),
+                    to: highest == .max ? TupleEncoder.elementsEnd(prefix) : layout.recordKey(entity: ids[order[last]].entity, key: highest + 1)
+                ) { storedKey, value in
+                    let key = try KeyValueLayout.recordKey(ofEntry: storedKey)
+                    while next <= last && ids[order[next]].key < key { next += 1 }
+                    guard next <= last else { return false }
+                    guard ids[order[next]].key == key else { return true }
+                    let stored = try RecordCodec.decode(value, names: layout.entityNames)
+                    // The same identifier may be asked for more than once.
+                    while next <= last && ids[order[next]].key == key {
+                        let id = ids[order[next]]
+                        if schema.entity(stored.id.entity, isKindOf: id.entity) { results[order[next]] = stored }
+                        next += 1
+                    }
+                    return next <= last
+                }
+            }
+            first = last + 1
+        }
+        return results
     }
 
     func fetch(_ request: FetchRequest) throws -> FetchResult {
