@@ -27,6 +27,7 @@ public struct PredicateEvaluator: Sendable {
     private let resolver: Resolver?
     private let regexCache = RegexCache()
     private let membershipCache = MembershipCache()
+    private let ordinalCache = AttributeOrdinalCache()
 
     /// Creates an evaluator; without `resolver`, key paths through relationships throw.
     public init(schema: StoreSchema, resolver: Resolver? = nil) {
@@ -57,7 +58,7 @@ public struct PredicateEvaluator: Sendable {
     /// the comparison of each leaf with the quantifier.
     private func evaluate(_ c: Comparison, on record: Record) throws -> Bool {
         // The common case, an attribute of the record itself: its one leaf, without the walk.
-        if c.keyPath.count == 1, c.function == nil, let ordinal = schema.attributeOrdinal(c.keyPath[0], in: record.id.entity) {
+        if c.keyPath.count == 1, c.function == nil, let ordinal = ordinalCache.ordinal(c.keyPath[0], in: record.id.entity, schema: schema) {
             let holds = try compare(record.attributes[ordinal], c.op, c.operand, c.options)
             return c.quantifier == .none ? !holds : holds
         }
@@ -134,7 +135,7 @@ public struct PredicateEvaluator: Sendable {
     }
 
     private func attributeValue(_ record: Record, _ key: String) throws -> Value {
-        guard let ordinal = schema.attributeOrdinal(key, in: record.id.entity) else {
+        guard let ordinal = ordinalCache.ordinal(key, in: record.id.entity, schema: schema) else {
             throw StorageError.unknownKey(key: key, entity: record.id.entity)
         }
         return record.attributes[ordinal]
