@@ -38,7 +38,7 @@ public struct ChangeSet: Sendable, Hashable {
     /// The store's commit sequence when the writer started reading, if no commit of the store
     /// could have escaped it since. When the store's sequence is still this one, every
     /// ``RecordUpdate/base`` is exactly what is stored, and the store need not read the updated
-    /// records again to merge (see ``ChangeSet/prepareCommit(schema:counters:load:)``).
+    /// records again to merge (see ``ChangeSet/prepareCommit(schema:counters:acceptsUnreadDeletes:load:)``).
     public var baseSequence: UInt64?
     /// The versions of deleted records the writer last read, when it knows them. Like an
     /// update's ``RecordUpdate/base``, used only while ``baseSequence`` is the store's sequence:

@@ -14,7 +14,7 @@ public struct CommitCounters: Sendable, Hashable {
 }
 
 /// Everything a store does in a write except storing bytes, worked out by
-/// ``ChangeSet/prepareCommit(schema:counters:load:)``: the merged records to write, the counters
+/// ``ChangeSet/prepareCommit(schema:counters:acceptsUnreadDeletes:load:)``: the merged records to write, the counters
 /// and metadata to store with them, and what the write returns.
 public struct PreparedCommit: Sendable {
     /// The records to write, merged with the stored ones (see ``ChangeMerger``).

@@ -25,8 +25,8 @@
 ///    run on any thread at once and alongside a write.
 /// 3. **Writes are atomic and merge property by property.** ``write(_:)`` applies the whole
 ///    ``ChangeSet`` or nothing. Inside its write transaction a store calls
-///    ``ChangeSet/prepareCommit(schema:counters:load:)`` with its stored ``CommitCounters`` and a
-///    look-up of stored records: that assigns permanent identifiers (keys are never reused),
+///    ``ChangeSet/prepareCommit(schema:counters:acceptsUnreadDeletes:load:)`` with its stored
+///    ``CommitCounters`` and a look-up of stored records: that assigns permanent identifiers (keys are never reused),
 ///    merges every update with the stored record — only the changed keys are written, to-many
 ///    changes as additions and removals, inverses kept consistent (see ``ChangeMerger``) —
 ///    validates every record against the schema, and returns the merged records to write, the

@@ -161,4 +161,45 @@ struct PostgresSharedStackTests {
         #expect(monitor.isObjectDeleted)
         #expect(try reader.fetchCount(From<SharedNote>()) == 0)
     }
+
+    /// A stack that no monitor observes deletes rows without reading them; the commit's
+    /// summary still names every deleted record, so another connection's monitors hear of each.
+    @Test func rowsDeletedUnreadReachAnotherConnectionsMonitors() throws {
+        let url = try PostgresTestServer.requireURL()
+        let schemaName = "shared_unread_\(UInt32.random(in: 0...UInt32.max))"
+        let writerStore = PostgresStore(url: url, schemaName: schemaName)
+        let readerStore = PostgresStore(url: try Self.keyValueForm(url), schemaName: schemaName)
+        defer { try? PostgresStore(url: url, schemaName: schemaName).erase() }
+
+        let writer = DataStack(Self.schema)
+        try writer.addStorageAndWait(writerStore)
+        let reader = DataStack(Self.schema)
+        try reader.addStorageAndWait(readerStore)
+        try writer.perform(synchronous: { t in
+            for (i, title) in ["a", "b", "c", "d"].enumerated() {
+                let note = t.create(Into<SharedNote>())
+                note.title = title
+                note.count = i
+            }
+        })
+        #expect(Self.eventually { (try? reader.fetchCount(From<SharedNote>())) == 4 })
+        let list = try reader.monitorList(From<SharedNote>().orderBy(.ascending(\.$title)), deliveryQueue: DispatchQueue(label: "test.unread-deliveries"))
+        let recorder = NoteListRecorder()
+        list.addObserver(recorder)
+
+        let before = try readerStore.storedCommitSequence()
+        let deleted = try writer.perform(synchronous: { t in
+            let deleted = try t.deleteAll(From<SharedNote>().where(\.$count >= 1 && \.$count <= 2))
+            let note = t.create(Into<SharedNote>())
+            note.title = "e"
+            note.count = 9
+            return deleted
+        })
+        #expect(deleted == 2)
+        let summaries = try #require(try readerStore.committedChanges(after: before))
+        #expect(summaries.map { $0.changes?.deleted.count } == [2])
+        #expect(Self.eventually { recorder.events.count >= 5 }, "\(recorder.events)")
+        #expect(recorder.events == ["willChange", "delete", "delete", "insert e 9", "didChange"])
+        #expect(list.objectsInAllSections().map(\.title) == ["a", "d", "e"])
+    }
 }

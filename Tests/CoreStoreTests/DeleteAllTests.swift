@@ -147,4 +147,46 @@ struct DeleteAllTests {
         #expect(recorder.events == ["didDelete Kit/2"])
         #expect(monitor.isObjectDeleted)
     }
+
+    /// A stack that no monitor observes deletes the rows without reading them; another stack on
+    /// the same file, whose monitors show the cats, still hears of every deletion and of the
+    /// insert made in the same commit. (A SQLite file keeps no commit summaries: the other
+    /// stack reads its list again. PostgreSQL's summaries are tested in
+    /// `PostgresSharedStackTests`.)
+    @Test func anotherStackHearsOfRowsDeletedUnread() throws {
+        let url = try TestStoreFiles.newFile()
+        let writer = try SharedStoreTests.stack(url)
+        try writer.perform(synchronous: { t in
+            for (name, lives) in [("Tom", 1), ("Kit", 2), ("Max", 3)] {
+                let cat = t.create(Into<Cat>())
+                cat.name = name
+                cat.lives = lives
+            }
+        })
+        let watcher = try SharedStoreTests.stack(url)
+        let kit = try #require(try watcher.fetchOne(From<Cat>().where(\.$name == "Kit")))
+        let list = try watcher.monitorList(From<Cat>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
+        // A member the stack never held is handed over with what the list knew of it: its name.
+        let listRecorder = ListRecorder<Cat> { $0.name }
+        list.addObserver(listRecorder)
+        let object = try watcher.monitorObject(kit, deliveryQueue: makeDeliveryQueue())
+        let objectRecorder = ObjectRecorder<Cat> { "\($0.name)/\($0.lives)" }
+        object.addObserver(objectRecorder)
+
+        let deleted = try writer.perform(synchronous: { t in
+            let deleted = try t.deleteAll(From<Cat>().where(\.$lives >= 2))
+            let zed = t.create(Into<Cat>())
+            zed.name = "Zed"
+            zed.lives = 5
+            return deleted
+        })
+        #expect(deleted == 2)
+        try watcher.refreshFromSharedStores()
+        list.delivery.flush()
+        object.delivery.flush()
+        #expect(objectRecorder.events == ["didDelete Kit/2"])
+        #expect(listRecorder.events.first == "willChange" && listRecorder.events.last == "didChange")
+        #expect(Set(listRecorder.events.dropFirst().dropLast()) == ["delete Kit [0,0]", "delete Max [0,1]", "insert Zed [0,1]"])
+        #expect(try catNames(watcher) == ["Tom", "Zed"])
+    }
 }
