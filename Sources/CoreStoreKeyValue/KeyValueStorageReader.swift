@@ -50,24 +50,17 @@ struct KeyValueStorageReader: StorageReader {
             if first == last {
                 results[order[first]] = try record(ids[order[first]])
             } else {
-                let highest = ids[order[last]].key
+                // One scan over the run (see `scan(_:entity:_:)`), which hands over the records
+                // of its keys; each goes to every position that asked for its key.
                 var next = first
-                try snapshot.scanPairs(
-                    from: layout.recordKey(entity: ids[order[first]].entity, key: ids[order[first]].key),
-                    to: highest == .max ? TupleEncoder.elementsEnd(prefix) : layout.recordKey(entity: ids[order[last]].entity, key: highest + 1)
-                ) { storedKey, value in
-                    let key = try KeyValueLayout.recordKey(ofEntry: storedKey)
-                    while next <= last && ids[order[next]].key < key { next += 1 }
-                    guard next <= last else { return false }
-                    guard ids[order[next]].key == key else { return true }
+                _ = try scan(order[first...last].map { ids[$0].key }[...], entity: ids[order[first]].entity) { value in
                     let stored = try RecordCodec.decode(value, names: layout.entityNames)
-                    // The same identifier may be asked for more than once.
-                    while next <= last && ids[order[next]].key == key {
-                        let id = ids[order[next]]
-                        if schema.entity(stored.id.entity, isKindOf: id.entity) { results[order[next]] = stored }
+                    while next <= last && ids[order[next]].key < stored.id.key { next += 1 }
+                    while next <= last && ids[order[next]].key == stored.id.key {
+                        if schema.entity(stored.id.entity, isKindOf: ids[order[next]].entity) { results[order[next]] = stored }
                         next += 1
                     }
-                    return next <= last
+                    return true
                 }
             }
             first = last + 1
