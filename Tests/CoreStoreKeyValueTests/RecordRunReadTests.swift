@@ -26,7 +26,7 @@ struct RecordRunReadTests {
         ids += [RecordID(entity: "Person", key: 200), RecordID(entity: "Pet", key: 205), RecordID(entity: "Pet", key: 300),
                 RecordID(entity: "Dog", key: 205), RecordID(entity: "Person", key: .max), RecordID(entity: "Person", key: .max - 1),
                 RecordID(entity: "Unknown", key: 3), RecordID(entity: "Person", key: 7), RecordID(entity: "Dog", key: 70)]
-        var generator = SeededNumbers(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         ids.shuffle(using: &generator)
         return ids
     }
@@ -54,18 +54,5 @@ struct RecordRunReadTests {
         let pets: [Int64] = (41...80).filter { $0 != 65 } + [205]
         let found: [Int64] = left.compactMap { $0?.id.key }.sorted()
         #expect(found == people + pets)
-    }
-}
-
-/// A small deterministic generator for shuffles (SplitMix64).
-private struct SeededNumbers: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -76,6 +76,25 @@ struct PostgresSharedStackTests {
         return try condition()
     }
 
+    /// A writer and a reader stack on a new schema of the test server, through the two forms of
+    /// its connection string; returns the reader's store too, and the schema's name.
+    static func stacksOnNewSchema(_ prefix: String) throws -> (writer: DataStack, reader: DataStack, readerStore: PostgresStore, schemaName: String) {
+        let url = try PostgresTestServer.requireURL()
+        let schemaName = "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
+        let readerStore = PostgresStore(url: try keyValueForm(url), schemaName: schemaName)
+        let writer = DataStack(schema)
+        try writer.addStorageAndWait(PostgresStore(url: url, schemaName: schemaName))
+        let reader = DataStack(schema)
+        try reader.addStorageAndWait(readerStore)
+        return (writer, reader, readerStore, schemaName)
+    }
+
+    /// Drops a schema `stacksOnNewSchema(_:)` made.
+    static func eraseSchema(_ schemaName: String) {
+        guard let url = try? PostgresTestServer.requireURL() else { return }
+        try? PostgresStore(url: url, schemaName: schemaName).erase()
+    }
+
     @Test func commitsThroughAnotherConnectionReachMonitorsAndObjects() throws {
         let url = try PostgresTestServer.requireURL()
         let schemaName = "shared_stacks_\(UInt32.random(in: 0...UInt32.max))"
@@ -125,16 +144,8 @@ struct PostgresSharedStackTests {
     /// Another connection's commits reach object monitors with the keys that changed, read from
     /// the store's commit summaries, one commit at a time.
     @Test func objectMonitorsHearWhichKeysAnotherConnectionChanged() throws {
-        let url = try PostgresTestServer.requireURL()
-        let schemaName = "shared_objects_\(UInt32.random(in: 0...UInt32.max))"
-        let writerStore = PostgresStore(url: url, schemaName: schemaName)
-        let readerStore = PostgresStore(url: try Self.keyValueForm(url), schemaName: schemaName)
-        defer { try? PostgresStore(url: url, schemaName: schemaName).erase() }
-
-        let writer = DataStack(Self.schema)
-        try writer.addStorageAndWait(writerStore)
-        let reader = DataStack(Self.schema)
-        try reader.addStorageAndWait(readerStore)
+        let (writer, reader, readerStore, schemaName) = try Self.stacksOnNewSchema("shared_objects")
+        defer { Self.eraseSchema(schemaName) }
         try writer.perform(synchronous: { t in
             let note = t.create(Into<SharedNote>())
             note.title = "a"
@@ -165,16 +176,8 @@ struct PostgresSharedStackTests {
     /// A stack that no monitor observes deletes rows without reading them; the commit's
     /// summary still names every deleted record, so another connection's monitors hear of each.
     @Test func rowsDeletedUnreadReachAnotherConnectionsMonitors() throws {
-        let url = try PostgresTestServer.requireURL()
-        let schemaName = "shared_unread_\(UInt32.random(in: 0...UInt32.max))"
-        let writerStore = PostgresStore(url: url, schemaName: schemaName)
-        let readerStore = PostgresStore(url: try Self.keyValueForm(url), schemaName: schemaName)
-        defer { try? PostgresStore(url: url, schemaName: schemaName).erase() }
-
-        let writer = DataStack(Self.schema)
-        try writer.addStorageAndWait(writerStore)
-        let reader = DataStack(Self.schema)
-        try reader.addStorageAndWait(readerStore)
+        let (writer, reader, readerStore, schemaName) = try Self.stacksOnNewSchema("shared_unread")
+        defer { Self.eraseSchema(schemaName) }
         try writer.perform(synchronous: { t in
             for (i, title) in ["a", "b", "c", "d"].enumerated() {
                 let note = t.create(Into<SharedNote>())
