@@ -10,14 +10,19 @@ struct DeleteAllTests {
     private func makeAnimals(_ kind: StoreKind) throws -> DataStack {
         let stack = try makeStack(kind)
         try stack.perform(synchronous: { t in
-            for (name, lives) in [("Tom", 1), ("Kit", 2), ("Max", 3)] {
-                let cat = t.create(Into<Cat>())
-                cat.name = name
-                cat.lives = lives
-            }
+            createCats(t)
             t.create(Into<Dog>()).name = "Rex"
         })
         return stack
+    }
+
+    /// Cats "Tom" 1, "Kit" 2 and "Max" 3 lives.
+    private func createCats(_ t: BaseDataTransaction) {
+        for (name, lives) in [("Tom", 1), ("Kit", 2), ("Max", 3)] {
+            let cat = t.create(Into<Cat>())
+            cat.name = name
+            cat.lives = lives
+        }
     }
 
     private func catNames(_ source: some FetchableSource) throws -> [String] {
@@ -156,13 +161,7 @@ struct DeleteAllTests {
     @Test func anotherStackHearsOfRowsDeletedUnread() throws {
         let url = try TestStoreFiles.newFile()
         let writer = try SharedStoreTests.stack(url)
-        try writer.perform(synchronous: { t in
-            for (name, lives) in [("Tom", 1), ("Kit", 2), ("Max", 3)] {
-                let cat = t.create(Into<Cat>())
-                cat.name = name
-                cat.lives = lives
-            }
-        })
+        try writer.perform(synchronous: { t in createCats(t) })
         let watcher = try SharedStoreTests.stack(url)
         let kit = try #require(try watcher.fetchOne(From<Cat>().where(\.$name == "Kit")))
         let list = try watcher.monitorList(From<Cat>().orderBy(.ascending(\.$name)), deliveryQueue: makeDeliveryQueue())
