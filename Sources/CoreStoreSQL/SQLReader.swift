@@ -59,7 +59,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         var builder = SQLQueryBuilder(mapping: mapping)
         let sql: String
         do {
-            sql = try builder.select(SQLRecordLoader<Connection>.columns(of: table, alias: "t0"), request)
+            sql = try builder.select(SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: !entity.isAloneInTable), request)
         } catch is SQLNeedsEvaluator {
             return FetchResult(records: try fetchByEvaluating(request))
         }
@@ -76,7 +76,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         // `SQLRecordAccumulator`): then the key alone is selected, which an index on the
         // predicate's columns holds without the table's row. Otherwise each row's entity is
         // read too, and made into a string once per run of one entity.
-        let isSole = entity.coversTable && entity.kinds.count == 1
+        let isSole = entity.isAloneInTable
         var builder = SQLQueryBuilder(mapping: mapping)
         let sql: String
         do {

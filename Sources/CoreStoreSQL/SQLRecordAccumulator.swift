@@ -30,7 +30,7 @@ package struct SQLRecordAccumulator {
     /// An accumulator for rows that a read of `entity` returns.
     package init(mapping: SQLSchemaMapping, reading entity: SQLSchemaMapping.EntityMapping) {
         self.mapping = mapping
-        self.soleEntity = entity.coversTable && entity.kinds.count == 1 ? entity : nil
+        self.soleEntity = entity.isAloneInTable ? entity : nil
     }
 
     /// Adds the record of the statement's current row.

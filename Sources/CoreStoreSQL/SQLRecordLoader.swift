@@ -13,8 +13,14 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
     }
 
     /// The select list for whole rows of `table`: `_key`, `_entity`, then every column.
-    package static func columns(of table: SQLSchemaMapping.Table, alias: String) -> String {
-        (["\(alias).\"_key\"", "\(alias).\"_entity\""] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")
+    ///
+    /// Without `readingEntity` (a read of an entity alone in its table, see
+    /// ``SQLSchemaMapping/EntityMapping/isAloneInTable``), `NULL` stands in for `_entity`: the
+    /// columns keep their positions, and the engine neither reads nor sends, nor sorts with the
+    /// rows, a name every row shares.
+    package static func columns(of table: SQLSchemaMapping.Table, alias: String, readingEntity: Bool = true) -> String {
+        let entity = readingEntity ? "\(alias).\"_entity\"" : "NULL"
+        return (["\(alias).\"_key\"", entity] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")
     }
 
     /// The records that read one to-many storage: their slots by source key.

@@ -55,6 +55,9 @@ package struct SQLSchemaMapping: Sendable {
         package let kinds: [String]
         /// Whether `kinds` covers every row of the table.
         package let coversTable: Bool
+        /// Whether every row of the table is of this entity alone (it covers the table and has
+        /// no sub-entities): a read of it need not look at the rows' `_entity` column.
+        package var isAloneInTable: Bool { coversTable && kinds.count == 1 }
         package let attributeColumns: [String]
         package let attributeTypes: [AttributeType]
         package let relationships: [RelationshipMapping]

@@ -49,7 +49,7 @@ enum PostgresBinaryValue {
         case TypeID.int2: return bigEndian(bytes, as: Int16.self).map(Int64.init)
         case TypeID.oid: return bigEndian(bytes, as: UInt32.self).map(Int64.init)
         case TypeID.bool: return bytes.count == 1 ? Int64(bytes[0] != 0 ? 1 : 0) : nil
-        case TypeID.numeric: return Numeric(bytes)?.int64
+        case TypeID.numeric: return Numeric.int64(bytes)
         default: return nil
         }
     }
@@ -105,21 +105,34 @@ enum PostgresBinaryValue {
             self.digits = digits
         }
 
-        /// The value, when it is a whole number shown without fraction digits that fits 64 bits.
-        var int64: Int64? {
-            guard sign == Self.positive || sign == Self.negative, scale == 0 else { return nil }
-            guard !digits.isEmpty else { return 0 }
-            guard weight >= digits.count - 1 else { return nil }
+        /// The value of the `numeric` in `bytes` when it is a whole number shown without
+        /// fraction digits that fits 64 bits; `nil` for any other value and for bytes that are not
+        /// a well-formed `numeric`. Reads the digits where they lie: integer attributes are
+        /// `NUMERIC` columns, so every row a read returns has some, and collecting the digits
+        /// first cost an array per value.
+        static func int64(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+            guard bytes.count >= 8 else { return nil }
+            func field(_ offset: Int) -> UInt16 { UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]) }
+            let count = Int(Int16(bitPattern: field(0))), weight = Int(Int16(bitPattern: field(2)))
+            let sign = field(4), scale = Int16(bitPattern: field(6))
+            guard count >= 0, bytes.count == 8 + 2 * count, sign == positive || sign == negative, scale == 0 else { return nil }
+            guard count > 0 else { return 0 }
+            guard weight >= count - 1 else { return nil }
             // Accumulated as a negative number: its range reaches Int64.min.
             var value: Int64 = 0
             for position in 0...weight {
-                let digit = position < digits.count ? Int64(digits[position]) : 0
+                var digit: Int64 = 0
+                if position < count {
+                    let stored = Int16(bitPattern: field(8 + 2 * position))
+                    guard (0..<10_000).contains(stored) else { return nil }
+                    digit = Int64(stored)
+                }
                 let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10_000)
                 let (next, overflow2) = shifted.subtractingReportingOverflow(digit)
                 if overflow1 || overflow2 { return nil }
                 value = next
             }
-            if sign == Self.negative { return value }
+            if sign == negative { return value }
             return value == .min ? nil : -value
         }
 
