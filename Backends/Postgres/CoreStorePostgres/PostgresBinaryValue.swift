@@ -34,10 +34,8 @@ enum PostgresBinaryValue {
 
     /// The big-endian integer that exactly fills `bytes`.
     static func bigEndian<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, as: T.Type) -> T? {
-        guard bytes.count == MemoryLayout<T>.size else { return nil }
-        var value: T = 0
-        for byte in bytes { value = value << 8 | T(byte) }
-        return value
+        guard bytes.count == MemoryLayout<T>.size, let base = bytes.baseAddress else { return nil }
+        return T(bigEndian: base.loadUnaligned(as: T.self))
     }
 
     /// The integer in a column of `type`: the integer types, `oid`, `bool` (0 or 1), and a

@@ -34,7 +34,7 @@ final class PostgresStatement: SQLStatement {
         let count = PQntuples(result)
         var index: Int32 = 0
         while index < count {
-            try row(PostgresRow(result: result, row: index, location: connection.location, isBinary: binaryResults))
+            try row(PostgresRow(result: result, connection: Unmanaged.passUnretained(connection), row: index, isBinary: binaryResults))
             index += 1
         }
     }
@@ -56,12 +56,19 @@ final class PostgresStatement: SQLStatement {
 
 /// One row of a result in the text or the binary format, decoded by attribute type as
 /// ``PostgresDialect`` writes each one.
+///
+/// Small enough (three words) to be handed over as an `any SQLRow` without a heap box per row:
+/// the connection, which outlives the query that makes its rows, is held unretained.
 struct PostgresRow: SQLRow {
     let result: OpaquePointer
+    /// The connection that ran the query; it names the server in messages.
+    let connection: Unmanaged<PostgresConnection>
     let row: Int32
-    let location: String
     /// Whether the result is in the binary format (``PostgresBinaryValue``).
     var isBinary = false
+
+    /// Where the row comes from, for messages.
+    private var location: String { connection._withUnsafeGuaranteedRef { $0.location } }
 
     private func isNull(_ index: Int32) -> Bool {
         PQgetisnull(result, row, index) != 0
