@@ -88,10 +88,19 @@ extension ConformanceContext {
         let ids = try store.read { try $0.recordIDs(request, schema: Fixtures.schema) }
         try expect(ids == expected.map(\.id),
                    "recordIDs(_:schema:) returned \(ids.map(\.description)), the reference returns \(expected.map(\.id.description))")
+        let unordered = try store.read { try $0.unorderedRecordIDs(request, schema: Fixtures.schema) }
+        try expect(unordered.sorted(by: Self.keyOrder) == expected.map(\.id).sorted(by: Self.keyOrder),
+                   "unorderedRecordIDs(_:schema:) returned \(unordered.map(\.description)), the reference selects \(expected.map(\.id.description)) (in any order, each once)")
         if request.limit == nil && request.offset == 0 {
             let count = try store.read { try $0.count(request) }
             try expectEqual(count, expected.count, "count(_:)")
         }
+    }
+
+    /// Identifiers by entity, then key: the order two identifier lists are compared in when
+    /// their own order does not matter.
+    static func keyOrder(_ a: RecordID, _ b: RecordID) -> Bool {
+        (a.entity, a.key) < (b.entity, b.key)
     }
 
     /// Fails unless two records are equal (the order of unordered to-many relationships aside).

@@ -71,6 +71,16 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
     /// A select of the key columns only, in the request's order and window: the table's rows
     /// are not decoded, and an index that answers the predicate is enough.
     package func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
+        try selectRecordIDs(request, sorted: true)
+    }
+
+    /// ``recordIDs(_:schema:)`` without `ORDER BY` unless a window needs one: the engine
+    /// returns the keys as the index or table it scans holds them, with no sort.
+    package func unorderedRecordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
+        try selectRecordIDs(request, sorted: request.limit != nil || request.offset != 0)
+    }
+
+    private func selectRecordIDs(_ request: FetchRequest, sorted: Bool) throws -> [RecordID] {
         let entity = try mapping.entity(request.entity)
         // Rows of a table that holds only the request's entity all name it (see
         // `SQLRecordAccumulator`): then the key alone is selected, which an index on the
@@ -80,7 +90,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         var builder = SQLQueryBuilder(mapping: mapping)
         let sql: String
         do {
-            sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request)
+            sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request, sorted: sorted)
         } catch is SQLNeedsEvaluator {
             return try fetchByEvaluating(request).map(\.id)
         }

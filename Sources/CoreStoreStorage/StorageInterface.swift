@@ -98,6 +98,13 @@ public protocol StorageReader {
     /// answers the predicate, a select of the key columns).
     func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID]
 
+    /// The identifiers ``recordIDs(_:schema:)`` returns, each once, in any order: what a bulk
+    /// delete reads, which needs the set and not the sequence. A request with a window (`limit`
+    /// or `offset`) still selects the window of its order. Its default is
+    /// ``recordIDs(_:schema:)``; a backend implements it to skip ranking the identifiers (no
+    /// `ORDER BY`, no sort of index entries by record key).
+    func unorderedRecordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID]
+
     /// The rows of an aggregate request, one column per term, exactly as ``AggregateEvaluator``
     /// computes them (see requirement 6 of ``StorageInterface``). `schema` is the schema the
     /// store was opened with.
@@ -122,6 +129,12 @@ extension StorageReader {
     /// Answers from a fetch: correct on any backend, but it reads whole records.
     public func recordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
         try fetch(request).completed(for: request, schema: schema).map(\.id)
+    }
+
+    /// Answers in the request's order: correct on any backend, but ranks what a caller of this
+    /// method does not need ranked.
+    public func unorderedRecordIDs(_ request: FetchRequest, schema: StoreSchema) throws -> [RecordID] {
+        try recordIDs(request, schema: schema)
     }
 
     /// Answers from a fetch of the whole entity: correct on any backend, but not bounded by

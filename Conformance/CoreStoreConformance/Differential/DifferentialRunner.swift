@@ -403,7 +403,13 @@ private struct Session {
             // The identifiers alone must be the fetch's, in its order.
             let expectedIDs = expected.map { $0.map(\.id) }
             let actualIDs = Self.catching { try store.read { try $0.recordIDs(request, schema: schema) } }
-            return Self.compare(expectedIDs, actualIDs, same: ==, show: { "identifiers " + $0.map(\.description).joined(separator: ", ") })
+            if let disagreement = Self.compare(expectedIDs, actualIDs, same: ==, show: { "identifiers " + $0.map(\.description).joined(separator: ", ") }) {
+                return disagreement
+            }
+            // In any order, the same identifiers, each once.
+            let inKeyOrder: ([RecordID]) -> [RecordID] = { $0.sorted { ($0.entity, $0.key) < ($1.entity, $1.key) } }
+            let unorderedIDs = Self.catching { try store.read { try $0.unorderedRecordIDs(request, schema: schema) } }
+            return Self.compare(expectedIDs.map(inKeyOrder), unorderedIDs.map(inKeyOrder), same: ==, show: { "identifiers in any order " + $0.map(\.description).joined(separator: ", ") })
         case .count(let request):
             let model = self.model
             let expected = Self.catching { try model.count(request) }

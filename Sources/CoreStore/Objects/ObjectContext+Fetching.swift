@@ -165,12 +165,15 @@ extension ObjectContext {
         return try fetchIdentifiers(fetch, spec).map { ObjectID(storeID: $0.0.id, recordID: $0.1) }
     }
 
-    /// The matches' stores and identifiers, in order. A store that answers alone reads only the
-    /// identifiers (``StorageReader/recordIDs(_:schema:)``); combined answers need the records.
-    func fetchIdentifiers(_ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [(AttachedStore, RecordID)] {
+    /// The matches' stores and identifiers, in order (or, with `inAnyOrder`, in whatever order
+    /// the store finds them cheapest). A store that answers alone reads only the identifiers
+    /// (``StorageReader/recordIDs(_:schema:)``); combined answers need the records.
+    func fetchIdentifiers(_ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest, inAnyOrder: Bool = false) throws(CoreStoreError) -> [(AttachedStore, RecordID)] {
         if !fetch.combines, let store = fetch.stores.first {
             let request = fetch.storeRequest
-            let ids = try gateway.read(store) { try $0.recordIDs(request, schema: store.schema) }
+            let ids = try gateway.read(store) { reader in
+                inAnyOrder ? try reader.unorderedRecordIDs(request, schema: store.schema) : try reader.recordIDs(request, schema: store.schema)
+            }
             return ids.map { (store, $0) }
         }
         let answers = try readStores(fetch)

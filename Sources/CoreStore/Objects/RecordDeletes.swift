@@ -122,7 +122,8 @@ extension ObjectContext {
         let selected = spec.tweaks.includesSubentities ? fetch.schema.entityAndDescendants(fetch.entity.name) : [fetch.entity.name]
         let withoutRelationships = selected.allSatisfy { fetch.schema.entity(named: $0)?.relationships.isEmpty ?? false }
         if withoutRelationships, lock.withLock({ journals.isEmpty }) {
-            let matches = try fetchIdentifiers(fetch, spec)
+            // The set matters, not its order: the deletes are kept sorted by key anyway.
+            let matches = try fetchIdentifiers(fetch, spec, inAnyOrder: true)
             return lock.withLock {
                 var count = 0
                 if let store = matches.first?.0 { recordDeletes.reserveCapacity(matches.count, in: store) }
