@@ -10,6 +10,8 @@ final class SQLiteStatement {
     let handle: OpaquePointer
     let sql: String
     private unowned let connection: SQLiteConnection
+    /// Where the short texts and blobs of the current run are kept while SQLite reads them.
+    private let boundBytes = SQLiteBoundBytes()
 
     init(connection: SQLiteConnection, sql: String) throws {
         var statement: OpaquePointer?
@@ -30,6 +32,7 @@ final class SQLiteStatement {
     func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        boundBytes.startRun()
         for (i, value) in values.enumerated() {
             try bind(value, at: Int32(i + 1))
         }
@@ -39,6 +42,7 @@ final class SQLiteStatement {
     /// ``bind(_:at:)``. Every parameter must then be bound: earlier bindings are kept.
     func reset() {
         sqlite3_reset(handle)
+        boundBytes.startRun()
     }
 
     /// Binds `value` to parameter `?index` (1-based), without the array ``bind(_:)`` needs.
@@ -55,17 +59,24 @@ final class SQLiteStatement {
             // Bound with an explicit byte count, so NUL characters are kept.
             var s = s
             rc = s.withUTF8 { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    // An empty buffer may have no address; SQLite needs one for an empty text.
-                    chars.baseAddress.map { sqlite3_bind_text64(handle, index, $0, UInt64(chars.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8)) }
-                        ?? sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
+                let bytes = UnsafeRawBufferPointer(buffer)
+                if let copy = boundBytes.copy(bytes) {
+                    return sqlite3_bind_text64(handle, index, copy.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), SQLiteStatement.static, UInt8(SQLITE_UTF8))
                 }
+                // An empty buffer may have no address; SQLite needs one for an empty text.
+                return bytes.baseAddress.map { sqlite3_bind_text64(handle, index, $0.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8)) }
+                    ?? sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
             }
         case .blob(let data):
             if data.isEmpty {
                 rc = sqlite3_bind_zeroblob(handle, index, 0)
             } else {
-                rc = data.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, UInt64($0.count), SQLiteStatement.transient) }
+                rc = data.withUnsafeBytes { bytes in
+                    if let copy = boundBytes.copy(bytes) {
+                        return sqlite3_bind_blob64(handle, index, copy, UInt64(bytes.count), SQLiteStatement.static)
+                    }
+                    return sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), SQLiteStatement.transient)
+                }
             }
         }
         guard rc == SQLITE_OK else { throw connection.error(rc, context: "binding parameter \(index) of \(sql)") }
@@ -195,4 +206,7 @@ final class SQLiteStatement {
 
     /// SQLite's `SQLITE_TRANSIENT`: it copies bound bytes at once.
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// SQLite's `SQLITE_STATIC`: it reads bound bytes where they are, which must stay unchanged
+    /// until they are bound again (``SQLiteBoundBytes`` keeps them).
+    static let `static`: sqlite3_destructor_type? = nil
 }
