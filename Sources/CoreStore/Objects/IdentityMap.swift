@@ -30,6 +30,12 @@ struct IdentityMap {
     /// removal and a miss scan one run).
     @inline(__always)
     private func home(_ storeID: UInt64, _ key: Int64) -> Int {
+        Self.home(storeID, key, mask: mask)
+    }
+
+    /// ``home(_:_:)`` in a table of `mask + 1` slots (for code that holds the slots' buffer).
+    @inline(__always)
+    private static func home(_ storeID: UInt64, _ key: Int64, mask: Int) -> Int {
         let k = UInt64(bitPattern: key)
         let block = ((k >> 5) &+ storeID &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: (block >> 32) << 5 | (k & 31)) & mask
@@ -86,22 +92,24 @@ struct IdentityMap {
     }
 
     private mutating func remove(_ id: ObjectID) {
-        var hole = index(of: id)
-        guard slots[hole].object != nil else { return }
-        slots[hole].object = nil
+        let found = index(of: id)
+        guard slots[found].object != nil else { return }
         count -= 1
-        // Backward shift: move later members of the run into the hole when their home allows.
-        var i = (hole + 1) & mask
-        while slots[i].object != nil {
-            let h = home(slots[i].storeID, slots[i].key)
-            let distanceToHole = (hole - h) & mask
-            let distanceToSlot = (i - h) & mask
-            if distanceToHole < distanceToSlot {
-                slots[hole] = slots[i]
-                slots[i].object = nil
-                hole = i
+        let mask = self.mask
+        // Through the buffer: one uniqueness check for the whole shift, not one per slot.
+        slots.withUnsafeMutableBufferPointer { slots in
+            var hole = found
+            slots[hole].object = nil
+            // Backward shift: move later members of the run into the hole when their home allows.
+            var i = (hole + 1) & mask
+            while slots[i].object != nil {
+                let h = Self.home(slots[i].storeID, slots[i].key, mask: mask)
+                if (hole - h) & mask < (i - h) & mask {
+                    slots.swapAt(hole, i)
+                    hole = i
+                }
+                i = (i + 1) & mask
             }
-            i = (i + 1) & mask
         }
     }
 
