@@ -6,6 +6,8 @@ import CoreStoreStorage
 /// (`SharedAccessStorage.committedChanges(after:)`).
 ///
 /// Only the last ``keptCommits`` commits are kept: each commit removes the one that fell out.
+/// The store writes the log (PostgreSQL's writes it in the statement that stores the commit's
+/// counters, see `PostgresCommitRecord`); this type names it and reads it.
 package enum SQLCommitLog {
     package static let table = "corestore_commit_log"
 
@@ -16,17 +18,6 @@ package enum SQLCommitLog {
     /// Creates the table when it is missing (a store made before the log existed gets it on
     /// its next open).
     package static let creationSQL = "CREATE TABLE IF NOT EXISTS \(table.sqlIdentifier) (sequence BIGINT PRIMARY KEY, changes TEXT)"
-
-    /// Records the summary of a commit and forgets the one that fell out of the log; inside the
-    /// commit's transaction.
-    package static func append<Connection: SQLConnection>(_ info: CommitInfo, on connection: Connection, dialect: some SQLDialect) throws {
-        let summary = CommitSummary(info)
-        try connection.statement("INSERT INTO \(table.sqlIdentifier) (sequence, changes) VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)))")
-            .execute([.integer(Int64(clamping: info.sequence)), summary.encodedChanges.map(SQLValue.text) ?? .null])
-        guard info.sequence > keptCommits else { return }
-        try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE sequence <= \(dialect.placeholder(1))")
-            .execute([.integer(Int64(clamping: info.sequence - keptCommits))])
-    }
 
     /// The summaries of the commits after `sequence`, in order; `nil` when the log no longer
     /// holds the commit right after it, or holds a summary it cannot read.

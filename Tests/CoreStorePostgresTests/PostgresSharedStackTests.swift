@@ -205,4 +205,33 @@ struct PostgresSharedStackTests {
         #expect(recorder.events == ["willChange", "delete", "delete", "insert e 9", "didChange"])
         #expect(list.objectsInAllSections().map(\.title) == ["a", "d", "e"])
     }
+
+    /// Every commit stores its counters, its summary and its notification in one statement:
+    /// the log keeps the latest summaries and forgets the one that falls out, the counters go on
+    /// (no key is handed out twice), and the other connection hears of every commit.
+    @Test func theCommitLogKeepsTheLatestCommitsAndTheCountersGoOn() throws {
+        let (writer, reader, readerStore, schemaName) = try Self.stacksOnNewSchema("shared_log")
+        defer { Self.eraseSchema(schemaName) }
+        let start = try readerStore.storedCommitSequence()
+        let commits = 1_000 + 5
+        for i in 0..<commits {
+            try writer.perform(synchronous: { t in
+                let note = t.create(Into<SharedNote>())
+                note.title = "n\(i)"
+                note.count = i
+            })
+        }
+        let latest = try readerStore.storedCommitSequence()
+        #expect(latest == start + UInt64(commits))
+        // The log no longer holds the first commits; it holds exactly the latest thousand.
+        #expect(try readerStore.committedChanges(after: start) == nil)
+        let kept = try #require(try readerStore.committedChanges(after: latest - 1_000))
+        #expect(kept.map(\.sequence) == Array((latest - 999)...latest))
+        #expect(kept.allSatisfy { $0.changes?.inserted.count == 1 })
+        // Every commit got keys of its own, and the other connection saw every row.
+        #expect(Self.eventually { (try? reader.fetchCount(From<SharedNote>())) == commits })
+        let ids = try reader.fetchObjectIDs(From<SharedNote>())
+        #expect(Set(ids).count == commits)
+        #expect(try reader.fetchCount(From<SharedNote>().where(\.$count == commits - 1)) == 1)
+    }
 }

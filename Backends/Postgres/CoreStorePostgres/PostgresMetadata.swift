@@ -105,7 +105,8 @@ enum PostgresMetadata {
         if let metadata { try write(connection, metadata) }
     }
 
-    private static func write(_ connection: PostgresConnection, _ metadata: StoredMetadata) throws {
+    /// Stores new metadata (model version, schema hash, user info).
+    static func write(_ connection: PostgresConnection, _ metadata: StoredMetadata) throws {
         let json = (try? JSONEncoder().encode(metadata.userInfo)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         let upsert = try connection.statement("INSERT INTO \(table.sqlIdentifier) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
         try upsert.execute([.text("model_version"), .text(metadata.modelVersion)])

@@ -182,16 +182,19 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 // commit that came before (see the type's documentation).
                 let writer = try state.writer.current()
                 return try writer.transaction("READ COMMITTED") {
+                    var stored: CommitCounters?
                     let info = try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
                                          counters: { try PostgresMetadata.counters(writer, lock: true, expecting: state.mapping.schema) },
                                          store: { counters, metadata in
-                                             try PostgresMetadata.update(writer, counters: counters, metadata: metadata)
-                                             // Delivered to every listener when the transaction commits.
-                                             try writer.statement("SELECT pg_notify($1, $2)")
-                                                 .execute([.text(channel), .text(String(counters.sequence))])
+                                             if let metadata { try PostgresMetadata.write(writer, metadata) }
+                                             stored = counters
                                          })
-                    // What changed, for the stacks of other connections to catch up with.
-                    try SQLCommitLog.append(info, on: writer, dialect: state.mapping.dialect)
+                    guard let stored else {
+                        throw StorageError.invalidRequest("the commit to \(storeDescription) produced no counters to store; nothing was written")
+                    }
+                    // The counters, what changed (for the stacks of other connections to catch
+                    // up with) and the notification every listener gets when this commits.
+                    try PostgresCommitRecord.record(info, counters: stored, channel: channel, on: writer)
                     return info
                 }
             } catch let error as StorageError where PostgresStore.isConflict(error) {
