@@ -19,6 +19,12 @@ final class PostgresConnection {
     private var statementCount = 0
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     private(set) var changes = 0
+    /// The `BEGIN` of the open transaction while it has not reached the server: it goes out
+    /// with the transaction's first statement, in the same round trip (see ``transaction(_:_:)``).
+    private var pendingBegin: String?
+    /// Whether the `COMMIT` of a read-only transaction was sent and its result not yet read: it
+    /// is read before the connection's next command (see ``transaction(_:_:)``).
+    private var commitInFlight = false
 
     /// Connects with a libpq connection string (`postgres://user@host:port/database?…` or
     /// `host=… dbname=…`); `location` names it in messages.
@@ -55,6 +61,7 @@ final class PostgresConnection {
     /// A cached prepared statement for `sql`.
     func statement(_ sql: String) throws -> PostgresStatement {
         if let cached = statements[sql] { return cached }
+        settle()
         if statements.count >= 256 {
             statements.removeAll(keepingCapacity: true)
             try execute("DEALLOCATE ALL")
@@ -71,24 +78,56 @@ final class PostgresConnection {
 
     /// Runs one or more statements without parameters (DDL, settings, transaction control).
     func execute(_ sql: String) throws {
-        let result = PQexec(handle, sql)
+        settle()
+        // A pending BEGIN goes first, in the same simple query.
+        let text = pendingBegin.map { "\($0); \(sql)" } ?? sql
+        pendingBegin = nil
+        let result = PQexec(handle, text)
         defer { PQclear(result) }
-        try check(result, context: sql)
+        try check(result, context: text)
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    /// Whether a transaction is open (possibly failed, waiting for its `ROLLBACK`).
-    var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+    /// Whether a transaction is open (possibly failed, waiting for its `ROLLBACK`, or begun
+    /// and not yet sent).
+    var isInTransaction: Bool {
+        settle()
+        return pendingBegin != nil || PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
+    /// Reads the result of a `COMMIT` still in flight. It cannot fail but for a broken
+    /// connection, which the next command then reports.
+    private func settle() {
+        guard commitInFlight else { return }
+        commitInFlight = false
+        while let result = PQgetResult(handle) { PQclear(result) }
+    }
 
     /// Runs `body` in one transaction at `isolation`: committed when it returns, rolled back
     /// when it throws.
+    ///
+    /// The `BEGIN` is sent with the first statement `body` runs, in one round trip; a `body`
+    /// that runs none opens no transaction on the server. The `COMMIT` of a `READ ONLY`
+    /// transaction is sent without waiting for its answer, which the next command reads first:
+    /// it has nothing to make durable and nothing that can conflict, and what `body` read is
+    /// already in hand. A read of one statement is then one round trip, not three.
     func transaction<T>(_ isolation: String, _ body: () throws -> T) throws -> T {
-        try execute("BEGIN ISOLATION LEVEL \(isolation)")
+        settle()
+        pendingBegin = "BEGIN ISOLATION LEVEL \(isolation)"
         do {
             let result = try body()
+            if pendingBegin != nil {
+                pendingBegin = nil
+                return result
+            }
+            if isolation.hasSuffix("READ ONLY"), PQtransactionStatus(handle) == PQTRANS_INTRANS, PQsendQuery(handle, "COMMIT") == 1 {
+                commitInFlight = true
+                return result
+            }
             try execute("COMMIT")
             return result
         } catch {
+            pendingBegin = nil
             if PQtransactionStatus(handle) != PQTRANS_IDLE {
                 try? execute("ROLLBACK")
             }
@@ -122,8 +161,17 @@ final class PostgresConnection {
                 texts.append(bytes); lengths.append(Int32(data.count)); formats.append(1)
             }
         }
-        let result = withPointers(texts) { pointers in
-            PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, binaryResults ? 1 : 0)
+        settle()
+        let result: OpaquePointer?
+        if let begin = pendingBegin {
+            pendingBegin = nil
+            result = try withPointers(texts) { pointers in
+                try runAfter(begin, name, sql: sql, Int32(values.count), pointers, lengths, formats, binaryResults: binaryResults)
+            }
+        } else {
+            result = withPointers(texts) { pointers in
+                PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, binaryResults ? 1 : 0)
+            }
         }
         do {
             try check(result, context: sql)
@@ -135,6 +183,48 @@ final class PostgresConnection {
         return result
     }
 
+    /// Sends `begin` and the prepared statement `name` in one pipeline (one round trip) and
+    /// returns the statement's result, after checking the `BEGIN`'s. After a failure the
+    /// transaction is left aborted on the server, for ``transaction(_:_:)`` to roll back.
+    private func runAfter(
+        _ begin: String, _ name: String, sql: String, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
+        _ lengths: [Int32], _ formats: [Int32], binaryResults: Bool
+    ) throws -> OpaquePointer? {
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw StorageError.engine(code: 0, message: "\(Self.trimmed(PQerrorMessage(handle))) (while starting a transaction on \(location))")
+        }
+        let sent = PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) == 1
+            && PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, binaryResults ? 1 : 0) == 1
+            && PQpipelineSync(handle) == 1
+        // Each statement's results end with a null; the pipeline's end is a sync result.
+        let beginResult = sent ? nextResults() : nil
+        let result = sent ? nextResults() : nil
+        if sent, let sync = PQgetResult(handle) { PQclear(sync) }
+        let failure = sent ? nil : Self.trimmed(PQerrorMessage(handle))
+        PQexitPipelineMode(handle)
+        if let failure {
+            throw StorageError.engine(code: 0, message: "\(failure) (while running \(begin); \(sql) on \(location))")
+        }
+        do {
+            try check(beginResult, context: begin)
+        } catch {
+            PQclear(beginResult)
+            PQclear(result)
+            throw error
+        }
+        PQclear(beginResult)
+        return result
+    }
+
+    /// The first result of the next statement of a pipeline, after reading (and clearing) the
+    /// rest of its results up to their closing null.
+    private func nextResults() -> OpaquePointer? {
+        let first = PQgetResult(handle)
+        guard first != nil else { return nil }
+        while let more = PQgetResult(handle) { PQclear(more) }
+        return first
+    }
+
     /// The text PostgreSQL reads back as exactly `d` (`NaN` and the infinities by name).
     static func text(of d: Double) -> String {
         if d.isNaN { return "NaN" }
@@ -142,21 +232,21 @@ final class PostgresConnection {
         return "\(d)"
     }
 
-    private func withPointers<R>(_ texts: [ContiguousArray<CChar>?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    private func withPointers<R>(_ texts: [ContiguousArray<CChar>?], _ body: ([UnsafePointer<CChar>?]) throws -> R) rethrows -> R {
         var pointers: [UnsafePointer<CChar>?] = []
         pointers.reserveCapacity(texts.count)
-        func next(_ i: Int) -> R {
-            if i == texts.count { return body(pointers) }
+        func next(_ i: Int) throws -> R {
+            if i == texts.count { return try body(pointers) }
             guard let text = texts[i] else {
                 pointers.append(nil)
-                return next(i + 1)
+                return try next(i + 1)
             }
-            return text.withUnsafeBufferPointer { buffer in
+            return try text.withUnsafeBufferPointer { buffer in
                 pointers.append(buffer.baseAddress)
-                return next(i + 1)
+                return try next(i + 1)
             }
         }
-        return next(0)
+        return try next(0)
     }
 
     /// Throws the server's error for a failed result.

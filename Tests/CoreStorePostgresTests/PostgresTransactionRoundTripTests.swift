@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import CoreStoreSQL
+import CoreStoreStorage
+import CPostgres
+@testable import CoreStorePostgres
+
+/// A transaction's `BEGIN` travels with its first statement, and a read-only transaction's
+/// `COMMIT` is read back before the connection's next command: the transactions still begin,
+/// see their own snapshot, end, and report failures exactly as when each went out alone.
+@Suite("PostgreSQL transactions in fewer round trips", .serialized)
+struct PostgresTransactionRoundTripTests {
+    /// A connection on a table of its own in a new schema; the schema is dropped by `cleanUp`.
+    static func connection(_ name: String) throws -> (PostgresConnection, cleanUp: () -> Void) {
+        let url = try PostgresTestServer.requireURL()
+        let schema = "\(name)_\(UInt32.random(in: 0...UInt32.max))"
+        let connection = try PostgresConnection(connectionString: url, location: "test")
+        try connection.execute("CREATE SCHEMA \(schema); SET search_path TO \(schema); CREATE TABLE t (n BIGINT)")
+        return (connection, { try? connection.execute("DROP SCHEMA \(schema) CASCADE") })
+    }
+
+    static func count(_ connection: PostgresConnection) throws -> Int64 {
+        var count: Int64 = -1
+        try connection.statement("SELECT count(*) FROM t").query { count = $0.int64(0) }
+        return count
+    }
+
+    @Test func aReadOnlyTransactionEndsBeforeTheNextCommand() throws {
+        let (reader, cleanUp) = try Self.connection("corestore_rt_snapshot")
+        defer { cleanUp() }
+        let writer = try PostgresConnection(connectionString: try PostgresTestServer.requireURL(), location: "test")
+        try writer.execute("SET search_path TO \(try Self.searchPath(of: reader))")
+        #expect(try reader.transaction("REPEATABLE READ READ ONLY") { try Self.count(reader) } == 0)
+        try writer.transaction("READ COMMITTED") { try writer.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)]) }
+        // A snapshot still open would show no row.
+        #expect(try reader.transaction("REPEATABLE READ READ ONLY") { try Self.count(reader) } == 1)
+        #expect(!reader.isInTransaction)
+        #expect(PQtransactionStatus(reader.handle) == PQTRANS_IDLE)
+    }
+
+    @Test func aTransactionThatRunsNothingOpensNone() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_empty")
+        defer { cleanUp() }
+        let value = try connection.transaction("READ COMMITTED") {
+            #expect(connection.isInTransaction)
+            return 7
+        }
+        #expect(value == 7)
+        #expect(!connection.isInTransaction)
+        #expect(PQtransactionStatus(connection.handle) == PQTRANS_IDLE)
+    }
+
+    @Test func aFailingFirstStatementRollsBackAndTheConnectionGoesOn() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_failure")
+        defer { cleanUp() }
+        #expect {
+            try connection.transaction("READ COMMITTED") {
+                try connection.statement("INSERT INTO missing VALUES ($1)").execute([.integer(1)])
+            }
+        } throws: { error in
+            guard case StorageError.engine(_, let message) = error else { return false }
+            return message.contains("42P01")
+        }
+        #expect(!connection.isInTransaction)
+        // A failure after the first statement undoes the first too.
+        #expect(throws: StorageError.self) {
+            try connection.transaction("READ COMMITTED") {
+                try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
+                try connection.statement("INSERT INTO t VALUES ($1)").execute([.text("not a number")])
+            }
+        }
+        #expect(try Self.count(connection) == 0)
+    }
+
+    @Test func aBeginTheServerRefusesIsReported() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_begin")
+        defer { cleanUp() }
+        #expect {
+            try connection.transaction("NO SUCH LEVEL") { try Self.count(connection) }
+        } throws: { error in
+            guard case StorageError.engine(_, let message) = error else { return false }
+            return message.contains("BEGIN ISOLATION LEVEL NO SUCH LEVEL")
+        }
+        #expect(!connection.isInTransaction)
+        #expect(try connection.transaction("REPEATABLE READ READ ONLY") { try Self.count(connection) } == 0)
+    }
+
+    /// The schema `connection`'s search path names.
+    static func searchPath(of connection: PostgresConnection) throws -> String {
+        var path = ""
+        try connection.statement("SELECT current_schema()").query { path = $0.text(0) ?? "" }
+        return path
+    }
+}
