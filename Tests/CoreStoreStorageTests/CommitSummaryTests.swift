@@ -33,6 +33,10 @@ struct CommitSummaryTests {
             changedKeys: [RecordID(entity: "Person", key: 9): ["name", "a,b", "50%"], RecordID(entity: "Pet", key: 10): ["owner"]],
             deleted: [RecordID(entity: "Person", key: 11), RecordID(entity: "Person", key: 12)]
         ),
+        CommitSummary.Changes(
+            inserted: [0, 7, 10, 99, 100, -1, -10, Int64.min, Int64.max].map { RecordID(entity: "Person", key: $0) },
+            deleted: (1...250).map { RecordID(entity: "Pet", key: $0 * 1_000_003) }
+        ),
     ])
     func textFormReadsBackAsWritten(_ changes: CommitSummary.Changes) throws {
         let summary = CommitSummary(sequence: 42, changes: changes)
