@@ -15,8 +15,7 @@ enum PostgresCommitRecord {
     /// sequence and `$6` the encoded changes, for the log.
     static let sql = """
         WITH counters AS (
-            UPDATE \(PostgresMetadata.table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN $1 ELSE $2 END
-            WHERE key IN ('next_key', 'sequence')
+            \(PostgresMetadata.countersUpdateSQL)
         ), forgotten AS (
             DELETE FROM \(SQLCommitLog.table.sqlIdentifier) WHERE sequence <= $3
         ), notified AS (

@@ -98,10 +98,13 @@ enum PostgresMetadata {
         return CommitCounters(nextKey: nextKey, sequence: UInt64(max(sequence, 0)))
     }
 
+    /// Stores the counters: `$1` the next key, `$2` the sequence, both as text. Every commit runs
+    /// it (inside `PostgresCommitRecord`'s statement), and so does a migration.
+    static let countersUpdateSQL = "UPDATE \(table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN $1 ELSE $2 END WHERE key IN ('next_key', 'sequence')"
+
     /// Stores the counters (and new metadata) of a commit.
     static func update(_ connection: PostgresConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
-        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN $1 ELSE $2 END WHERE key IN ('next_key', 'sequence')")
-            .execute([.text(String(counters.nextKey)), .text(String(counters.sequence))])
+        try connection.statement(countersUpdateSQL).execute([.text(String(counters.nextKey)), .text(String(counters.sequence))])
         if let metadata { try write(connection, metadata) }
     }
 
