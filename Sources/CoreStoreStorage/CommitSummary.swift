@@ -92,8 +92,8 @@ extension CommitSummary {
     }
 
     /// The keys of `ids` in decimal, comma-separated: written digit by digit into one buffer
-    /// (a string per key, then joining them, cost about ten times as much, and a bulk delete
-    /// lists every key it removed).
+    /// (a string per key, then joining them, cost about twice as much, and a bulk delete lists
+    /// every key it removed).
     private static func keyList(_ ids: ArraySlice<RecordID>) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(ids.count * 8)
