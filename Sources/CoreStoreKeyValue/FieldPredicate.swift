@@ -248,6 +248,13 @@ final class ScanCandidate {
         try fields.attribute(ordinal)
     }
 
+    /// The attribute at `ordinal` when it is stored as an integer or a double, without making
+    /// a ``Value`` (see ``RecordFields/number(_:)``).
+    @inline(__always)
+    func number(_ ordinal: Int) throws -> StoredNumber {
+        try fields.number(ordinal)
+    }
+
     /// The whole record.
     func record() throws -> Record {
         if let decoded { return decoded }

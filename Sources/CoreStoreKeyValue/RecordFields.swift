@@ -170,23 +170,49 @@ final class RecordFields {
     /// until the next record, since a predicate and a sort often read the same one.
     func attribute(_ ordinal: Int) throws -> Value {
         if ordinal == cachedOrdinal { return cachedValue }
+        guard let position = try position(of: ordinal) else { return .null }
+        let value = try value(at: position)
+        cachedOrdinal = ordinal
+        cachedValue = value
+        return value
+    }
+
+    /// The attribute at `ordinal` when it is stored as an integer or a double, read from the
+    /// bytes without making a ``Value``; ``StoredNumber/other`` for any other value (read that
+    /// one with ``attribute(_:)``). For scans that add numbers up.
+    @inline(__always)
+    func number(_ ordinal: Int) throws -> StoredNumber {
+        guard let position = try position(of: ordinal) else { return .other }
+        let base = payload.baseAddress.unsafelyUnwrapped
+        switch base.load(fromByteOffset: position, as: UInt8.self) {
+        case 3:
+            var p = position + 1
+            if let zigzag = ByteReader.varint(base, &p, end: payload.count) {
+                return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+            }
+        case 4 where payload.count - position >= 9:
+            return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))))
+        default:
+            break
+        }
+        return .other
+    }
+
+    /// Where the value of the attribute at `ordinal` starts (its tag byte, below the payload's
+    /// end); `nil` past the stored attributes.
+    @inline(__always)
+    private func position(of ordinal: Int) throws -> Int? {
         if attributeCount < 0 { try readAttributeCount() }
-        guard ordinal < attributeCount else { return .null }
-        let position: Int
+        guard ordinal < attributeCount else { return nil }
         if storedOffsets.width != 0 {
             let offset = storedOffsets.offset(ordinal)
             guard offset < payload.count - valuesStart else {
                 throw KeyValueFormatError.damaged("record", "attribute \(ordinal)'s offset \(offset) is past its \(payload.count) bytes")
             }
-            position = valuesStart + offset
-        } else {
-            if ordinal >= foundCount { try find(through: ordinal) }
-            position = offsets[ordinal]
+            return valuesStart + offset
         }
-        let value = try value(at: position)
-        cachedOrdinal = ordinal
-        cachedValue = value
-        return value
+        if ordinal >= foundCount { try find(through: ordinal) }
+        return offsets[ordinal]
     }
 
     /// The value whose tag is at `position`, below the payload's end.

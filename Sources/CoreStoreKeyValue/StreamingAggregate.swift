@@ -61,10 +61,24 @@ struct StreamingAggregate {
     private let columns: [Column]
     /// The accumulators of a new group, one per column.
     private let emptyAccumulators: [AggregateAccumulator]
-    /// The columns that aggregate: their index in ``columns`` and in ``keys``.
-    private let aggregated: [(column: Int, keyIndex: Int)]
+    /// The columns that aggregate: their index in ``columns`` and in ``keys``, and whether
+    /// their values are read as numbers straight from the bytes (a count, sum or average of an
+    /// integer or double attribute: ``AggregateAccumulator/add(integer:)`` and
+    /// ``AggregateAccumulator/add(double:)`` take them without a ``Value``).
+    private let aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool)]
+    /// Whether the one `groupBy` key is an integer attribute, whose small values find their
+    /// group in ``smallIntegerGroups`` (a record of the common shape costs no ``Value``).
+    private let groupsBySmallIntegers: Bool
+    /// The group of each small integer group key seen so far, by value; `-1` for none yet.
+    private var smallIntegerGroups: [Int] = []
+    /// Group keys below this (and not negative) are looked up in ``smallIntegerGroups``.
+    private static let smallIntegerLimit: Int64 = 4_096
     /// Per entity index: the ordinal of each of ``keys``, resolved on the entity's first record.
-    private var ordinals: [[Int]?]
+    /// (Flat: entity `e`'s start at `e * keys.count`; ``resolved`` says which entities have
+    /// theirs. Flat storage reads an ordinal with no reference counting.)
+    private var ordinals: [Int]
+    /// Whether ``ordinals`` holds the entity's ordinals yet, per entity index.
+    private var resolved: [Bool]
     /// The groups, in the order of their first records (sorted by ``rows()``).
     private var groups = GroupTable()
     /// The accumulators, one per column of each group: those of group `g` start at
@@ -82,6 +96,7 @@ struct StreamingAggregate {
         let orderKeys = request.groupOrderKeys
         var keys = orderKeys.map(\.key)
         var columns: [Column] = []
+        var numeric: [Bool] = []
         var accumulators: [AggregateAccumulator] = []
         for term in request.terms {
             guard let ordinal = schema.attributeOrdinal(term.key, in: request.entity) else { return nil }
@@ -97,6 +112,8 @@ struct StreamingAggregate {
             case .count, .minimum, .maximum:
                 break
             }
+            let countsOrAdds = term.function == .count || term.function == .sum || term.function == .average
+            numeric.append(countsOrAdds && (type == .integer || type == .double))
             columns.append(.aggregate(keyIndex: keys.count))
             accumulators.append(AggregateAccumulator(term.function, of: type))
             keys.append(term.key)
@@ -105,11 +122,16 @@ struct StreamingAggregate {
         self.keys = keys
         self.columns = columns
         self.emptyAccumulators = accumulators
-        aggregated = columns.enumerated().compactMap { c, column in
-            guard case .aggregate(let keyIndex) = column else { return nil }
-            return (c, keyIndex)
+        var aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool)] = []
+        for (c, column) in columns.enumerated() {
+            guard case .aggregate(let keyIndex) = column else { continue }
+            aggregated.append((c, keyIndex, numeric[aggregated.count]))
         }
-        ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
+        self.aggregated = aggregated
+        groupsBySmallIntegers = orderKeys.count == 1
+            && schema.attributeOrdinal(orderKeys[0].key, in: request.entity).map { description.attributes[$0].type == .integer } == true
+        ordinals = Array(repeating: 0, count: layout.entityNames.names.count * keys.count)
+        resolved = Array(repeating: false, count: layout.entityNames.names.count)
         if orderKeys.isEmpty {
             // Without groupBy keys every record is in one group, which exists even over no records.
             _ = groups.findOrAdd([])
@@ -120,39 +142,72 @@ struct StreamingAggregate {
     /// Adds the candidate, a record of the entity at `entity`; `false` when the request leaves
     /// the streamed cases (the caller then falls back to the evaluator).
     mutating func add(_ candidate: ScanCandidate, entity: Int) throws -> Bool {
-        if ordinals[entity] == nil {
+        let keyCount = keys.count
+        let firstOrdinal = entity * keyCount
+        if !resolved[entity] {
             let name = layout.entityNames.names[entity]
-            var resolved: [Int] = []
-            for key in keys {
+            for (i, key) in keys.enumerated() {
                 guard let ordinal = layout.schema.attributeOrdinal(key, in: name) else { return false }
-                resolved.append(ordinal)
+                ordinals[firstOrdinal + i] = ordinal
             }
-            ordinals[entity] = resolved
-        }
-        guard let entityOrdinals = ordinals[entity] else { return false }
-        let orderKeyCount = order.keyCount
-        if scratch.count != orderKeyCount { scratch = Array(repeating: .null, count: orderKeyCount) }
-        for i in 0..<orderKeyCount {
-            let value = try candidate.attribute(entityOrdinals[i])
-            // A NaN date is not equal to itself in storageOrder, so it cannot key a group.
-            if case .date(let date) = value, date.timeIntervalSinceReferenceDate.isNaN { return false }
-            scratch[i] = value
+            resolved[entity] = true
         }
         let groupIndex: Int
-        if orderKeyCount == 0 {
-            groupIndex = 0
-        } else if let known = groups.index(of: scratch) {
-            groupIndex = known
+        if groupsBySmallIntegers, case .integer(let value) = try candidate.number(ordinals[firstOrdinal]),
+           value >= 0, value < Self.smallIntegerLimit {
+            let slot = Int(value)
+            if slot < smallIntegerGroups.count, smallIntegerGroups[slot] >= 0 {
+                groupIndex = smallIntegerGroups[slot]
+            } else {
+                guard let found = try group(of: candidate, firstOrdinal: firstOrdinal) else { return false }
+                groupIndex = found
+                if slot >= smallIntegerGroups.count {
+                    smallIntegerGroups.append(contentsOf: repeatElement(-1, count: slot + 1 - smallIntegerGroups.count))
+                }
+                smallIntegerGroups[slot] = groupIndex
+            }
         } else {
-            guard groups.count < Self.maximumGroups else { return false }
-            groupIndex = groups.findOrAdd(scratch).index
-            accumulators.append(contentsOf: emptyAccumulators)
+            guard let found = try group(of: candidate, firstOrdinal: firstOrdinal) else { return false }
+            groupIndex = found
         }
         let first = groupIndex * columns.count
-        for (c, keyIndex) in aggregated {
-            accumulators[first + c].add(try candidate.attribute(entityOrdinals[keyIndex]))
+        for a in aggregated.indices {
+            let (c, keyIndex, readsNumbers) = aggregated[a]
+            let ordinal = ordinals[firstOrdinal + keyIndex]
+            if readsNumbers {
+                switch try candidate.number(ordinal) {
+                case .integer(let value):
+                    accumulators[first + c].add(integer: value)
+                    continue
+                case .double(let value):
+                    accumulators[first + c].add(double: value)
+                    continue
+                case .other:
+                    break
+                }
+            }
+            accumulators[first + c].add(try candidate.attribute(ordinal))
         }
         return true
+    }
+
+    /// The index of the candidate's group, made when new; `nil` when its group values leave the
+    /// streamed cases (a NaN date, more than ``maximumGroups`` groups). The entity's ordinals
+    /// start at `firstOrdinal` in ``ordinals``.
+    private mutating func group(of candidate: ScanCandidate, firstOrdinal: Int) throws -> Int? {
+        let orderKeyCount = order.keyCount
+        if orderKeyCount == 0 { return 0 }
+        if scratch.count != orderKeyCount { scratch = Array(repeating: .null, count: orderKeyCount) }
+        for i in 0..<orderKeyCount {
+            let value = try candidate.attribute(ordinals[firstOrdinal + i])
+            // A NaN date is not equal to itself in storageOrder, so it cannot key a group.
+            if case .date(let date) = value, date.timeIntervalSinceReferenceDate.isNaN { return nil }
+            scratch[i] = value
+        }
+        if let known = groups.index(of: scratch) { return known }
+        guard groups.count < Self.maximumGroups else { return nil }
+        accumulators.append(contentsOf: emptyAccumulators)
+        return groups.findOrAdd(scratch).index
     }
 
     /// The rows, one per group in the request's order, before offset and limit. Throws what the

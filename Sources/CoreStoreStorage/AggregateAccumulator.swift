@@ -140,6 +140,47 @@ public struct AggregateAccumulator: Sendable {
         }
     }
 
+    /// Adds an integer value: the same as `add(.int(value))`, without making the ``Value``
+    /// (for scans that read numbers straight from record bytes).
+    @inlinable
+    public mutating func add(integer value: Int64) {
+        switch function {
+        case .count, .value:
+            valueCount += 1
+        case .sum, .average:
+            // (A `where` clause would guard only the last pattern of the case.)
+            if arithmetic == .integer && integerTotalIsExact {
+                let (total, overflow) = integerTotal.addingReportingOverflow(value)
+                if !overflow {
+                    valueCount += 1
+                    integerTotal = total
+                    return
+                }
+            }
+            add(.int(value))
+        case .minimum, .maximum:
+            add(.int(value))
+        }
+    }
+
+    /// Adds a double value: the same as `add(.double(value))`, without making the ``Value``.
+    @inlinable
+    public mutating func add(double value: Double) {
+        switch function {
+        case .count, .value:
+            valueCount += 1
+        case .sum, .average:
+            if arithmetic == .double {
+                valueCount += 1
+                doubleTotal += value
+            } else {
+                add(.double(value))
+            }
+        case .minimum, .maximum:
+            add(.double(value))
+        }
+    }
+
     /// The integer sum's uncommon cases: a boolean, a sum leaving the 64-bit range, a value that
     /// is not an integer, and every value after those (added to the exact decimal total).
     @usableFromInline

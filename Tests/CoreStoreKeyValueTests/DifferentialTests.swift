@@ -206,14 +206,19 @@ struct DifferentialTests {
             // attribute should not hold); scores hold NaN, infinities and -0.0.
             let predicate = Self.predicate("Person", model, &g)
             let ascending = Bool.random(using: &g)
-            for terms in [
-                [AggregateTerm(.value, "name"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "score"), AggregateTerm(.minimum, "age")],
-                [AggregateTerm(.value, "name"), AggregateTerm(.average, "age"), AggregateTerm(.sum, "score"), AggregateTerm(.average, "score")],
-                [AggregateTerm(.sum, "age")],
-            ] {
+            // Grouped by age, small non-negative ages find their group by value and the others
+            // (negative, extreme, decimal, nil) through the group table; ungrouped, every
+            // record is in one group. Both read integers and doubles straight from the bytes.
+            for (terms, groupBy) in [
+                ([AggregateTerm(.value, "name"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "score"), AggregateTerm(.minimum, "age")], "name"),
+                ([AggregateTerm(.value, "name"), AggregateTerm(.average, "age"), AggregateTerm(.sum, "score"), AggregateTerm(.average, "score")], "name"),
+                ([AggregateTerm(.sum, "age")], "name"),
+                ([AggregateTerm(.value, "age"), AggregateTerm(.count, "score"), AggregateTerm(.sum, "score"), AggregateTerm(.sum, "age"), AggregateTerm(.average, "age")], "age"),
+                ([AggregateTerm(.count, "age"), AggregateTerm(.sum, "score"), AggregateTerm(.average, "score"), AggregateTerm(.average, "age")], nil),
+            ] as [([AggregateTerm], String?)] {
                 let aggregate = AggregateRequest(
                     entity: "Person", predicate: predicate, terms: terms,
-                    groupBy: ["name"], sortDescriptors: [RecordSortDescriptor(key: "name", ascending: ascending)]
+                    groupBy: groupBy.map { [$0] } ?? [], sortDescriptors: groupBy.map { [RecordSortDescriptor(key: $0, ascending: ascending)] } ?? []
                 )
                 let ea = outcome { try reference.read { try $0.aggregate(aggregate, schema: KV.schema) } }
                 let aa = outcome { try storage.read { try $0.aggregate(aggregate, schema: KV.schema) } }

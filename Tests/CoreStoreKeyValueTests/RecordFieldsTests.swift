@@ -53,6 +53,42 @@ struct RecordFieldsTests {
         }
     }
 
+    @Test("number(_:) reads exactly the integers and doubles attribute(_:) reads, and nothing else",
+          arguments: 0..<20 as Range<UInt64>, [1, 2] as [UInt8])
+    func numbersMatchTheAttributes(_ seed: UInt64, _ version: UInt8) throws {
+        let record = Self.record(seed: seed)
+        let bytes = Self.encode(record, version: version)
+        var g = SeededGenerator(seed: seed + 200)
+        let fields = RecordFields()
+        var integers = 0, doubles = 0
+        try bytes.withUnsafeBytes { buffer in
+            _ = try fields.loadHeader(buffer, names: Self.names)
+            // Interleaved with attribute(_:), whose cache must not change what number(_:) reads.
+            for i in record.attributes.indices.shuffled(using: &g) {
+                let number = try fields.number(i)
+                switch (number, record.attributes[i]) {
+                case (.integer(let n), .int(let expected)):
+                    #expect(n == expected, "attribute \(i)")
+                    integers += 1
+                case (.double(let d), .double(let expected)):
+                    #expect(d.bitPattern == expected.bitPattern, "attribute \(i)")
+                    doubles += 1
+                case (.other, let value):
+                    if case .int = value { Issue.record("attribute \(i): an integer read as another value") }
+                    if case .double = value { Issue.record("attribute \(i): a double read as another value") }
+                default:
+                    Issue.record("attribute \(i): \(number) for \(record.attributes[i])")
+                }
+                if Bool.random(using: &g) { _ = try fields.attribute(i) }
+            }
+            guard case .other = try fields.number(record.attributes.count) else {
+                Issue.record("a number past the stored attributes")
+                return
+            }
+        }
+        #expect(integers >= 2 && doubles >= 1, "integers \(integers), doubles \(doubles)")
+    }
+
     @Test("A record cut short throws when its last attribute is read, never traps", arguments: [1, 2] as [UInt8])
     func truncatedRecordThrows(_ version: UInt8) throws {
         let record = Self.record(seed: 3)
@@ -66,6 +102,13 @@ struct RecordFieldsTests {
                 try cut.withUnsafeBytes { buffer in
                     _ = try fields.loadHeader(buffer, names: Self.names)
                     _ = try fields.attribute(record.attributes.count - 1)
+                }
+            }
+            // Reading it as a number throws, or answers `.other` for the checked reader to judge.
+            try? cut.withUnsafeBytes { buffer in
+                _ = try fields.loadHeader(buffer, names: Self.names)
+                if case .other = try fields.number(record.attributes.count - 1) {} else {
+                    Issue.record("prefix of \(n) bytes read as a number")
                 }
             }
         }

@@ -34,6 +34,34 @@ struct AggregateAccumulatorTests {
         #expect(try average.result(for: "i").doubleValue.isNaN)
     }
 
+    @Test("add(integer:) and add(double:) give what add(_:) gives with the same values",
+          arguments: [AggregateFunction.count, .sum, .average, .minimum, .maximum], [AttributeType.integer, .double, .decimal, .bool])
+    func typedAddsMatchValueAdds(_ function: AggregateFunction, _ type: AttributeType) throws {
+        let runs: [[Value]] = [
+            [.int(3), .int(-7), .int(40)],
+            [.int(Int64.max), .int(1), .int(-1)],
+            [.int(Int64.min), .int(-1)],
+            [.int(Int64.max - 1), .int(1)],
+            [.double(0.1), .double(0.2), .double(-0.3), .double(.infinity)],
+            [.double(.nan), .double(1)],
+            [.int(5), .double(2.5), .int(-2), .double(-0.0)],
+        ]
+        for values in runs {
+            var typed = AggregateAccumulator(function, of: type), untyped = typed
+            for value in values {
+                untyped.add(value)
+                switch value {
+                case .int(let i): typed.add(integer: i)
+                case .double(let d): typed.add(double: d)
+                default: typed.add(value)
+                }
+            }
+            #expect(typed.count == untyped.count, "\(values)")
+            let t = Result { try typed.result(for: "x") }, u = Result { try untyped.result(for: "x") }
+            #expect(String(describing: t) == String(describing: u), "\(function) of \(type): \(values)")
+        }
+    }
+
     @Test func nilIsSkippedByEveryFunction() throws {
         let values: [Value] = [.int(4), .null, .int(2)]
         #expect(try result(.count, .integer, values) == .int(2))

@@ -1,0 +1,11 @@
+/// A number read straight from a record's bytes (see ``RecordFields/number(_:)``): what scans
+/// that add numbers up read instead of a ``Value``.
+enum StoredNumber {
+    /// An integer attribute value.
+    case integer(Int64)
+    /// A double attribute value.
+    case double(Double)
+    /// Any other value (`nil`, a boolean, a decimal, a non-number, or bytes the checked reader
+    /// must judge): read it as a ``Value``.
+    case other
+}
