@@ -171,22 +171,26 @@ struct StreamingAggregate {
             groupIndex = found
         }
         let first = groupIndex * columns.count
-        for a in aggregated.indices {
-            let (c, keyIndex, readsNumbers) = aggregated[a]
-            let ordinal = ordinals[firstOrdinal + keyIndex]
-            if readsNumbers {
-                switch try candidate.number(ordinal) {
-                case .integer(let value):
-                    accumulators[first + c].add(integer: value)
-                    continue
-                case .double(let value):
-                    accumulators[first + c].add(double: value)
-                    continue
-                case .other:
-                    break
+        let aggregated = self.aggregated, ordinals = self.ordinals
+        // One uniqueness check per record, not one per column.
+        try accumulators.withUnsafeMutableBufferPointer { accumulators in
+            for a in aggregated.indices {
+                let (c, keyIndex, readsNumbers) = aggregated[a]
+                let ordinal = ordinals[firstOrdinal + keyIndex]
+                if readsNumbers {
+                    switch try candidate.number(ordinal) {
+                    case .integer(let value):
+                        accumulators[first + c].add(integer: value)
+                        continue
+                    case .double(let value):
+                        accumulators[first + c].add(double: value)
+                        continue
+                    case .other:
+                        break
+                    }
                 }
+                accumulators[first + c].add(try candidate.attribute(ordinal))
             }
-            accumulators[first + c].add(try candidate.attribute(ordinal))
         }
         return true
     }
