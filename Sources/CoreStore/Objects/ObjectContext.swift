@@ -266,7 +266,7 @@ final class ObjectContext: @unchecked Sendable {
             for recordID in change.deleted {
                 let id = ObjectID(storeID: change.store.id, recordID: recordID)
                 if let object = registered(id) {
-                    object.updateValues { object.isDeleted = true }
+                    object.markDeletedByCommit()
                     dropRegistration(id)
                 }
             }

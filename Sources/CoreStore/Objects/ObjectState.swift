@@ -62,11 +62,25 @@ extension CoreStoreObject {
 
     /// Takes the values of a committed record (call with the context's lock held).
     func adopt(_ record: Record) {
-        updateValues {
+        // The record replaces the committed version as well as the values, so the values are
+        // not first kept as the committed copy (``updateValues(_:)``), only to drop it again.
+        valuesLock.withLock {
             attributes = record.attributes
             relationships = record.relationships
-            if record.id == recordID { markValuesCommitted() } else { committed = record }
+            if record.id == recordID {
+                committedCopy = nil
+                valuesAreCommitted = true
+            } else {
+                committedCopy = record
+                valuesAreCommitted = false
+            }
         }
+    }
+
+    /// Marks the object deleted by a commit (call with the context's lock held). Its values
+    /// stay what they were, and so does the committed version they are or keep.
+    func markDeletedByCommit() {
+        valuesLock.withLock { isDeleted = true }
     }
 
     /// The value of attribute `key`, `.null` if the entity has no such attribute, `nil` for a
