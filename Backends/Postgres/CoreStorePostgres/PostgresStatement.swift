@@ -123,8 +123,13 @@ struct PostgresRow: SQLRow {
     }
 
     func value(_ index: Int32, as type: AttributeType) throws -> Value {
+        if isBinary {
+            // A `NULL` reads as zero bytes, so only an empty value is asked whether it is one.
+            let length = PQgetlength(result, row, index)
+            if length == 0, isNull(index) { return .null }
+            return try binaryValue(index, UnsafeRawBufferPointer(start: PQgetvalue(result, row, index), count: Int(length)), as: type)
+        }
         if isNull(index) { return .null }
-        if isBinary { return try binaryValue(index, as: type) }
         switch type {
         case .string, .url:
             if let data = bytea(index) { return .string(String(decoding: data, as: UTF8.self)) }
@@ -142,11 +147,11 @@ struct PostgresRow: SQLRow {
         throw Self.damaged(String(decoding: bytes(index).prefix(40), as: UTF8.self), type, location: location)
     }
 
-    /// The value of a binary-format column: the bytes of a `bytea` as they are, numbers from
+    /// The value of a binary-format column, whose bytes are `raw`: the bytes of a `bytea` as they are, numbers from
     /// their binary form, and everything else (decimals, integers beyond 64 bits, averages as
     /// `numeric`) through the text the text format would have sent, so both formats read alike.
-    private func binaryValue(_ index: Int32, as type: AttributeType) throws -> Value {
-        let column = self.type(index), raw = bytes(index)
+    private func binaryValue(_ index: Int32, _ raw: UnsafeRawBufferPointer, as type: AttributeType) throws -> Value {
+        let column = self.type(index)
         let holdsBytes = column == PostgresBinaryValue.TypeID.bytea || PostgresBinaryValue.isText(column)
         switch type {
         case .string, .url:
