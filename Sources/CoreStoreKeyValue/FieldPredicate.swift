@@ -122,8 +122,13 @@ final class FieldPredicate {
         var i = 0
         while i < leaves.count {
             let leaf = leaves[i]
-            let value = try candidate.attribute(leaf.ordinal)
-            let result = try leaf.order.evaluate(value) ?? evaluator.evaluateLeaf(value, comparisons[leaf.comparison])
+            let result: Bool
+            if let fast = leaf.order.evaluate(try candidate.number(leaf.ordinal)) {
+                result = fast
+            } else {
+                let value = try candidate.attribute(leaf.ordinal)
+                result = try leaf.order.evaluate(value) ?? evaluator.evaluateLeaf(value, comparisons[leaf.comparison])
+            }
             if result == leaf.negated { return false }
             i += 1
         }
@@ -143,12 +148,16 @@ final class FieldPredicate {
             for i in range where try evaluate(children[i], candidate, evaluator) { return true }
             return false
         case .leaf(let ordinal, let comparison, let negated, let numeric):
-            let value = try candidate.attribute(ordinal)
             let result: Bool
-            if let fast = numeric?.evaluate(value) {
+            if let numeric, let fast = numeric.evaluate(try candidate.number(ordinal)) {
                 result = fast
             } else {
-                result = try evaluator.evaluateLeaf(value, comparisons[comparison])
+                let value = try candidate.attribute(ordinal)
+                if let fast = numeric?.evaluate(value) {
+                    result = fast
+                } else {
+                    result = try evaluator.evaluateLeaf(value, comparisons[comparison])
+                }
             }
             return negated ? !result : result
         case .record(let p):
@@ -184,6 +193,17 @@ struct NumericOrder {
         default: return nil
         }
         op = comparison.op
+    }
+
+    /// The result for a number read straight from the record's bytes: the same as for the
+    /// ``Value`` it stands for; `nil` when the evaluator must decide.
+    @inline(__always)
+    func evaluate(_ number: StoredNumber) -> Bool? {
+        switch (number, constant) {
+        case (.integer(let x), .int(let c)): return holds(x == c ? 0 : (x < c ? -1 : 1))
+        case (.double(let x), .double(let c)) where !x.isNaN: return holds(x == c ? 0 : (x < c ? -1 : 1))
+        default: return nil
+        }
     }
 
     /// The result for `value`, `nil` when the evaluator must decide.
