@@ -59,6 +59,16 @@ public struct RankedEntries<Payload> {
         if entries.count > capacity { entries.removeLast() }
     }
 
+    /// Whether a new entry whose first sort value is `first` ranks after every kept entry
+    /// whatever its other values: the ranking is full and `first` comes strictly after the last
+    /// kept entry's first value. ``collect(_:key:_:)`` returns `false` for such an entry; this
+    /// answers from the first value alone, for a scan that reads it cheaply.
+    @inlinable
+    public func ranksAfterKeptEntries(first: Value) -> Bool {
+        guard let capacity, capacity > 0, entries.count >= capacity, order.keyCount > 0 else { return false }
+        return order.compare(first, entries[entries.count - 1].values[0], atKey: 0) > 0
+    }
+
     /// Reads a new entry's sort values into `values` (one per sort key, through `value`, which
     /// gets the key's index) and returns whether the entry can be kept. Once the ranking holds
     /// `capacity` entries, it reads them one key at a time and stops as soon as the entry ranks

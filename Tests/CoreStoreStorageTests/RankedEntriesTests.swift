@@ -49,6 +49,39 @@ struct RankedEntriesTests {
         }
     }
 
+    /// `ranksAfterKeptEntries(first:)` rejects an entry only when `collect` would, and rejects
+    /// every entry whose first value alone puts it after the kept ones.
+    @Test(arguments: [1, 2, 10, 99])
+    func rankingAfterTheKeptEntriesByTheFirstValueAgreesWithCollecting(capacity: Int) {
+        let byKey = Dictionary(uniqueKeysWithValues: Self.entries.map { ($0.key, $0) })
+        for order in Self.orders {
+            for arrival in Self.arrivals {
+                var ranking = RankedEntries<Int64>(order: order, capacity: capacity)
+                var scratch: [Value] = [.null, .null]
+                var rejectedEarly = 0
+                for entry in arrival {
+                    let early = ranking.ranksAfterKeptEntries(first: entry.values[0])
+                    let kept = ranking.collect(&scratch, key: entry.key, { entry.values[$0] })
+                    if early {
+                        rejectedEarly += 1
+                        #expect(!kept, "capacity \(capacity): \(entry.values) key \(entry.key)")
+                    }
+                    // Full, and strictly after the last kept entry by the first value: rejected early.
+                    let payloads = ranking.payloads()
+                    if payloads.count == capacity, let lastKey = payloads.last, let last = byKey[lastKey],
+                       order.compare(entry.values[0], last.values[0], atKey: 0) > 0 {
+                        #expect(early, "capacity \(capacity): \(entry.values) after \(last.values)")
+                    }
+                    if kept { ranking.add(scratch, key: entry.key) { entry.key } }
+                }
+                #expect(rejectedEarly > 0)
+            }
+        }
+        // An empty or unlimited ranking rejects nothing early.
+        #expect(!RankedEntries<Int64>(order: Self.orders[0], capacity: nil).ranksAfterKeptEntries(first: .int(9)))
+        #expect(!RankedEntries<Int64>(order: Self.orders[0], capacity: 3).ranksAfterKeptEntries(first: .int(9)))
+    }
+
     @Test func aFullRankingReadsOnlyTheFirstValueOfAnEntryItCanRejectByIt() {
         let order = Self.orders[0]
         var ranking = RankedEntries<Int64>(order: order, capacity: 2)
