@@ -76,6 +76,11 @@ package protocol SQLDialect: Sendable {
     func orderTerm(_ expression: String, direction: String) -> String
     /// The value bound as `LIMIT` when a window has an offset but no limit.
     var noLimit: SQLValue { get }
+    /// Whether a fetch with no sort descriptors and no window is read without `ORDER BY` and
+    /// put in record-key order by the reader: for an engine whose plans answer `ORDER BY` the
+    /// key with a sort step or an index scan (PostgreSQL), while rows mostly come in key order
+    /// anyway. `false` for an engine that returns rowid tables in key order at no cost (SQLite).
+    var ordersRecordsByKeyInReader: Bool { get }
 
     // MARK: Aggregates
 

@@ -57,15 +57,30 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         let entity = try mapping.entity(request.entity)
         guard let table = mapping.tables[entity.table] else { throw StorageError.unknownEntity(request.entity) }
         var builder = SQLQueryBuilder(mapping: mapping)
+        // Record-key order, when that is the whole order asked for, is the reader's to make
+        // where the dialect says so.
+        let ordersByKeyHere = mapping.dialect.ordersRecordsByKeyInReader
+            && request.sortDescriptors.isEmpty && request.limit == nil && request.offset == 0
         let sql: String
         do {
-            sql = try builder.select(SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: !entity.isAloneInTable), request)
+            let columns = SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: !entity.isAloneInTable)
+            sql = try builder.select(columns, request, sorted: !ordersByKeyHere)
         } catch is SQLNeedsEvaluator {
             return FetchResult(records: try fetchByEvaluating(request))
         }
         var accumulator = SQLRecordAccumulator(mapping: mapping, reading: entity)
         try run(sql, builder) { try accumulator.append($0) }
-        return FetchResult(records: try accumulator.finish(with: loader))
+        var records = try accumulator.finish(with: loader)
+        if ordersByKeyHere { Self.orderByKey(&records) }
+        return FetchResult(records: records)
+    }
+
+    /// Puts `records` in record-key order: one pass when they already are (rows mostly come as
+    /// they were inserted), a sort otherwise. Keys are unique, so the order is total.
+    package static func orderByKey(_ records: inout [Record]) {
+        var i = 1
+        while i < records.count, records[i - 1].id.key < records[i].id.key { i += 1 }
+        if i < records.count { records.sort { $0.id.key < $1.id.key } }
     }
 
     /// A select of the key columns only, in the request's order and window: the table's rows

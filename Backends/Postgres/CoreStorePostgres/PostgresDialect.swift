@@ -177,6 +177,10 @@ struct PostgresDialect: SQLDialect {
 
     /// `LIMIT NULL` is no limit.
     var noLimit: SQLValue { .null }
+    /// A sort of 1,000 rows picked through an index took longer than picking them (1.05 ms
+    /// against 0.45 ms), and a scan in key order 30% longer than a sequential one; the reader
+    /// checks the order in one pass and sorts only rows that updates moved.
+    var ordersRecordsByKeyInReader: Bool { true }
 
     // MARK: Aggregates
 

@@ -140,6 +140,8 @@ struct SQLiteDialect: SQLDialect {
     func orderTerm(_ expression: String, direction: String) -> String { "\(expression) \(direction)" }
 
     var noLimit: SQLValue { .integer(-1) }
+    /// Rowid tables and their indexes hold rows in key order: `ORDER BY "_key"` costs no sort.
+    var ordersRecordsByKeyInReader: Bool { false }
 
     // MARK: Aggregates
 
