@@ -179,7 +179,7 @@ final class RecordFields {
 
     /// The attribute at `ordinal` when it is stored as an integer or a double, read from the
     /// bytes without making a ``Value``; ``StoredNumber/other`` for any other value (read that
-    /// one with ``attribute(_:)``). For scans that add numbers up.
+    /// one with ``attribute(_:)``). For scans that compare or add numbers.
     @inline(__always)
     func number(_ ordinal: Int) throws -> StoredNumber {
         guard let position = try position(of: ordinal) else { return .other }

@@ -1,5 +1,5 @@
 /// A number read straight from a record's bytes (see ``RecordFields/number(_:)``): what scans
-/// that add numbers up read instead of a ``Value``.
+/// that compare or add numbers read instead of a ``Value``.
 enum StoredNumber {
     /// An integer attribute value.
     case integer(Int64)

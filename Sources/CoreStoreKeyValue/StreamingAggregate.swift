@@ -73,9 +73,9 @@ struct StreamingAggregate {
     private var smallIntegerGroups: [Int] = []
     /// Group keys below this (and not negative) are looked up in ``smallIntegerGroups``.
     private static let smallIntegerLimit: Int64 = 4_096
-    /// Per entity index: the ordinal of each of ``keys``, resolved on the entity's first record.
-    /// (Flat: entity `e`'s start at `e * keys.count`; ``resolved`` says which entities have
-    /// theirs. Flat storage reads an ordinal with no reference counting.)
+    /// The ordinal of each of ``keys`` in records of each entity, resolved on the entity's first
+    /// record: those of the entity at index `e` start at `e * keys.count` (one flat array, so
+    /// reading an ordinal retains nothing); ``resolved`` says which entities have theirs.
     private var ordinals: [Int]
     /// Whether ``ordinals`` holds the entity's ordinals yet, per entity index.
     private var resolved: [Bool]

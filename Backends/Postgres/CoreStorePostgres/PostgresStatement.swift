@@ -147,9 +147,10 @@ struct PostgresRow: SQLRow {
         throw Self.damaged(String(decoding: bytes(index).prefix(40), as: UTF8.self), type, location: location)
     }
 
-    /// The value of a binary-format column, whose bytes are `raw`: the bytes of a `bytea` as they are, numbers from
-    /// their binary form, and everything else (decimals, integers beyond 64 bits, averages as
-    /// `numeric`) through the text the text format would have sent, so both formats read alike.
+    /// The value of a binary-format column whose bytes are `raw`: the bytes of a `bytea` as
+    /// they are, numbers from their binary form, and everything else (decimals, integers beyond
+    /// 64 bits, averages as `numeric`) through the text the text format would have sent, so both
+    /// formats read alike.
     private func binaryValue(_ index: Int32, _ raw: UnsafeRawBufferPointer, as type: AttributeType) throws -> Value {
         let column = self.type(index)
         let holdsBytes = column == PostgresBinaryValue.TypeID.bytea || PostgresBinaryValue.isText(column)
