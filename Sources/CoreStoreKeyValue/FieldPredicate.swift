@@ -199,21 +199,36 @@ struct NumericOrder {
     /// ``Value`` it stands for; `nil` when the evaluator must decide.
     @inline(__always)
     func evaluate(_ number: StoredNumber) -> Bool? {
-        switch (number, constant) {
-        case (.integer(let x), .int(let c)): return holds(x == c ? 0 : (x < c ? -1 : 1))
-        case (.double(let x), .double(let c)) where !x.isNaN: return holds(x == c ? 0 : (x < c ? -1 : 1))
-        default: return nil
+        switch number {
+        case .integer(let x): return evaluate(integer: x)
+        case .double(let x): return evaluate(double: x)
+        case .other: return nil
         }
     }
 
     /// The result for `value`, `nil` when the evaluator must decide.
     @inline(__always)
     func evaluate(_ value: Value) -> Bool? {
-        switch (value, constant) {
-        case (.int(let x), .int(let c)): return holds(x == c ? 0 : (x < c ? -1 : 1))
-        case (.double(let x), .double(let c)) where !x.isNaN: return holds(x == c ? 0 : (x < c ? -1 : 1))
+        switch value {
+        case .int(let x): return evaluate(integer: x)
+        case .double(let x): return evaluate(double: x)
         default: return nil
         }
+    }
+
+    /// The result for an integer value, `nil` unless the constant is an integer too.
+    @inline(__always)
+    private func evaluate(integer x: Int64) -> Bool? {
+        guard case .int(let c) = constant else { return nil }
+        return holds(x == c ? 0 : (x < c ? -1 : 1))
+    }
+
+    /// The result for a double value, `nil` unless the constant is a double too and the value
+    /// is a number.
+    @inline(__always)
+    private func evaluate(double x: Double) -> Bool? {
+        guard case .double(let c) = constant, !x.isNaN else { return nil }
+        return holds(x == c ? 0 : (x < c ? -1 : 1))
     }
 
     @inline(__always)
