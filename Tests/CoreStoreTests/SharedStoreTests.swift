@@ -129,6 +129,29 @@ struct SharedStoreTests {
         try insertPeople(current, [("Bob", 40)])
         #expect(try current.fetchCount(From<Person>()) == 2)
     }
+
+    /// The stack that holds the file is let go on another thread while the migration starts:
+    /// the migration waits that moment out instead of refusing.
+    @Test func aMigrationWaitsAMomentForAStackLetGoElsewhere() throws {
+        let url = try TestStoreFiles.newFile()
+        final class Holder: @unchecked Sendable { var stack: DataStack? }
+        let holder = Holder()
+        holder.stack = try Self.stack(url)
+        try insertPeople(holder.stack!, [("Ann", 30)])
+        let v2 = CoreStoreSchema(modelVersion: "V2", entities: [
+            Entity<Animal>("Animal", isAbstract: true), Entity<Dog>("Dog"), Entity<Cat>("Cat"),
+            Entity<Person>("Person", indexes: [[\Person.$name], [\Person.$age]]),
+        ])
+        let next = DataStack(makeSchema(), v2, migrationChain: ["V1", "V2"])
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) {
+            holder.stack = nil
+            released.signal()
+        }
+        try next.addStorageAndWait(SQLiteStore(fileURL: url, localStorageOptions: .allowSynchronousLightweightMigration))
+        #expect(released.wait(timeout: .now()) == .success, "the migration ran before the other stack was let go")
+        #expect(try next.fetchAll(From<Person>()).map(\.name) == ["Ann"])
+    }
 }
 
 extension DataStack {

@@ -179,13 +179,22 @@ enum StorageClaims {
         if !ok { throw .storageAlreadyAdded(store: storage.storeDescription) }
     }
 
-    /// Throws when another store instance of this process holds the same file: what a
-    /// migration or an erase would change under it.
+    /// How long a migration or an erase waits for another store instance on its file to go
+    /// away before it refuses. A stack let go releases its stores when its last reference
+    /// does, which can be another thread's a moment later (a delivery finishing, a registry
+    /// that briefly held every stack while it pruned them).
+    static let releaseGracePeriod: TimeInterval = 1
+
+    /// Throws when another store instance of this process holds the same file (still, after
+    /// ``releaseGracePeriod``): what a migration or an erase would change under it.
     static func requireSoleClaim(_ storage: any StorageInterface, toDo action: String) throws(CoreStoreError) {
         guard let path = (storage as? any LocalStorage)?.canonicalPath else { return }
-        let others = lock.run { (claimedPaths[path] ?? []).filter { $0.storage != nil && $0.storage !== storage }.count }
-        if others > 0 {
-            throw .storageFailure(.invalidRequest("\(storage.storeDescription) is open in another DataStack of this process; \(action) needs the file to itself: let that stack go (or remove its stores) first"))
+        let deadline = Date(timeIntervalSinceNow: releaseGracePeriod)
+        while lock.run({ (claimedPaths[path] ?? []).contains { $0.storage != nil && $0.storage !== storage } }) {
+            guard Date() < deadline else {
+                throw .storageFailure(.invalidRequest("\(storage.storeDescription) is open in another DataStack of this process; \(action) needs the file to itself: let that stack go (or remove its stores) first"))
+            }
+            Thread.sleep(forTimeInterval: 0.005)
         }
     }
 
