@@ -52,6 +52,9 @@ public struct ChangeMerger {
     /// Whether deletes of entities without relationships are left unread (see
     /// ``merge(_:schema:basesAreStored:acceptsUnreadDeletes:load:)``).
     private var skipsUnneededDeletes = false
+    /// Whether each update's base is its stored record (see
+    /// ``merge(_:schema:basesAreStored:acceptsUnreadDeletes:load:)``).
+    private var basesAreStored = false
     private var inserts: [Record]
     /// Position of each insert by key, built when an inverse first needs it.
     private var insertSlots: [Int64: Int]?
@@ -80,6 +83,7 @@ public struct ChangeMerger {
         try withoutActuallyEscaping(load) { load in
             var merger = ChangeMerger(schema: schema, inserts: changes.inserts, load: load)
             merger.skipsUnneededDeletes = acceptsUnreadDeletes && basesAreStored && !changes.returnsDeletedRecords
+            merger.basesAreStored = basesAreStored
             if basesAreStored {
                 merger.stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count)
                 for update in changes.updates {
@@ -162,14 +166,24 @@ public struct ChangeMerger {
             try validator.validateShape(mine)
             return
         }
-        guard !deletedKeys.contains(mine.id.key), var merged = current[mine.id.key]?.record ?? storedRecord(exactly: mine.id) else {
+        let earlier = current[mine.id.key]?.record
+        if earlier == nil, basesAreStored, let base = update.base, base.id == mine.id, !deletedKeys.contains(mine.id.key),
+           keys.writerKeepsTheRest(of: base, in: mine, changing: update.changedKeys) {
+            // The stored record is the writer's base: each changed key takes the writer's
+            // value (a to-many's stored list is its base, a cleared to-one's stored destination
+            // too), and every other key already holds the stored value. The merged record is
+            // the writer's own, with no copy of the stored one.
+            setCurrent(mine, keys: update.changedKeys)
+            return
+        }
+        guard !deletedKeys.contains(mine.id.key), var merged = earlier ?? storedRecord(exactly: mine.id) else {
             throw StorageError.recordNotFound(mine.id)
         }
-        for key in update.changedKeys {
-            switch keys.slot(key) {
-            case .attribute(let ordinal)?:
+        for (_, slot) in keys.resolve(update.changedKeys) {
+            switch slot {
+            case .attribute(let ordinal):
                 merged.attributes[ordinal] = mine.attributes[ordinal]
-            case .relationship(let ordinal, let isToMany)?:
+            case .relationship(let ordinal, let isToMany):
                 let base = update.base.flatMap { $0.relationships.indices.contains(ordinal) ? $0.relationships[ordinal] : nil }
                 if isToMany, let base {
                     merged.relationships[ordinal] = Self.mergeToMany(stored: merged.relationships[ordinal], base: base, mine: mine.relationships[ordinal])
@@ -180,8 +194,6 @@ public struct ChangeMerger {
                 } else {
                     merged.relationships[ordinal] = mine.relationships[ordinal]
                 }
-            case nil:
-                continue
             }
         }
         setCurrent(merged, keys: update.changedKeys)
@@ -360,11 +372,10 @@ public struct ChangeMerger {
     /// stored version (`nil`: any), added to those of an earlier version.
     private mutating func setCurrent(_ record: Record, keys: Set<String>?) {
         let key = record.id.key
-        if let earlier = current[key] {
-            let merged: Set<String>? = if let keys, let earlierKeys = earlier.keys { earlierKeys.union(keys) } else { nil }
-            current[key] = (record, merged)
+        // One lookup for the common case, a key changed once.
+        if let earlier = current.updateValue((record, keys), forKey: key) {
+            current[key]?.keys = if let keys, let earlierKeys = earlier.keys { earlierKeys.union(keys) } else { nil }
         } else {
-            current[key] = (record, keys)
             changedOrder.append(key)
         }
     }
@@ -387,8 +398,9 @@ public struct ChangeMerger {
             }
         }
         if let candidates {
-            if candidates.allSatisfy({ differs(keys.slot($0)) }) { return candidates }
-            return candidates.filter { differs(keys.slot($0)) }
+            let resolved = keys.resolve(candidates)
+            if resolved.count == candidates.count && resolved.allSatisfy({ differs($0.slot) }) { return candidates }
+            return Set(resolved.lazy.filter { differs($0.slot) }.map(\.name))
         }
         return Set(zip(keys.names, keys.slots).filter { differs($0.1) }.map(\.0))
     }
@@ -415,7 +427,52 @@ private final class EntityKeys {
             + entity.relationships.enumerated().map { KeySlot.relationship($0.offset, isToMany: $0.element.kind.isToMany) }
     }
 
+    /// The last set of names resolved: its slots, and the ordinals of its attributes and
+    /// relationships as bits (`nil` for an entity with more than 64 of either).
+    private var lastResolved: (names: Set<String>, slots: [(name: String, slot: KeySlot)], masks: (attributes: UInt64, relationships: UInt64)?)?
+
     func slot(_ name: String) -> KeySlot? {
         names.firstIndex(of: name).map { slots[$0] }
+    }
+
+    /// The slot of each of `names` the entity has (the others are left out). Consecutive
+    /// updates of a change set mostly name the very same set (the object layer shares one set
+    /// per combination of changed keys), which is then resolved once: equal sets that share
+    /// their storage compare without hashing.
+    func resolve(_ names: Set<String>) -> [(name: String, slot: KeySlot)] {
+        resolveWithMasks(names).slots
+    }
+
+    private func resolveWithMasks(_ names: Set<String>) -> (slots: [(name: String, slot: KeySlot)], masks: (attributes: UInt64, relationships: UInt64)?) {
+        if let lastResolved, lastResolved.names == names { return (lastResolved.slots, lastResolved.masks) }
+        let resolved = names.compactMap { name in slot(name).map { (name: name, slot: $0) } }
+        var masks: (attributes: UInt64, relationships: UInt64)?
+        if entity.attributes.count <= 64, entity.relationships.count <= 64 {
+            var attributes: UInt64 = 0, relationships: UInt64 = 0
+            for (_, slot) in resolved {
+                switch slot {
+                case .attribute(let i): attributes |= 1 << i
+                case .relationship(let i, _): relationships |= 1 << i
+                }
+            }
+            masks = (attributes, relationships)
+        }
+        lastResolved = (names, resolved, masks)
+        return (resolved, masks)
+    }
+
+    /// Whether `mine` holds the same values as `base` for every key outside `changed`, both
+    /// records of this entity's shape: then merging `changed` into `base` gives `mine` itself.
+    func writerKeepsTheRest(of base: Record, in mine: Record, changing changed: Set<String>) -> Bool {
+        guard base.attributes.count == entity.attributes.count, mine.attributes.count == entity.attributes.count,
+              base.relationships.count == entity.relationships.count, mine.relationships.count == entity.relationships.count,
+              let masks = resolveWithMasks(changed).masks else { return false }
+        for i in base.attributes.indices where masks.attributes & (1 << i) == 0 {
+            if base.attributes[i] != mine.attributes[i] { return false }
+        }
+        for i in base.relationships.indices where masks.relationships & (1 << i) == 0 {
+            if base.relationships[i] != mine.relationships[i] { return false }
+        }
+        return true
     }
 }

@@ -56,6 +56,33 @@ struct ChangeMergerTests {
         #expect(Set(read) == (basesAreStored ? [1] : [1, 10, 11]))
     }
 
+    /// With the bases stored, an update applies only its changed keys: a writer's record that
+    /// agrees with its base elsewhere is taken as it is, and one that differs from its base on
+    /// a key it did not change keeps the stored value of that key (the same as without bases).
+    @Test(arguments: [true, false])
+    func basesStoredApplyOnlyTheChangedKeys(basesAreStored: Bool) throws {
+        let base = Self.person(1, "Ann", friends: [2], pets: [10])
+        let stored = [base, Self.person(2, "Bob"), Self.person(3, "Cid"), Self.pet(10, "Rex", owner: 1)]
+        let byKey = Dictionary(uniqueKeysWithValues: stored.map { ($0.id.key, $0) })
+        func merge(_ update: RecordUpdate) throws -> Record? {
+            let merged = try ChangeMerger.merge(ChangeSet(updates: [update]), schema: Self.schema, basesAreStored: basesAreStored) { ids in
+                ids.map { byKey[$0.key] }
+            }
+            return Self.result(merged, 1)
+        }
+        // The writer renamed Ann and kept the rest: its record is the merged one.
+        let renamed = Self.person(1, "Anne", friends: [2], pets: [10])
+        #expect(try merge(RecordUpdate(record: renamed, changedKeys: ["name"], base: base)) == renamed)
+        // The writer's friends differ from the base without being a changed key: they stay stored.
+        let stray = Self.person(1, "Anne", friends: [3], pets: [10])
+        #expect(try merge(RecordUpdate(record: stray, changedKeys: ["name"], base: base)) == renamed)
+        // A changed relationship and an unchanged attribute that differs: only the relationship applies.
+        let refriended = Self.person(1, "Zed", friends: [3], pets: [10])
+        #expect(try merge(RecordUpdate(record: refriended, changedKeys: ["friends"], base: base)) == Self.person(1, "Ann", friends: [3], pets: [10]))
+        // A key the entity does not have is ignored.
+        #expect(try merge(RecordUpdate(record: renamed, changedKeys: ["name", "nickname"], base: base)) == renamed)
+    }
+
     /// Notes have no relationships; people have a one-way `friends`.
     static let notesSchema = StoreSchema(modelVersion: "V1", schemaHash: "notes", entities: [
         EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string, isOptional: false)]),

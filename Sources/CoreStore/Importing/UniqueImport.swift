@@ -105,7 +105,7 @@ struct UniqueImport<O: CoreStoreObject & ImportableUniqueObject> {
             for state in context.inserted where state.store === store {
                 consider(state)
             }
-            for state in context.changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.store === store {
+            for state in context.changed.objects.sorted(by: { $0.recordID.key < $1.recordID.key }) where state.store === store {
                 consider(state)
             }
         }

@@ -13,6 +13,9 @@ struct ChangedKeySets {
     }
 
     private var known: [Combination: Set<String>] = [:]
+    /// The combination named last and its set: consecutive updates usually repeat it, and
+    /// comparing three words costs less than hashing them.
+    private var last: (combination: Combination, keys: Set<String>)?
 
     /// The names of the fields whose values differ between `old` and `new`, records of
     /// `entity` (an unordered to-many relationship differs only in its members, not their
@@ -28,11 +31,16 @@ struct ChangedKeySets {
         }
         if attributes == 0 && relationships == 0 { return [] }
         let combination = Combination(entity: ObjectIdentifier(entity), attributes: attributes, relationships: relationships)
-        if let keys = known[combination] { return keys }
+        if let last, last.combination == combination { return last.keys }
+        if let keys = known[combination] {
+            last = (combination, keys)
+            return keys
+        }
         var keys = Set<String>()
         for (i, attribute) in description.attributes.enumerated() where attributes & (1 << i) != 0 { keys.insert(attribute.name) }
         for (i, relationship) in description.relationships.enumerated() where relationships & (1 << i) != 0 { keys.insert(relationship.name) }
         known[combination] = keys
+        last = (combination, keys)
         return keys
     }
 

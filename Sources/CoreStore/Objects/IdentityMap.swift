@@ -16,7 +16,15 @@ struct IdentityMap {
     /// The number of objects held.
     private(set) var count = 0
 
-    init(minimumCapacity: Int = 16) {
+    /// An empty map. Its table is allocated by the first insert, so that a context or a
+    /// transaction that never holds an object costs no allocation.
+    init() {
+        slots = []
+        mask = 0
+    }
+
+    /// An empty map with room for `minimumCapacity` objects.
+    init(minimumCapacity: Int) {
         var capacity = 16
         while capacity < minimumCapacity * 2 { capacity *= 2 }
         slots = Array(repeating: Slot(), count: capacity)
@@ -61,7 +69,7 @@ struct IdentityMap {
     }
 
     subscript(id: ObjectID) -> CoreStoreObject? {
-        get { slots[index(of: id)].object }
+        get { count == 0 ? nil : slots[index(of: id)].object }
         set {
             if let newValue { insert(newValue, as: id) } else { remove(id) }
         }
@@ -70,7 +78,7 @@ struct IdentityMap {
     /// The object of record `key` of store `storeID`: a lookup by the two numbers alone, for
     /// callers that have no ``ObjectID`` at hand (making one copies the entity name).
     subscript(storeID storeID: UInt64, key key: Int64) -> CoreStoreObject? {
-        slots[index(storeID: storeID, key: key)].object
+        count == 0 ? nil : slots[index(storeID: storeID, key: key)].object
     }
 
     private mutating func insert(_ object: CoreStoreObject, as id: ObjectID) {
@@ -92,6 +100,7 @@ struct IdentityMap {
     }
 
     private mutating func remove(_ id: ObjectID) {
+        guard count > 0 else { return }
         let found = index(of: id)
         guard slots[found].object != nil else { return }
         count -= 1
@@ -118,6 +127,9 @@ struct IdentityMap {
         guard total * 2 > slots.count else { return }
         rebuild(capacityFor: total)
     }
+
+    /// Whether the map holds no object.
+    var isEmpty: Bool { count == 0 }
 
     /// Every object held.
     var objects: [CoreStoreObject] {

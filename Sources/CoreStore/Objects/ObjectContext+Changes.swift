@@ -30,7 +30,7 @@ extension ObjectContext {
     /// is a change made under it).
     func markChanged(_ state: ObjectState) {
         guard state.hasCommittedVersion else { return }
-        changed[ObjectID(storeID: state.store.id, recordID: state.recordID)] = state
+        changed.insert(state, storeID: state.store.id, key: state.recordID.key)
     }
 
     /// Replaces the destinations of one relationship and keeps every inverse in step.

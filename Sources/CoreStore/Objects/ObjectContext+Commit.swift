@@ -65,7 +65,7 @@ extension ObjectContext {
         }
         if !changed.isEmpty {
             var keySets = ChangedKeySets()
-            for state in changed.values.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
+            for state in changed.objects.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
                 guard let committed = state.committed else { continue }
                 let keys = keySets.keys(from: committed, to: state.record, of: state.entity)
                 if keys.isEmpty { continue }

@@ -61,7 +61,7 @@ extension ObjectContext {
         }
         guard fetch.combines else { return results }
         if fetch.overlaysPendingChanges {
-            let candidates = inserted + Array(changed.values)
+            let candidates = inserted + changed.objects
             var evaluators: [ObjectIdentifier: PredicateEvaluator] = [:]
             for state in candidates where !state.isDeleted && fetch.stores.contains(where: { $0 === state.store }) {
                 let evaluator = evaluators[ObjectIdentifier(state.store)] ?? PredicateEvaluator(schema: fetch.schema, resolver: pendingResolver(for: state.store))

@@ -36,7 +36,10 @@ final class ObjectContext: @unchecked Sendable {
     /// The objects inserted by this transaction, in insertion order (deleted ones included,
     /// marked `isDeleted`).
     @exclusivity(unchecked) var inserted: [ObjectState] = []
-    @exclusivity(unchecked) var changed: [ObjectID: ObjectState] = [:]
+    /// The committed objects this transaction changed. An ``IdentityMap``, not a dictionary: a
+    /// setter marks its object on every call, and the map finds it by two integers instead
+    /// of hashing an identifier that carries the entity name.
+    @exclusivity(unchecked) var changed = IdentityMap()
     @exclusivity(unchecked) var deleted: [ObjectID: ObjectState] = [:]
     /// Records deleted without objects (``deleteMatching(_:)``).
     @exclusivity(unchecked) var recordDeletes = RecordDeletes()

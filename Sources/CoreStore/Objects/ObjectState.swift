@@ -38,7 +38,10 @@ extension CoreStoreObject {
     /// Whether the object has a committed version (it is not an uncommitted insert): the
     /// same as `committed != nil`, without making the record.
     var hasCommittedVersion: Bool {
-        valuesAreCommitted || committedCopy != nil
+        // A pattern match, not `!= nil`, which would copy the record to compare it.
+        if valuesAreCommitted { return true }
+        if case .some = committedCopy { return true }
+        return false
     }
 
     /// Notes that the current values are the committed version (call inside `updateValues`).

@@ -167,7 +167,7 @@ public class BaseDataTransaction: FetchableSource {
 
     /// Objects changed and not yet committed (inserted ones excluded).
     public func updatedObjects() -> Set<CoreStoreObject> {
-        context.lock.withLock { Set(context.changed.values) }
+        context.lock.withLock { Set(context.changed.objects) }
     }
 
     /// Objects of `O` changed and not yet committed.

@@ -81,7 +81,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
 extension ObjectContext {
     func rollback() {
         lock.withLock {
-            for state in changed.values { state.restoreCommitted() }
+            for state in changed.objects { state.restoreCommitted() }
             for state in deleted.values where state.hasCommittedVersion { state.restoreCommitted() }
             for state in inserted {
                 state.updateValues { state.isDeleted = true }
