@@ -38,7 +38,7 @@ struct CommitPipelineTests {
         #expect(recorder.commits.count == 2)
         let update = recorder.commits[1]
         #expect(update.updated.count == 1)
-        #expect(update.changedKeys.values.first == ["age"])
+        #expect(update.updatedKeys == [["age"]])
         #expect(update.inserted.isEmpty && update.deleted.isEmpty)
 
         try stack.perform(synchronous: { transaction in _ = try transaction.deleteAll(From<Person>().where(\.$name == "Bob")) })

@@ -33,12 +33,12 @@ extension ObjectContext {
 
         var commits: [StoreCommit] = []
         for (sequence, changes) in listed {
-            var commit = StoreCommit(store: store, sequence: sequence, inserted: [], updated: [], changedKeys: [:], deleted: [], deletedRecords: [])
+            var commit = StoreCommit(store: store, sequence: sequence, inserted: [], updated: [], updatedKeys: [], deleted: [], deletedRecords: [])
             commit.inserted = changes.inserted.compactMap { stored[$0.key] }
             for id in changes.updated {
                 guard let record = stored[id.key] else { continue }
                 commit.updated.append(record)
-                commit.changedKeys[record.id] = changes.changedKeys[id] ?? []
+                commit.updatedKeys.append(changes.changedKeys[id] ?? [])
             }
             if !changes.deleted.isEmpty {
                 lock.withLock {

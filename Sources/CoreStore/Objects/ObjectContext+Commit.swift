@@ -7,7 +7,10 @@ struct StoreCommit: @unchecked Sendable {
     let sequence: UInt64
     var inserted: [Record]
     var updated: [Record]
-    var changedKeys: [RecordID: Set<String>]
+    /// The keys each of ``updated`` changed, in the same order (an array beside it, not a
+    /// dictionary by identifier: a commit of many updates builds it without hashing, and the
+    /// one reader, an object monitor, finds its record in ``updated`` anyway).
+    var updatedKeys: [Set<String>]
     var deleted: [RecordID]
     /// The last committed values of the deleted records, in the order of ``deleted``: all of
     /// them when the stack has observers, else maybe only the first ones (the store did not
@@ -134,11 +137,8 @@ extension ObjectContext {
             }
             let merged = info.changes
             for (state, record) in zip(part.insertedStates, merged.inserts) { state.adopt(record) }
-            var changedKeys: [RecordID: Set<String>] = [:]
-            changedKeys.makeRoom(forAdditional: merged.updates.count)
             var next = 0
             for update in merged.updates {
-                changedKeys[update.new.id] = update.changedKeys
                 while next < part.updatedStates.count, part.updatedStates[next].recordID.key != update.new.id.key { next += 1 }
                 if next < part.updatedStates.count {
                     part.updatedStates[next].adopt(update.new)
@@ -149,7 +149,7 @@ extension ObjectContext {
             commits.append(StoreCommit(
                 store: part.store, sequence: info.sequence,
                 inserted: merged.inserts, updated: merged.updates.map(\.new),
-                changedKeys: changedKeys, deleted: merged.deletedIDs, deletedRecords: merged.deletes,
+                updatedKeys: merged.updates.map(\.changedKeys), deleted: merged.deletedIDs, deletedRecords: merged.deletes,
                 sourceIdentifier: sourceIdentifier
             ))
         }

@@ -262,9 +262,10 @@ final class ObjectContext: @unchecked Sendable {
     func merge(_ change: StoreCommit) {
         lock.withLock {
             mergeLog.record(change)
+            // Found by the two numbers: an identifier would copy the entity name per record.
+            let storeID = change.store.id
             for record in change.updated {
-                let id = ObjectID(storeID: change.store.id, recordID: record.id)
-                registered(id)?.adopt(record)
+                registeredObjects[storeID: storeID, key: record.id.key]?.adopt(record)
             }
             for recordID in change.deleted {
                 let id = ObjectID(storeID: change.store.id, recordID: recordID)

@@ -140,8 +140,8 @@ extension ObjectMonitor: CommitObserver {
                 delivery.schedule { [weak self] in self?.deliver(.deleted, lastKnown: record, source: source) }
                 return delivery
             }
-            if let record = commit.updated.first(where: { $0.id.key == objectID.recordID.key }),
-               let changed = commit.changedKeys[record.id], !changed.isEmpty {
+            if let index = commit.updated.firstIndex(where: { $0.id.key == objectID.recordID.key }),
+               case let record = commit.updated[index], case let changed = commit.updatedKeys[index], !changed.isEmpty {
                 // Fields declared `affectedByKeyPaths` a changed key change with it.
                 let keys = dataStack.mainContext.runtime.entitiesByName[record.id.entity]?.withDependentKeys(changed) ?? changed
                 let source = commit.sourceIdentifier
