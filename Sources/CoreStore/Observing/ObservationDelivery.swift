@@ -3,9 +3,11 @@ import Foundation
 /// Sends observer notifications on one serial dispatch queue, in commit order. There is one per
 /// queue, shared by every monitor and publisher that delivers there.
 ///
-/// `perform(synchronous:waitForAllObservers: true)` calls ``flush()``: from another thread it
-/// waits until the queue has delivered everything scheduled so far; on the queue itself it
-/// delivers right away instead of waiting for itself (no deadlock).
+/// `perform(synchronous:waitForAllObservers: true)` commits inside
+/// ``deliveringOnThisThread(_:)``, which does not wake the queues and ends with ``flush()``:
+/// from another thread that waits until the queue has delivered everything scheduled so far
+/// (on the calling thread itself when the queue is idle, the main queue excepted); on the queue
+/// itself it delivers right away instead of waiting for itself (no deadlock).
 final class ObservationDelivery: @unchecked Sendable {
     private static let key = DispatchSpecificKey<ObservationDelivery>()
     private static let registryLock = NSLock()
@@ -42,10 +44,34 @@ final class ObservationDelivery: @unchecked Sendable {
         return DispatchQueue.getSpecific(key: Self.key) === self
     }
 
-    /// Queues `notification` after everything scheduled before it.
+    /// Queues `notification` after everything scheduled before it, and wakes the queue to
+    /// deliver it — unless the calling thread delivers it itself right after (see
+    /// ``deliveringOnThisThread(_:)``).
     func schedule(_ notification: @escaping () -> Void) {
         lock.withLock { pending.append(notification) }
+        if let held = HeldWakeUps.current {
+            if !held.deliveries.contains(where: { $0 === self }) { held.deliveries.append(self) }
+            return
+        }
         queue?.async { [self] in drain() }
+    }
+
+    /// Runs `body` (a commit that the caller waits to see delivered), then delivers everything
+    /// it scheduled, as ``flush()`` does, before returning.
+    ///
+    /// Inside `body` the queues are not woken: a queue woken for a notification that the
+    /// caller is about to wait for made the queue's thread deliver it while the caller slept,
+    /// then wake the caller — two thread switches per commit. Left asleep, the queue is idle
+    /// when the caller flushes, so Dispatch runs the delivery on the calling thread.
+    static func deliveringOnThisThread<T>(_ body: () throws -> T) rethrows -> T {
+        let held = HeldWakeUps()
+        let outer = HeldWakeUps.current
+        HeldWakeUps.current = held
+        defer {
+            HeldWakeUps.current = outer
+            for delivery in held.deliveries { delivery.flush() }
+        }
+        return try body()
     }
 
     /// Returns once every notification scheduled so far has been delivered. On the queue itself
@@ -69,5 +95,25 @@ final class ObservationDelivery: @unchecked Sendable {
         while let next = lock.withLock({ pending.isEmpty ? nil : pending.removeFirst() }) {
             next()
         }
+    }
+}
+
+/// The deliveries a thread scheduled on while it promised to flush them itself (see
+/// ``ObservationDelivery/deliveringOnThisThread(_:)``); one per thread at a time, reached
+/// through a thread-specific slot.
+private final class HeldWakeUps {
+    var deliveries: [ObservationDelivery] = []
+
+    private static let slot: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The calling thread's promise in progress, if any. The slot does not retain it: the
+    /// scope that sets it keeps it alive and puts back the previous one before it ends.
+    static var current: HeldWakeUps? {
+        get { pthread_getspecific(slot).map { Unmanaged<HeldWakeUps>.fromOpaque($0).takeUnretainedValue() } }
+        set { pthread_setspecific(slot, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
     }
 }

@@ -57,12 +57,14 @@ extension DataStack {
         // Dispatch's non-generic `sync`: its generic one looks up the metadata of its result
         // types on every call.
         var result: Result<T, CoreStoreError> = .failure(.unknown(message: "the transaction did not run"))
-        transactionQueue.sync {
-            result = runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task, deliveries: &deliveries)
+        func run() {
+            transactionQueue.sync {
+                result = runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task, deliveries: &deliveries)
+            }
         }
-        if waitForAllObservers {
-            for delivery in deliveries { delivery.flush() }
-        }
+        // Waiting for the observers, this thread delivers the commit's notifications itself
+        // (see `ObservationDelivery.deliveringOnThisThread`).
+        if waitForAllObservers { ObservationDelivery.deliveringOnThisThread(run) } else { run() }
         return try result.get()
     }
 

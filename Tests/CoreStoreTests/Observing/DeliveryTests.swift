@@ -42,6 +42,42 @@ struct DeliveryTests {
         #expect(recorder.events == ["willChange", "insert Ann [0,0]", "didChange", "willChange", "insert Nested [0,1]", "didChange"])
     }
 
+    /// A waiting `perform(synchronous:)` leaves an idle delivery queue asleep and delivers on
+    /// the calling thread (Dispatch runs a `sync` on an idle queue there); an object monitor
+    /// and a list monitor on two queues are both told before it returns. Without waiting, the
+    /// queue's own thread delivers.
+    @Test func aWaitingCommitDeliversOnTheCallingThread() throws {
+        final class ThreadRecorder: ListObserver, ObjectObserver, @unchecked Sendable {
+            typealias ListEntityType = Person
+            typealias ObjectEntityType = Person
+            private let lock = NSLock()
+            private var threads: [pthread_t] = []
+            var recorded: [pthread_t] { lock.withLock { threads } }
+            private func record() { lock.withLock { threads.append(pthread_self()) } }
+            func listMonitorDidChange(_ monitor: ListMonitor<Person>) { record() }
+            func objectMonitor(_ monitor: ObjectMonitor<Person>, didUpdateObject object: Person, changedPersistentKeys: Set<String>) { record() }
+        }
+        let stack = try makeStack(.inMemory)
+        try insertPeople(stack, [("Ann", 1)])
+        let ann = try #require(try stack.fetchOne(From<Person>()))
+        let listQueue = makeDeliveryQueue(), objectQueue = makeDeliveryQueue()
+        let listMonitor = try stack.monitorList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: listQueue)
+        let objectMonitor = try stack.monitorObject(ann, deliveryQueue: objectQueue)
+        let recorder = ThreadRecorder()
+        listMonitor.addObserver(recorder)
+        objectMonitor.addObserver(recorder)
+        try stack.perform(synchronous: { t in t.edit(ann)?.name = "Anne" })
+        let caller = pthread_self()
+        #expect(recorder.recorded.count == 2)
+        #expect(recorder.recorded.allSatisfy { pthread_equal($0, caller) != 0 })
+
+        try stack.perform(synchronous: { t in t.edit(ann)?.name = "Anna" }, waitForAllObservers: false)
+        listQueue.sync {}
+        objectQueue.sync {}
+        #expect(recorder.recorded.count == 4)
+        #expect(recorder.recorded.suffix(2).allSatisfy { pthread_equal($0, caller) == 0 })
+    }
+
     @Test func withoutWaitingTheCallerMayReturnFirstButEverythingArrives() throws {
         let stack = try makeStack(.inMemory)
         let queue = makeDeliveryQueue()
