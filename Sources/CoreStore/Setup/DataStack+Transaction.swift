@@ -53,13 +53,12 @@ extension DataStack {
         if isOnTransactionQueue {
             throw Log.error(.transactionMisuse(message: "perform(synchronous:) was called from inside a transaction of the same DataStack"), "Refusing to deadlock.")
         }
-        var deliveries: [ObservationDelivery] = []
         // Dispatch's non-generic `sync`: its generic one looks up the metadata of its result
         // types on every call.
         var result: Result<T, CoreStoreError> = .failure(.unknown(message: "the transaction did not run"))
         func run() {
             transactionQueue.sync {
-                result = runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task, deliveries: &deliveries)
+                result = runTransaction(SynchronousDataTransaction(dataStack: self, sourceIdentifier: sourceIdentifier), task)
             }
         }
         // Waiting for the observers, this thread delivers the commit's notifications itself
@@ -82,22 +81,13 @@ extension DataStack {
 
     /// Runs a closure transaction and commits it; always ends the transaction.
     func runTransaction<Transaction: BaseDataTransaction, T>(_ transaction: Transaction, _ task: (Transaction) throws -> T) -> Result<T, CoreStoreError> {
-        var deliveries: [ObservationDelivery] = []
-        return runTransaction(transaction, task, deliveries: &deliveries)
-    }
-
-    /// Runs a closure transaction and commits it; always ends the transaction. `deliveries`
-    /// receives the deliveries that will tell observers about the commit.
-    func runTransaction<Transaction: BaseDataTransaction, T>(
-        _ transaction: Transaction, _ task: (Transaction) throws -> T, deliveries: inout [ObservationDelivery]
-    ) -> Result<T, CoreStoreError> {
         defer {
             transaction.context.isActive = false
             transaction.context.dropAllObjects()
         }
         do {
             let value = try task(transaction)
-            deliveries = try commit(transaction.context)
+            try commit(transaction.context)
             return .success(value)
         } catch {
             let wrapped = CoreStoreError.wrap(error)

@@ -128,14 +128,15 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
 
     /// Writes a context's pending changes to its stores, merges them into the read-only
     /// context and lets monitors work out what the commit means for them. Serialized across all
-    /// transactions of the stack. Returns the deliveries that will tell observers.
-    @discardableResult
-    func commit(_ context: ObjectContext) throws(CoreStoreError) -> [ObservationDelivery] {
-        try sharedStoreWatcher.duringOwnCommit { () throws(CoreStoreError) -> [ObservationDelivery] in try commitLocked(context) }
+    /// transactions of the stack. The observers' notifications are scheduled on their delivery
+    /// queues (a waiting `perform(synchronous:)` delivers them itself: see
+    /// `ObservationDelivery.deliveringOnThisThread`).
+    func commit(_ context: ObjectContext) throws(CoreStoreError) {
+        try sharedStoreWatcher.duringOwnCommit { () throws(CoreStoreError) in try commitLocked(context) }
     }
 
-    private func commitLocked(_ context: ObjectContext) throws(CoreStoreError) -> [ObservationDelivery] {
-        try commitLock.locked { () throws(CoreStoreError) -> [ObservationDelivery] in
+    private func commitLocked(_ context: ObjectContext) throws(CoreStoreError) {
+        try commitLock.locked { () throws(CoreStoreError) in
             // Observers are added under the commit lock too: none can appear until the commit
             // has told the ones there are. Without any, no deleted record's values are needed.
             let observed = stateLock.withLock { commitObservers.values.contains { $0.observer != nil } }
@@ -161,21 +162,18 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
                 }
             }
             notifyStacksSharing(commits)
-            var deliveries = commits.isEmpty ? [] : tellObservers { $0.stackDidCommit(commits) }
+            if !commits.isEmpty { _ = tellObservers { $0.stackDidCommit(commits) } }
             if othersCommitted {
                 // Caught up now, under the lock this commit holds: a stack that commits without
                 // pause would otherwise keep its watcher waiting for the lock.
                 do {
-                    for delivery in try catchUpWithSharedStores() where !deliveries.contains(where: { $0 === delivery }) {
-                        deliveries.append(delivery)
-                    }
+                    _ = try catchUpWithSharedStores()
                 } catch {
                     // The commit itself is stored; the watcher tries again.
                     _ = Log.error(CoreStoreError.wrap(error), "Catching up with other connections' commits after a commit failed; the next check tries again.")
                     sharedStoreWatcher.requestCheck()
                 }
             }
-            return deliveries
         }
     }
 
