@@ -27,8 +27,8 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     }
 
     private let base: any KeyValueReader
-    /// The writes since the last read, in order: the value put, or `nil` for a delete.
-    private var log: [(key: [UInt8], value: [UInt8]?)] = []
+    /// The writes since the last read, in order.
+    private var log = WriteLog()
     /// The last operation per key of the writes before the last read: the value put, or `nil`
     /// for a delete (a tombstone that hides the snapshot's value).
     private var merged = SortedKeyMap<[UInt8]?>()
@@ -59,20 +59,44 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
             try body(key, value)
             return true
         }
-        for (key, value) in log { try body(key, value) }
+        try log.forEach { key, value in try body(Array(key), value.map { Array($0) }) }
+    }
+
+    /// ``forEachOperation(_:)`` lending each key and value in place (valid only until `body`
+    /// returns), for an engine that copies them into its native batch: the writes since the
+    /// last read are kept in one buffer, not as arrays.
+    public func forEachOperationInPlace(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?) throws -> Void) rethrows {
+        try merged.scan(from: [], to: [], reverse: false) { key, value in
+            try key.withUnsafeBytes { key in
+                guard let value else { return try body(key, nil) }
+                try value.withUnsafeBytes { try body(key, $0) }
+            }
+            return true
+        }
+        try log.forEach(body)
     }
 
     /// Moves the log into the sorted map, later writes replacing earlier ones.
     private func mergeLog() {
-        for (key, value) in log { merged[key] = .some(value) }
-        log.removeAll(keepingCapacity: true)
+        if log.isEmpty { return }
+        log.forEach { key, value in merged[Array(key)] = .some(value.map { Array($0) }) }
+        log.removeAll()
     }
 
     /// Stores `value` under `key` in the overlay.
-    public func put(_ key: [UInt8], _ value: [UInt8]) throws { log.append((key, value)) }
+    public func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        key.withUnsafeBytes { key in value.withUnsafeBytes { log.append(key: key, value: $0) } }
+    }
+
+    /// Stores the bytes of `value` under the bytes of `key` in the overlay (copied into its log).
+    public func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws {
+        log.append(key: key, value: value)
+    }
 
     /// Records the removal of `key` in the overlay.
-    public func delete(_ key: [UInt8]) throws { log.append((key, nil)) }
+    public func delete(_ key: [UInt8]) throws {
+        key.withUnsafeBytes { log.append(key: $0, value: nil) }
+    }
 
     /// The pending value of `key`, else the snapshot's.
     public func get(_ key: [UInt8]) throws -> [UInt8]? {

@@ -5,10 +5,11 @@ import CoreStoreStorage
 /// at another record, or order it elsewhere — is refused instead of followed. Entries written
 /// by earlier releases (store format 1) have an empty value and are read unchecked.
 enum IndexEntryChecksum {
-    /// The value to store with the index entry `entry`.
-    static func value(for entry: [UInt8]) -> [UInt8] {
-        let checksum = entry.withUnsafeBytes { CRC32C.checksum($0) }.littleEndian
-        return withUnsafeBytes(of: checksum) { Array($0) }
+    /// Calls `body` with the value to store with the index entry `entry`, lent in place.
+    @inline(__always)
+    static func withValue<R>(for entry: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let checksum = CRC32C.checksum(entry).littleEndian
+        return try withUnsafeBytes(of: checksum) { try body($0) }
     }
 
     /// Throws when `value` is neither empty (an entry of format 1) nor the checksum of `entry`.

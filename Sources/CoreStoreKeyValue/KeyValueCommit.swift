@@ -23,6 +23,10 @@ struct KeyValueCommit {
 
     /// Writes merged changes.
     func write(_ changes: MergedChanges) throws {
+        // Every record key, record and new entry is built in these two buffers and lent to the
+        // engine (``KeyValueWriter/put(keyBytes:valueBytes:)``): no arrays per write.
+        var keyBuffer: [UInt8] = [], valueBuffer: [UInt8] = []
+        keyBuffer.reserveCapacity(64)
         // Entries to remove, and the changed entries of updated records with what they index.
         var staleEntries: [[UInt8]] = []
         var changedEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
@@ -32,7 +36,8 @@ struct KeyValueCommit {
         }
         for update in changes.updates {
             let record = update.new
-            try writer.put(layout.recordKey(entity: record.id.entity, key: record.id.key), RecordCodec.encode(record))
+            layout.recordKey(entity: record.id.entity, key: record.id.key, into: &keyBuffer)
+            try putRecord(record, at: keyBuffer, encodingInto: &valueBuffer)
             // An entry whose indexed values did not change stays as it is. (A unique entry is
             // kept only when its values are exactly equal: `0.0` → `-0.0` keeps the encoding
             // but must still be checked against the other records.)
@@ -47,23 +52,38 @@ struct KeyValueCommit {
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
         for (i, record) in changes.inserts.enumerated() {
-            let key = layout.recordKey(entity: record.id.entity, key: record.id.key)
-            if !unchecked[i], try writer.get(key) != nil {
+            layout.recordKey(entity: record.id.entity, key: record.id.key, into: &keyBuffer)
+            if !unchecked[i], try writer.withValue(keyBuffer, { _ in }) {
                 throw RecordValidator.insertedTwice(record.id)
             }
-            try writer.put(key, RecordCodec.encode(record))
+            try putRecord(record, at: keyBuffer, encodingInto: &valueBuffer)
         }
         for entry in staleEntries { try writer.delete(entry) }
         for (entry, record, plan) in changedEntries {
             if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-            try writer.put(entry, IndexEntryChecksum.value(for: entry))
+            try putEntry(entry)
         }
         for record in changes.inserts {
             for plan in layout.entryPlans(maintainedBy: record.id.entity) {
                 if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-                let entry = plan.entry(of: record)
-                try writer.put(entry, IndexEntryChecksum.value(for: entry))
+                plan.entry(of: record, into: &keyBuffer)
+                try putEntry(keyBuffer)
             }
+        }
+    }
+
+    /// Writes `record` under the record key `key`, encoded in `buffer`.
+    private func putRecord(_ record: Record, at key: [UInt8], encodingInto buffer: inout [UInt8]) throws {
+        let count = RecordCodec.encode(record, into: &buffer)
+        try key.withUnsafeBytes { key in
+            try buffer.withUnsafeBytes { try writer.put(keyBytes: key, valueBytes: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+    }
+
+    /// Writes the index entry `entry` with its checksum.
+    private func putEntry(_ entry: [UInt8]) throws {
+        try entry.withUnsafeBytes { entry in
+            try IndexEntryChecksum.withValue(for: entry) { try writer.put(keyBytes: entry, valueBytes: $0) }
         }
     }
 

@@ -169,6 +169,14 @@ public struct KeyValueLayout: Sendable {
         return bytes
     }
 
+    /// Replaces the bytes of `buffer` with the key of the record `key` in `entity`'s hierarchy
+    /// (keeping its capacity: a commit builds every key in one buffer).
+    func recordKey(entity: String, key: Int64, into buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: recordPrefix(ofHierarchyOf: entity))
+        TupleEncoder.encodeInt(key, into: &buffer)
+    }
+
     /// The record with `id` that `reader` holds, also when `id.entity` is an ancestor of the
     /// record's entity; `nil` when there is none (or it is of another entity). Read in place and
     /// decoded with the schema's entity names.
@@ -308,11 +316,19 @@ final class IndexEntryPlan: Sendable {
     /// The entry of `record`, as ``KeyValueLayout/entry(of:in:)`` builds it (without the
     /// intermediate array of values: this runs for every index of every written record).
     func entry(of record: Record) -> [UInt8] {
-        var key = prefix
+        var key: [UInt8] = []
         key.reserveCapacity(prefix.count + 9 + sources.count * 12)
-        for source in sources { TupleEncoder.encode(value(of: record, source), into: &key) }
-        TupleEncoder.encodeInt(record.id.key, into: &key)
+        entry(of: record, into: &key)
         return key
+    }
+
+    /// Replaces the bytes of `buffer` with the entry of `record`, keeping its capacity (a
+    /// commit builds every entry in one buffer).
+    func entry(of record: Record, into buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: prefix)
+        for source in sources { TupleEncoder.encode(value(of: record, source), into: &buffer) }
+        TupleEncoder.encodeInt(record.id.key, into: &buffer)
     }
 }
 

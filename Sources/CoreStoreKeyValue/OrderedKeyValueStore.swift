@@ -183,4 +183,18 @@ public protocol KeyValueWriter: KeyValueReader {
 
     /// Removes `key`; removing a missing key does nothing.
     func delete(_ key: [UInt8]) throws
+
+    /// Stores the bytes of `value` under the bytes of `key`, as ``put(_:_:)`` does, lent in
+    /// place: both buffers are valid only for the call. Optional: the default copies them into
+    /// arrays for ``put(_:_:)``. A commit builds every key and value in buffers it reuses, so
+    /// an engine that copies what it is given anyway (LMDB's `mdb_put`) spares two arrays per
+    /// write by taking them here.
+    func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws
+}
+
+extension KeyValueWriter {
+    /// Copies the bytes into arrays for ``put(_:_:)``.
+    public func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws {
+        try put(Array(key), Array(value))
+    }
 }

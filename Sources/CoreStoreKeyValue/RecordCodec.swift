@@ -40,6 +40,17 @@ public enum RecordCodec {
         RecordSizedEncoder.encode(record) ?? encodeGrowing(record)
     }
 
+    /// Writes the bytes of `record` at the start of `buffer`, which grows when it is too short,
+    /// and returns their count (the bytes after them are left as they were): ``encode(_:)``
+    /// for a caller that reuses one buffer for many records.
+    static func encode(_ record: Record, into buffer: inout [UInt8]) -> Int {
+        if let count = RecordSizedEncoder.encode(record, into: &buffer) { return count }
+        let bytes = encodeGrowing(record)
+        if buffer.count < bytes.count { buffer.append(contentsOf: repeatElement(0, count: bytes.count - buffer.count)) }
+        buffer.replaceSubrange(0..<bytes.count, with: bytes)
+        return bytes.count
+    }
+
     /// The bytes of `record`, in ``formatVersion``, appended to a growing buffer: for every
     /// record, and the one path for those ``RecordSizedEncoder`` leaves (decimals, 64 KiB of
     /// values).

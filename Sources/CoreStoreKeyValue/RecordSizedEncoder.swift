@@ -9,35 +9,49 @@ import CoreStoreStorage
 enum RecordSizedEncoder {
     /// The bytes of `record`, `nil` when it is not of the shapes this encoder takes.
     static func encode(_ record: Record) -> [UInt8]? {
-        guard let layout = measure(record) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: layout.total)
-        bytes.withUnsafeMutableBytes { buffer in
-            var w = PointerWriter(base: buffer.baseAddress.unsafelyUnwrapped)
-            w.byte(RecordCodec.formatVersion)
-            w.string(record.id.entity)
-            w.signed(record.id.key)
-            w.varint(UInt64(record.attributes.count))
-            w.byte(2)
-            let table = w.position
-            w.position += record.attributes.count * 2
-            let values = w.position
-            for (i, value) in record.attributes.enumerated() {
-                let offset = w.position - values
-                w.base.storeBytes(of: UInt16(truncatingIfNeeded: offset).littleEndian, toByteOffset: table + 2 * i, as: UInt16.self)
-                w.value(value)
-            }
-            w.varint(UInt64(record.relationships.count))
-            for destinations in record.relationships {
-                w.varint(UInt64(destinations.count))
-                for id in destinations {
-                    w.string(id.entity)
-                    w.signed(id.key)
-                }
-            }
-            let checksum = CRC32C.checksum(UnsafeRawBufferPointer(start: buffer.baseAddress, count: w.position))
-            w.base.storeBytes(of: checksum.littleEndian, toByteOffset: w.position, as: UInt32.self)
-        }
+        guard let size = measure(record) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size.total)
+        bytes.withUnsafeMutableBytes { write(record, to: $0.baseAddress.unsafelyUnwrapped) }
         return bytes
+    }
+
+    /// Writes the bytes of `record` at the start of `buffer`, which grows when it is too short
+    /// (its bytes past the record are left as they were), and returns their count; `nil` when
+    /// the record is not of the shapes this encoder takes. For a caller that reuses one buffer
+    /// for many records.
+    static func encode(_ record: Record, into buffer: inout [UInt8]) -> Int? {
+        guard let size = measure(record) else { return nil }
+        if buffer.count < size.total { buffer.append(contentsOf: repeatElement(0, count: size.total - buffer.count)) }
+        buffer.withUnsafeMutableBytes { write(record, to: $0.baseAddress.unsafelyUnwrapped) }
+        return size.total
+    }
+
+    /// Writes `record`, whose size ``measure(_:)`` took, from `base` on.
+    private static func write(_ record: Record, to base: UnsafeMutableRawPointer) {
+        var w = PointerWriter(base: base)
+        w.byte(RecordCodec.formatVersion)
+        w.string(record.id.entity)
+        w.signed(record.id.key)
+        w.varint(UInt64(record.attributes.count))
+        w.byte(2)
+        let table = w.position
+        w.position += record.attributes.count * 2
+        let values = w.position
+        for (i, value) in record.attributes.enumerated() {
+            let offset = w.position - values
+            w.base.storeBytes(of: UInt16(truncatingIfNeeded: offset).littleEndian, toByteOffset: table + 2 * i, as: UInt16.self)
+            w.value(value)
+        }
+        w.varint(UInt64(record.relationships.count))
+        for destinations in record.relationships {
+            w.varint(UInt64(destinations.count))
+            for id in destinations {
+                w.string(id.entity)
+                w.signed(id.key)
+            }
+        }
+        let checksum = CRC32C.checksum(UnsafeRawBufferPointer(start: base, count: w.position))
+        w.base.storeBytes(of: checksum.littleEndian, toByteOffset: w.position, as: UInt32.self)
     }
 
     /// The record's size with its checksum; `nil` for a decimal value or values too large for

@@ -41,6 +41,33 @@ struct KVEngineTests {
         }
     }
 
+    /// Puts of bytes in place (what a commit does) store what puts of arrays store, also an
+    /// empty value, a key put again in the same write, and a buffer rewritten between puts.
+    @Test(arguments: EngineKind.allCases)
+    func putsOfBytesInPlaceStoreWhatArrayPutsStore(_ kind: EngineKind) throws {
+        try withTemporaryStore { url in
+            let engine = try kind.openEngine(at: url)
+            defer { engine.close() }
+            var g = SeededGenerator(seed: 31)
+            var model: [[UInt8]: [UInt8]] = [:]
+            try engine.write { writer in
+                var keyBuffer: [UInt8] = [], valueBuffer: [UInt8] = []
+                for i in 0..<300 {
+                    keyBuffer = [UInt8(i % 40), UInt8.random(in: 0...3, using: &g)]
+                    valueBuffer = (0..<Int.random(in: 0...20, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+                    if i % 3 == 0 {
+                        try writer.put(keyBuffer, valueBuffer)
+                    } else {
+                        try keyBuffer.withUnsafeBytes { key in try valueBuffer.withUnsafeBytes { try writer.put(keyBytes: key, valueBytes: $0) } }
+                    }
+                    model[keyBuffer] = valueBuffer
+                    if i % 50 == 0 { #expect(try writer.get(keyBuffer) == valueBuffer) }
+                }
+            }
+            try engine.read { try expectScansMatch($0, model) }
+        }
+    }
+
     @Test(arguments: EngineKind.allCases)
     func scansHonorBoundsInBothDirections(_ kind: EngineKind) throws {
         try withTemporaryStore { url in

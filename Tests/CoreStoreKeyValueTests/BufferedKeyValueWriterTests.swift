@@ -79,9 +79,19 @@ struct BufferedKeyValueWriterTests {
             try buffer.put([5], [3])
             try buffer.delete([0])
             #expect(buffer.operations == [.put(key: [0], value: [2]), .delete(key: [5]), .put(key: [5], value: [3]), .delete(key: [0])])
+            #expect(operationsInPlace(buffer) == buffer.operations)
             #expect(try buffer.get([0]) == nil && buffer.get([5]) == [3])
             #expect(buffer.operations == [.delete(key: [0]), .put(key: [5], value: [3])])
         }
+    }
+
+    /// The operations as ``BufferedKeyValueWriter/forEachOperationInPlace(_:)`` lends them.
+    private func operationsInPlace(_ buffer: BufferedKeyValueWriter) -> [BufferedKeyValueWriter.Operation] {
+        var result: [BufferedKeyValueWriter.Operation] = []
+        buffer.forEachOperationInPlace { key, value in
+            result.append(value.map { .put(key: Array(key), value: Array($0)) } ?? .delete(key: Array(key)))
+        }
+        return result
     }
 
     /// Applying `operations` in order to `model` gives what the buffer reads.
@@ -97,12 +107,17 @@ struct BufferedKeyValueWriterTests {
                 for _ in 0..<Int.random(in: 0...20, using: &g) {
                     let key = randomKey(&g)
                     keys.insert(key)
-                    switch Int.random(in: 0..<3, using: &g) {
+                    switch Int.random(in: 0..<4, using: &g) {
                     case 0: try buffer.put(key, [UInt8.random(in: 0...255, using: &g)])
-                    case 1: try buffer.delete(key)
+                    case 1:
+                        let value = (0..<Int.random(in: 0...2, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+                        try key.withUnsafeBytes { key in try value.withUnsafeBytes { try buffer.put(keyBytes: key, valueBytes: $0) } }
+                    case 2: try buffer.delete(key)
                     default: _ = try buffer.get(key)
                     }
+                    if Int.random(in: 0..<5, using: &g) == 0 { #expect(operationsInPlace(buffer) == buffer.operations) }
                 }
+                #expect(operationsInPlace(buffer) == buffer.operations)
                 var applied: [[UInt8]: [UInt8]] = [:]
                 for operation in buffer.operations {
                     switch operation {

@@ -21,19 +21,22 @@ enum LMDBStatus {
 /// Byte-string helpers shared by the reader and the writer.
 enum LMDBBytes {
     /// Runs `body` with an `MDB_val` pointing at `bytes`; the pointer is valid only inside `body`.
-    /// An empty array gets a non-null pointer, since LMDB may `memcpy` from it.
     static func withValue<R>(_ bytes: [UInt8], _ body: (inout MDB_val) throws -> R) rethrows -> R {
-        if bytes.isEmpty {
+        try bytes.withUnsafeBytes { try withValue($0, body) }
+    }
+
+    /// Runs `body` with an `MDB_val` pointing at the bytes of `buffer`. An empty buffer gets a
+    /// non-null pointer, since LMDB may `memcpy` from it.
+    static func withValue<R>(_ buffer: UnsafeRawBufferPointer, _ body: (inout MDB_val) throws -> R) rethrows -> R {
+        guard let start = buffer.baseAddress, buffer.count > 0 else {
             var placeholder: UInt8 = 0
             return try withUnsafeMutablePointer(to: &placeholder) { pointer in
                 var value = MDB_val(mv_size: 0, mv_data: UnsafeMutableRawPointer(pointer))
                 return try body(&value)
             }
         }
-        return try bytes.withUnsafeBytes { buffer in
-            var value = MDB_val(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
-            return try body(&value)
-        }
+        var value = MDB_val(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: start))
+        return try body(&value)
     }
 
     /// A copy of the bytes `value` points at (memory owned by LMDB, valid until the next

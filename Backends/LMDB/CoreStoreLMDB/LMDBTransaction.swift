@@ -167,6 +167,11 @@ final class LMDBWriter: KeyValueWriter {
     /// Throws `.engine(code: MDB_BAD_VALSIZE)` for an empty key or one longer than the
     /// environment's maximum key size (511 bytes by default).
     func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        try key.withUnsafeBytes { key in try value.withUnsafeBytes { try put(keyBytes: key, valueBytes: $0) } }
+    }
+
+    /// ``put(_:_:)`` from the bytes in place: `mdb_put` copies them into the page.
+    func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws {
         let code = LMDBBytes.withValue(key) { mdbKey in
             LMDBBytes.withValue(value) { mdbValue in
                 mdb_put(reader.transaction, reader.database, &mdbKey, &mdbValue, 0)

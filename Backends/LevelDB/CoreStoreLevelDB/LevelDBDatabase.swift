@@ -126,17 +126,10 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         guard writer.hasPendingOperations else { return }
         let batch = leveldb_writebatch_create()
         defer { leveldb_writebatch_destroy(batch) }
-        writer.forEachOperation { key, value in
-            key.withUnsafeBufferPointer { key in
-                key.withMemoryRebound(to: CChar.self) { key in
-                    guard let value else { return leveldb_writebatch_delete(batch, key.baseAddress, key.count) }
-                    value.withUnsafeBufferPointer { value in
-                        value.withMemoryRebound(to: CChar.self) { value in
-                            leveldb_writebatch_put(batch, key.baseAddress, key.count, value.baseAddress, value.count)
-                        }
-                    }
-                }
-            }
+        writer.forEachOperationInPlace { key, value in
+            let keyStart = key.baseAddress?.assumingMemoryBound(to: CChar.self)
+            guard let value else { return leveldb_writebatch_delete(batch, keyStart, key.count) }
+            leveldb_writebatch_put(batch, keyStart, key.count, value.baseAddress?.assumingMemoryBound(to: CChar.self), value.count)
         }
         try LevelDBStatus.call("leveldb_write") { leveldb_write(handle, writeOptions, batch, $0) }
     }

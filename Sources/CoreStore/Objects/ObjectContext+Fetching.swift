@@ -124,7 +124,7 @@ extension ObjectContext {
         // array of class references has the same representation whatever the element class.
         // (Made as `[CoreStoreObject]` by non-generic code: appending to an `[O]` here, in
         // unspecialized generic code, would look up `Array<O>`'s metadata for every row.)
-        if objects.allSatisfy({ Swift.type(of: $0) == O.self || $0 is O }) {
+        if objects.allSatisfy({ ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(O.self) || $0 is O }) {
             return unsafeBitCast(objects, to: [O].self)
         }
         return objects.compactMap { $0 as? O }

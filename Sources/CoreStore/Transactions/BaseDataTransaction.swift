@@ -13,7 +13,9 @@ public class BaseDataTransaction: FetchableSource {
     /// Where `create` puts each class (per configuration asked for), found once per transaction.
     /// A transaction creates objects of a few classes: a list searched from the one used last
     /// (a loop creating objects of one class finds it first) costs less than a table to build.
-    private var insertionTargets: [(key: InsertionKey, target: (EntityMetadata, AttachedStore))] = []
+    /// Guarded by the context's lock, which every access holds (so without the run-time
+    /// exclusivity check a class property otherwise pays on every `create`).
+    @exclusivity(unchecked) private var insertionTargets: [(key: InsertionKey, target: (EntityMetadata, AttachedStore))] = []
 
     /// What the caller passed as `sourceIdentifier` when it began the transaction; the
     /// observers of its commit receive it (`listMonitorDidChange(_:sourceIdentifier:)`, …).
@@ -93,7 +95,15 @@ public class BaseDataTransaction: FetchableSource {
         guard context.isActive else { throw CoreStoreError.transactionMisuse(message: "create(_:) was called after the transaction ended") }
         let object = context.insert(entity, into: store)
         // The entity's own class is the usual case, recognized without a dynamic cast.
-        if Swift.type(of: object) == O.self { return unsafeBitCast(object, to: O.self) }
+        if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(O.self) { return unsafeBitCast(object, to: O.self) }
+        return try Self.cast(object, to: O.self)
+    }
+
+    /// `object` as an `O`, a class it does not belong to exactly. Out of line: the cast needs
+    /// the metadata of `O?`, which unspecialized code looks up at run time — in the caller,
+    /// on every insert, even when the cast is not reached.
+    @inline(never)
+    private static func cast<O>(_ object: CoreStoreObject, to type: O.Type) throws(CoreStoreError) -> O {
         if let object = object as? O { return object }
         throw CoreStoreError.unknownEntity(typeName: "\(O.self)")
     }
