@@ -6,8 +6,10 @@
 #
 #   scripts/fuzz.sh                         # every target, 10 minutes each
 #   scripts/fuzz.sh --time 3600 record-codec
-#   scripts/fuzz.sh --runs 20000            # a fixed number of executions per target (CI)
+#   scripts/fuzz.sh --runs 20000            # a fixed number of executions per target
 #   scripts/fuzz.sh --time 7200 --timeout 120 import-values   # a long run beside other work
+#   scripts/fuzz.sh --debug --runs 20000    # a debug build: a third of the build time, and
+#                                           # `assert`s checked too (CI)
 #
 # --timeout S (default 10) is how long one input may take before libFuzzer reports a hang. It is
 # wall-clock time: on a machine busy with builds, a low-priority run can be starved past 10 s
@@ -21,13 +23,15 @@ cd "$(dirname "$0")/.."
 time_limit=600
 runs=
 timeout=10
+configuration=release
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_limit="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --debug) configuration=debug; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option '$1'" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -40,8 +44,8 @@ artifacts="$root/.build/fuzz-artifacts"
 mkdir -p "$artifacts"
 cd Fuzz
 # As in bench.sh: SwiftPM 6.3 reuses its build plan for the path dependency and misses new files.
-rm -f .build/release.yaml .build/*/release/description.json
-flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+rm -f ".build/$configuration.yaml" .build/*/"$configuration"/description.json
+flags=(-c "$configuration" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 swift build "${flags[@]}" >&2
 bin=$(swift build "${flags[@]}" --show-bin-path)
 
