@@ -75,23 +75,28 @@ public struct ChangeSet: Sendable, Hashable {
         var map: [RecordID: RecordID] = [:]
         // Sized once: growing it rehashed every entry several times in large inserts.
         map.makeRoom(forAdditional: inserts.count)
+        var result = self
+        // The inserts get their keys in one pass, without looking each one up in the map again.
         var next = firstKey
-        for record in inserts where record.id.isTemporary {
-            map[record.id] = RecordID(entity: record.id.entity, key: next)
+        for i in result.inserts.indices where result.inserts[i].id.isTemporary {
+            let permanent = RecordID(entity: result.inserts[i].id.entity, key: next)
+            map[result.inserts[i].id] = permanent
+            result.inserts[i].id = permanent
             next += 1
         }
         if map.isEmpty { return (self, map) }
-        func rewrite(_ record: Record) -> Record {
-            var r = record
-            if let permanent = map[r.id] { r.id = permanent }
-            for i in r.relationships.indices where r.relationships[i].contains(where: \.isTemporary) {
-                r.relationships[i] = r.relationships[i].map { map[$0] ?? $0 }
+        func rewriteRelationships(_ record: inout Record) {
+            for i in record.relationships.indices where record.relationships[i].contains(where: \.isTemporary) {
+                record.relationships[i] = record.relationships[i].map { map[$0] ?? $0 }
             }
-            return r
         }
-        var result = self
-        result.inserts = inserts.map(rewrite)
-        result.updates = updates.map { RecordUpdate(record: rewrite($0.record), changedKeys: $0.changedKeys, base: $0.base) }
+        for i in result.inserts.indices { rewriteRelationships(&result.inserts[i]) }
+        result.updates = updates.map { update in
+            var record = update.record
+            if let permanent = map[record.id] { record.id = permanent }
+            rewriteRelationships(&record)
+            return RecordUpdate(record: record, changedKeys: update.changedKeys, base: update.base)
+        }
         return (result, map)
     }
 }

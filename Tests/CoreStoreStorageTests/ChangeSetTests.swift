@@ -27,6 +27,14 @@ struct ChangeSetTests {
         #expect(resolved.deletes.map(\.key) == [4])
     }
 
+    @Test func insertsWithPermanentIdentifiersKeepThemAmongNumberedOnes() {
+        let changes = ChangeSet(inserts: [Fixtures.cat(-1, "Tom"), Fixtures.cat(50, "Kit"), Fixtures.cat(-3, "Max")])
+        let (resolved, map) = changes.assigningPermanentIDs(startingAt: 100)
+        #expect(resolved.inserts.map(\.id.key) == [100, 50, 101])
+        #expect(resolved.inserts.map { $0.attributes } == changes.inserts.map { $0.attributes })
+        #expect(map == [RecordID(entity: "Cat", key: -1): RecordID(entity: "Cat", key: 100), RecordID(entity: "Cat", key: -3): RecordID(entity: "Cat", key: 101)])
+    }
+
     @Test func aChangeSetWithoutTemporariesIsUnchanged() {
         let changes = ChangeSet(inserts: [Fixtures.cat(5, "Tom")])
         let (resolved, map) = changes.assigningPermanentIDs(startingAt: 1)

@@ -107,20 +107,28 @@ extension ObjectContext {
 
     /// Makes the context match what was written: permanent identifiers, new committed
     /// versions, no pending changes. Returns what each store committed.
-    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo]) -> [StoreCommit] {
+    ///
+    /// `endsContext`: the context ends right after (a closure transaction), so its identity map
+    /// is about to be dropped; the inserted objects take their permanent identifiers without
+    /// being registered under them first.
+    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo], endsContext: Bool = false) -> [StoreCommit] {
         lock.lock()
         defer { lock.unlock() }
         var commits: [StoreCommit] = []
         for (part, info) in zip(prepared, infos) {
             let storeID = part.store.id
-            if !info.permanentIDs.isEmpty {
-                for state in part.insertedStates {
-                    guard let permanent = info.permanentIDs[state.recordID] else { continue }
-                    rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
+            let merged = info.changes
+            // Inserts come back in change-set order (the storage contract), each with its
+            // permanent identifier: no lookup in `info.permanentIDs` per object. Relationships
+            // that point at inserted objects get their permanent identifiers from the records
+            // adopted below: the store rewrites them once, for every record it wrote, and only
+            // this commit's objects can hold them.
+            for (state, record) in zip(part.insertedStates, merged.inserts) where state.recordID.key != record.id.key {
+                if endsContext {
+                    state.updateValues { state.recordID = record.id }
+                } else {
+                    rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: record.id))
                 }
-                // Relationships that point at inserted objects get their permanent identifiers
-                // from the records the store returns (adopted below): the store rewrites them
-                // once, for every record it wrote, and only this commit's objects can hold them.
             }
             for state in part.updatedStates { state.updateValues { state.markValuesCommitted() } }
             for state in part.deletedStates { state.updateValues { state.committed = nil } }
@@ -135,7 +143,6 @@ extension ObjectContext {
             } else {
                 baseSequences[storeID] = nil
             }
-            let merged = info.changes
             for (state, record) in zip(part.insertedStates, merged.inserts) { state.adopt(record) }
             var next = 0
             for update in merged.updates {

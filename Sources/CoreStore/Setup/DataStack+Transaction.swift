@@ -87,7 +87,7 @@ extension DataStack {
         }
         do {
             let value = try task(transaction)
-            try commit(transaction.context)
+            try commit(transaction.context, endsContext: true)
             return .success(value)
         } catch {
             let wrapped = CoreStoreError.wrap(error)

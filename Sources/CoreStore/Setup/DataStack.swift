@@ -131,11 +131,14 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
     /// transactions of the stack. The observers' notifications are scheduled on their delivery
     /// queues (a waiting `perform(synchronous:)` delivers them itself: see
     /// `ObservationDelivery.deliveringOnThisThread`).
-    func commit(_ context: ObjectContext) throws(CoreStoreError) {
-        try sharedStoreWatcher.duringOwnCommit { () throws(CoreStoreError) in try commitLocked(context) }
+    ///
+    /// `endsContext`: the context ends right after the commit (a closure transaction), so it
+    /// need not keep its objects registered under their permanent identifiers.
+    func commit(_ context: ObjectContext, endsContext: Bool = false) throws(CoreStoreError) {
+        try sharedStoreWatcher.duringOwnCommit { () throws(CoreStoreError) in try commitLocked(context, endsContext: endsContext) }
     }
 
-    private func commitLocked(_ context: ObjectContext) throws(CoreStoreError) {
+    private func commitLocked(_ context: ObjectContext, endsContext: Bool) throws(CoreStoreError) {
         try commitLock.locked { () throws(CoreStoreError) in
             // Observers are added under the commit lock too: none can appear until the commit
             // has told the ones there are. Without any, no deleted record's values are needed.
@@ -145,7 +148,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             for part in prepared {
                 infos.append(try gateway.write(part.changes, to: part.store))
             }
-            let commits = context.finishCommit(prepared, infos: infos)
+            let commits = context.finishCommit(prepared, infos: infos, endsContext: endsContext)
             for commit in commits { mainContext.merge(commit) }
             // Published last: a transaction that sees this sequence sees everything it wrote.
             var othersCommitted = false
