@@ -46,6 +46,7 @@ extension ConformanceContext {
             return r
         }
         for record in changes.inserts { let r = resolve(record); world.records[r.id.key] = r }
+        try expectEqual(info.changes.inserts.map(\.id), changes.inserts.map { resolve($0).id }, "inserted records returned, in the change set's order")
         // An update changes only its changed keys (relationships replaced whole: the cases that
         // merge to-many changes or rely on inverse upkeep check the store directly).
         for update in changes.updates {

@@ -24,7 +24,8 @@ public struct RecordReplacement: Sendable, Hashable {
 /// update may also appear that the change set did not name, when keeping an inverse relationship
 /// consistent changed a record (see ``ChangeMerger``).
 public struct MergedChanges: Sendable, Hashable {
-    /// New records, as written.
+    /// New records, as written: one per insert of the change set, in its order (the framework
+    /// pairs each with the object it inserted, and takes its permanent identifier from it).
     public var inserts: [Record]
     /// Stored records replaced by new versions.
     public var updates: [RecordReplacement]

@@ -123,11 +123,21 @@ extension ObjectContext {
             // that point at inserted objects get their permanent identifiers from the records
             // adopted below: the store rewrites them once, for every record it wrote, and only
             // this commit's objects can hold them.
-            for (state, record) in zip(part.insertedStates, merged.inserts) where state.recordID.key != record.id.key {
+            func assign(_ permanent: RecordID, to state: ObjectState) {
                 if endsContext {
-                    state.updateValues { state.recordID = record.id }
+                    state.updateValues { state.recordID = permanent }
                 } else {
-                    rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: record.id))
+                    rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
+                }
+            }
+            if merged.inserts.count == part.insertedStates.count {
+                for (state, record) in zip(part.insertedStates, merged.inserts) where state.recordID.key != record.id.key {
+                    assign(record.id, to: state)
+                }
+            } else {
+                // A store that returned no merged records (short of the contract): the map.
+                for state in part.insertedStates {
+                    if let permanent = info.permanentIDs[state.recordID] { assign(permanent, to: state) }
                 }
             }
             for state in part.updatedStates { state.updateValues { state.markValuesCommitted() } }
