@@ -242,6 +242,14 @@ final class RecordFields {
         case 8 where left >= 9:
             let interval = Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self)))
             return (.date(Date(timeIntervalSinceReferenceDate: interval)), position + 9)
+        case 6 where left >= 2:
+            // A string of fewer than 128 bytes (a one-byte length) that lies inside the bytes;
+            // invalid UTF-8 goes on to the checked reader, which throws.
+            let length = Int(base.load(fromByteOffset: position + 1, as: UInt8.self))
+            if length < 0x80, length <= left - 2,
+               let text = ByteReader.text(UnsafeRawBufferPointer(start: base + position + 2, count: length)) {
+                return (.string(text), position + 2 + length)
+            }
         default:
             break
         }

@@ -113,4 +113,37 @@ struct RecordFieldsTests {
             }
         }
     }
+
+    @Test("Short strings read from the bytes are the stored ones: empty, ASCII, multi-byte, 127 and 128 bytes",
+          arguments: ["", "Ada", "Zoë", "日本語のテキスト", String(repeating: "a", count: 127), String(repeating: "b", count: 128), "e\u{301}"])
+    func shortStringsMatch(_ text: String) throws {
+        let record = Record(id: RecordID(entity: "E", key: 7), attributes: [.int(1), .string(text), .string(text + "!"), .null], relationships: [])
+        let bytes = RecordCodec.encode(record)
+        let fields = RecordFields()
+        try bytes.withUnsafeBytes { buffer in
+            _ = try fields.loadHeader(buffer, names: Self.names)
+            #expect(try fields.attribute(1) == .string(text))
+            #expect(try fields.attribute(2) == .string(text + "!"))
+            #expect(try fields.record(names: Self.names) == record)
+        }
+    }
+
+    @Test("A short string that is not valid UTF-8 (checksum intact) throws, read alone or with its record")
+    func invalidShortStringThrows() throws {
+        let record = Record(id: RecordID(entity: "E", key: 7), attributes: [.string("abc")], relationships: [])
+        var bytes = RecordCodec.encode(record)
+        // The value is tag 6, length 3, then the text: make its middle byte a lone continuation
+        // byte, and seal the damage with a checksum that matches.
+        let payloadCount = bytes.count - 4
+        let start = try #require((0..<(payloadCount - 4)).first { bytes[$0] == 6 && bytes[$0 + 1] == 3 && bytes[$0 + 2] == UInt8(ascii: "a") })
+        bytes[start + 3] = 0x80
+        let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<payloadCount])) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(payloadCount..., with: $0) }
+        let fields = RecordFields()
+        try bytes.withUnsafeBytes { buffer in
+            _ = try fields.loadHeader(buffer, names: Self.names)
+            #expect(throws: StorageError.self) { try fields.attribute(0) }
+            #expect(throws: StorageError.self) { try fields.record(names: Self.names) }
+        }
+    }
 }
