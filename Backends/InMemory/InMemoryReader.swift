@@ -85,6 +85,9 @@ struct InMemoryReader: StorageReader {
     /// ``KeyOrderedChunks``), or, when an index of the entity has all its attributes bound by the
     /// predicate's equality conjuncts and the predicate cannot throw on the entity's records, on
     /// the index's candidates only, in no particular order: the same records pass either way.
+    /// It is prepared for each entity first (`FieldPredicate`: attribute ordinals resolved once,
+    /// numbers compared without the evaluator), which keeps exactly the records the evaluator
+    /// keeps and throws what it throws.
     @discardableResult
     private func forEachMatch<Sink: RecordSink>(_ request: FetchRequest, into sink: inout Sink) throws -> Bool {
         let entities = try selectedEntities(request)
@@ -106,23 +109,28 @@ struct InMemoryReader: StorageReader {
         let bindings = EqualityBindings(predicate)
         let keyOrder = state.indexes.keyOrder
         for entity in entities {
+            let prepared = FieldPredicate(predicate, entity: entity, schema: state.schema)
+            func satisfies(_ record: Record) throws -> Bool {
+                try withUnsafePointer(to: record) { try prepared.evaluate(DecodedRecordFields(pointer: $0), evaluator) }
+            }
             if let bindings,
                let candidates = state.indexes.candidates(bindings, entity: entity),
                EqualityBindings.evaluatesWithoutThrowing(predicate, entity: entity, schema: state.schema) {
                 for keys in candidates.keyed {
                     for key in keys {
                         guard let record = keyOrder.record(key, of: entity) else { continue }
-                        if try candidates.keyedSatisfyPredicate || evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
+                        if try candidates.keyedSatisfyPredicate || satisfies(record), !sink.take(record) { return false }
                     }
                 }
                 for key in candidates.unkeyed {
                     guard let record = keyOrder.record(key, of: entity) else { continue }
-                    if try evaluator.evaluate(predicate, on: record), !sink.take(record) { return false }
+                    if try satisfies(record), !sink.take(record) { return false }
                 }
             } else {
                 for chunk in keyOrder.orderedChunks(of: entity) {
                     let proceed = try chunk.withUnsafeBufferPointer { records in
-                        for i in records.indices where try evaluator.evaluate(predicate, on: records[i]) {
+                        let base = records.baseAddress.unsafelyUnwrapped
+                        for i in records.indices where try prepared.evaluate(DecodedRecordFields(pointer: base + i), evaluator) {
                             if !sink.take(records[i]) { return false }
                         }
                         return true

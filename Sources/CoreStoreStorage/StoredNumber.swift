@@ -1,6 +1,8 @@
-/// A number read straight from a record's bytes (see ``RecordFields/number(_:)``): what scans
-/// that compare or add numbers read instead of a ``Value``.
-enum StoredNumber {
+/// An attribute value read as a number when it is stored as one (see
+/// ``PredicateFields/number(_:)``): what scans that compare or add numbers read instead of a
+/// ``Value``.
+@usableFromInline
+package enum StoredNumber {
     /// An integer attribute value.
     case integer(Int64)
     /// A double attribute value.

@@ -1,8 +1,9 @@
-import CoreStoreStorage
+import Foundation
 
 /// A ``RecordPredicate`` prepared for the records of one concrete entity, so that a scan tests
-/// single attributes read straight from the record's bytes (see ``RecordFields``) instead of
-/// decoding every record first.
+/// single attributes (``PredicateFields``) — read straight from a record's bytes by the
+/// key-value tier, from decoded records by the in-memory store — instead of walking the
+/// predicate through ``PredicateEvaluator`` for every record.
 ///
 /// A comparison of one attribute of the entity (one-key path, no function) becomes a leaf
 /// that ``PredicateEvaluator/evaluateLeaf(_:_:)`` tests: exactly what the evaluator does for
@@ -14,9 +15,10 @@ import CoreStoreStorage
 /// The tree is flattened into nodes that hold only indexes and numbers, so that testing a
 /// record retains nothing: the comparisons and whole-record predicates the evaluator needs sit
 /// in side tables, reached only when the fast path cannot decide.
-final class FieldPredicate {
+@usableFromInline
+package final class FieldPredicate {
     /// One node of the flattened tree.
-    private enum Node {
+    @usableFromInline enum Node {
         /// Always this result.
         case constant(Bool)
         /// The negation of the node at this index.
@@ -34,28 +36,28 @@ final class FieldPredicate {
     }
 
     /// The nodes; the root is the last.
-    private let nodes: [Node]
+    @usableFromInline let nodes: [Node]
     /// The node indexes of every AND and OR, each one's children contiguous.
-    private let children: [Int]
+    @usableFromInline let children: [Int]
     /// The comparisons of the leaves.
-    private let comparisons: [Comparison]
+    @usableFromInline let comparisons: [Comparison]
     /// The predicates checked on whole records.
-    private let records: [RecordPredicate]
+    @usableFromInline let records: [RecordPredicate]
     /// When the whole predicate is one numeric comparison or an AND of them (the usual
     /// filter), those comparisons in order, tested in one loop instead of walking the tree;
     /// `nil` otherwise.
-    private let numericConjunction: [NumericLeaf]?
+    @usableFromInline let numericConjunction: [NumericLeaf]?
 
     /// A leaf comparing an attribute with a number constant.
-    private struct NumericLeaf {
-        let ordinal: Int
-        let comparison: Int
-        let negated: Bool
-        let order: NumericOrder
+    @usableFromInline struct NumericLeaf {
+        @usableFromInline let ordinal: Int
+        @usableFromInline let comparison: Int
+        @usableFromInline let negated: Bool
+        @usableFromInline let order: NumericOrder
     }
 
     /// `predicate` prepared for records of the concrete `entity`.
-    init(_ predicate: RecordPredicate, entity: String, schema: StoreSchema) {
+    package init(_ predicate: RecordPredicate, entity: String, schema: StoreSchema) {
         var builder = Builder()
         _ = builder.add(predicate, entity: entity, schema: schema)
         nodes = builder.nodes
@@ -116,8 +118,10 @@ final class FieldPredicate {
         }
     }
 
-    /// Whether the candidate satisfies the predicate.
-    func evaluate(_ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {
+    /// Whether the record `candidate` reads satisfies the predicate. Inlinable, so that each
+    /// scan's loop is specialized for its kind of fields.
+    @inlinable
+    package func evaluate<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
         guard let leaves = numericConjunction else { return try evaluate(nodes.count - 1, candidate, evaluator) }
         var i = 0
         while i < leaves.count {
@@ -135,7 +139,8 @@ final class FieldPredicate {
         return true
     }
 
-    private func evaluate(_ index: Int, _ candidate: ScanCandidate, _ evaluator: PredicateEvaluator) throws -> Bool {
+    @inlinable
+    func evaluate<Fields: PredicateFields>(_ index: Int, _ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
         switch nodes[index] {
         case .constant(let b):
             return b
@@ -169,15 +174,16 @@ final class FieldPredicate {
 /// A comparison of a number attribute with a number constant, decided without the evaluator
 /// when the stored value is of the constant's case (and not NaN): exactly the evaluator's
 /// result there, since it orders two such numbers by their numeric value.
+@usableFromInline
 struct NumericOrder {
     /// The constant, as stored.
-    private enum Constant {
+    @usableFromInline enum Constant {
         case int(Int64)
         case double(Double)
     }
 
-    private let constant: Constant
-    private let op: ComparisonOperator
+    @usableFromInline let constant: Constant
+    @usableFromInline let op: ComparisonOperator
 
     /// The fast form of `comparison`, `nil` when it is not an ordering of a number constant
     /// without string options.
@@ -197,7 +203,7 @@ struct NumericOrder {
 
     /// The result for a number read straight from the record's bytes: the same as for the
     /// ``Value`` it stands for; `nil` when the evaluator must decide.
-    @inline(__always)
+    @inlinable @inline(__always)
     func evaluate(_ number: StoredNumber) -> Bool? {
         switch number {
         case .integer(let x): return evaluate(integer: x)
@@ -207,7 +213,7 @@ struct NumericOrder {
     }
 
     /// The result for `value`, `nil` when the evaluator must decide.
-    @inline(__always)
+    @inlinable @inline(__always)
     func evaluate(_ value: Value) -> Bool? {
         switch value {
         case .int(let x): return evaluate(integer: x)
@@ -217,22 +223,22 @@ struct NumericOrder {
     }
 
     /// The result for an integer value, `nil` unless the constant is an integer too.
-    @inline(__always)
-    private func evaluate(integer x: Int64) -> Bool? {
+    @inlinable @inline(__always)
+    func evaluate(integer x: Int64) -> Bool? {
         guard case .int(let c) = constant else { return nil }
         return holds(x == c ? 0 : (x < c ? -1 : 1))
     }
 
     /// The result for a double value, `nil` unless the constant is a double too and the value
     /// is a number.
-    @inline(__always)
-    private func evaluate(double x: Double) -> Bool? {
+    @inlinable @inline(__always)
+    func evaluate(double x: Double) -> Bool? {
         guard case .double(let c) = constant, !x.isNaN else { return nil }
         return holds(x == c ? 0 : (x < c ? -1 : 1))
     }
 
-    @inline(__always)
-    private func holds(_ order: Int) -> Bool {
+    @inlinable @inline(__always)
+    func holds(_ order: Int) -> Bool {
         switch op {
         case .equal: return order == 0
         case .notEqual: return order != 0
@@ -242,59 +248,5 @@ struct NumericOrder {
         case .greaterOrEqual: return order >= 0
         default: return false
         }
-    }
-}
-
-/// The record a scan is looking at: its header, its attributes parsed on first use and the
-/// whole record decoded at most once, when something needs it. One instance is reused for
-/// every record of a scan.
-final class ScanCandidate {
-    // One scan uses a candidate, on one thread, and no method re-enters another, so accesses
-    // never overlap: the per-access runtime exclusivity check (about a tenth of a filtered
-    // scan's instructions) is switched off for the decoded record.
-    /// The current record's bytes, header parsed.
-    private let fields = RecordFields()
-    /// The current record, once decoded.
-    @exclusivity(unchecked) private var decoded: Record?
-    /// The schema's entity names, for decoding without new strings.
-    private let names: EntityNames
-
-    /// A candidate whose records name entities from `names`.
-    init(names: EntityNames) {
-        self.names = names
-    }
-
-    /// The record's bytes, borrowed from the engine until the scan moves on.
-    var bytes: UnsafeRawBufferPointer { fields.bytes }
-
-    /// The record key.
-    var key: Int64 { fields.key }
-
-    /// Moves to the record `bytes` hold, parsing only its header; returns the index of its
-    /// entity in ``EntityNames`` (`nil` when the schema lacks it). The bytes must stay valid
-    /// until the next `reset`.
-    func reset(_ bytes: UnsafeRawBufferPointer) throws -> Int? {
-        decoded = nil
-        return try fields.loadHeader(bytes, names: names)
-    }
-
-    /// The value of the attribute at `ordinal`, decoded from the bytes alone.
-    func attribute(_ ordinal: Int) throws -> Value {
-        try fields.attribute(ordinal)
-    }
-
-    /// The attribute at `ordinal` when it is stored as an integer or a double, without making
-    /// a ``Value`` (see ``RecordFields/number(_:)``).
-    @inline(__always)
-    func number(_ ordinal: Int) throws -> StoredNumber {
-        try fields.number(ordinal)
-    }
-
-    /// The whole record.
-    func record() throws -> Record {
-        if let decoded { return decoded }
-        let record = try fields.record(names: names)
-        decoded = record
-        return record
     }
 }
