@@ -1,9 +1,10 @@
 import CoreStoreStorage
 import HashTreeCollections
 
-/// Reads one ``InMemoryState``: filters with the reference evaluator, sorts with the reference
-/// sorter and aggregates with the reference aggregate evaluator, so its answers define the
-/// expected results for every other backend.
+/// Reads one ``InMemoryState``: filters with the reference evaluator's semantics (through a
+/// predicate prepared per entity, `FieldPredicate`, which answers what the evaluator answers),
+/// sorts with the reference sorter and aggregates with the reference aggregate evaluator, so its
+/// answers define the expected results for every other backend.
 ///
 /// Scans read the records in key order from ``KeyOrderedChunks`` (the order unsorted results
 /// and ties are returned in). Three shortcuts leave every answer as it would be without them:
