@@ -201,7 +201,7 @@ struct NumericOrder {
         op = comparison.op
     }
 
-    /// The result for a number read straight from the record's bytes: the same as for the
+    /// The result for a number read as stored (``PredicateFields/number(_:)``): the same as for the
     /// ``Value`` it stands for; `nil` when the evaluator must decide.
     @inlinable @inline(__always)
     func evaluate(_ number: StoredNumber) -> Bool? {
