@@ -111,8 +111,11 @@ struct InMemoryReader: StorageReader {
         let keyOrder = state.indexes.keyOrder
         for entity in entities {
             let prepared = FieldPredicate(predicate, entity: entity, schema: state.schema)
+            func satisfies(_ record: UnsafePointer<Record>) throws -> Bool {
+                try prepared.evaluate(DecodedRecordFields(pointer: record), evaluator)
+            }
             func satisfies(_ record: Record) throws -> Bool {
-                try withUnsafePointer(to: record) { try prepared.evaluate(DecodedRecordFields(pointer: $0), evaluator) }
+                try withUnsafePointer(to: record, satisfies)
             }
             if let bindings,
                let candidates = state.indexes.candidates(bindings, entity: entity),
@@ -131,7 +134,7 @@ struct InMemoryReader: StorageReader {
                 for chunk in keyOrder.orderedChunks(of: entity) {
                     let proceed = try chunk.withUnsafeBufferPointer { records in
                         let base = records.baseAddress.unsafelyUnwrapped
-                        for i in records.indices where try prepared.evaluate(DecodedRecordFields(pointer: base + i), evaluator) {
+                        for i in records.indices where try satisfies(base + i) {
                             if !sink.take(records[i]) { return false }
                         }
                         return true

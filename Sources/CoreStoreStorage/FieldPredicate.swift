@@ -1,5 +1,3 @@
-import Foundation
-
 /// A ``RecordPredicate`` prepared for the records of one concrete entity, so that a scan tests
 /// single attributes (``PredicateFields``) — read straight from a record's bytes by the
 /// key-value tier, from decoded records by the in-memory store — instead of walking the
