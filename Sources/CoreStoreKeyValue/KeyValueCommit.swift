@@ -23,21 +23,23 @@ struct KeyValueCommit {
 
     /// Writes merged changes.
     func write(_ changes: MergedChanges) throws {
-        // Every record key, record and new entry is built in these two buffers and lent to the
+        // Every record key, record and new entry is built in these buffers and lent to the
         // engine (``KeyValueWriter/put(keyBytes:valueBytes:)``): no arrays per write.
+        var recordKey = RecordKeyBuffer(layout: layout)
         var keyBuffer: [UInt8] = [], valueBuffer: [UInt8] = []
         keyBuffer.reserveCapacity(64)
         // Entries to remove, and the changed entries of updated records with what they index.
         var staleEntries: [[UInt8]] = []
         var changedEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
         for old in changes.deletes {
-            try writer.delete(layout.recordKey(entity: old.id.entity, key: old.id.key))
+            recordKey.set(entity: old.id.entity, key: old.id.key)
+            try writer.delete(recordKey.bytes)
             for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.append(plan.entry(of: old)) }
         }
         for update in changes.updates {
             let record = update.new
-            layout.recordKey(entity: record.id.entity, key: record.id.key, into: &keyBuffer)
-            try putRecord(record, at: keyBuffer, encodingInto: &valueBuffer)
+            recordKey.set(entity: record.id.entity, key: record.id.key)
+            try putRecord(record, at: recordKey.bytes, encodingInto: &valueBuffer)
             // An entry whose indexed values did not change stays as it is. (A unique entry is
             // kept only when its values are exactly equal: `0.0` → `-0.0` keeps the encoding
             // but must still be checked against the other records.)
@@ -52,11 +54,11 @@ struct KeyValueCommit {
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
         for (i, record) in changes.inserts.enumerated() {
-            layout.recordKey(entity: record.id.entity, key: record.id.key, into: &keyBuffer)
-            if !unchecked[i], try writer.withValue(keyBuffer, { _ in }) {
+            recordKey.set(entity: record.id.entity, key: record.id.key)
+            if !unchecked[i], try writer.withValue(recordKey.bytes, { _ in }) {
                 throw RecordValidator.insertedTwice(record.id)
             }
-            try putRecord(record, at: keyBuffer, encodingInto: &valueBuffer)
+            try putRecord(record, at: recordKey.bytes, encodingInto: &valueBuffer)
         }
         for entry in staleEntries { try writer.delete(entry) }
         for (entry, record, plan) in changedEntries {

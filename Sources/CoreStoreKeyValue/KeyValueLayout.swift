@@ -169,14 +169,6 @@ public struct KeyValueLayout: Sendable {
         return bytes
     }
 
-    /// Replaces the bytes of `buffer` with the key of the record `key` in `entity`'s hierarchy
-    /// (keeping its capacity: a commit builds every key in one buffer).
-    func recordKey(entity: String, key: Int64, into buffer: inout [UInt8]) {
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: recordPrefix(ofHierarchyOf: entity))
-        TupleEncoder.encodeInt(key, into: &buffer)
-    }
-
     /// The record with `id` that `reader` holds, also when `id.entity` is an ancestor of the
     /// record's entity; `nil` when there is none (or it is of another entity). Read in place and
     /// decoded with the schema's entity names.

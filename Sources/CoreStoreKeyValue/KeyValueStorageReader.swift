@@ -241,10 +241,12 @@ struct KeyValueStorageReader: StorageReader {
     /// (which is the sort order of an ordered plan), until `consider` returns `false`.
     private func loadInIndexOrder(_ ranges: [FetchPlan.KeyRange], entity: String, _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws {
         var goOn = true
+        var recordKey = RecordKeyBuffer(layout: layout)
         for range in ranges where goOn {
             try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
                 try IndexEntryChecksum.check(entry: entry, value: value)
-                goOn = try load(KeyValueLayout.recordKey(ofEntry: entry), entity: entity, consider)
+                recordKey.set(entity: entity, key: try KeyValueLayout.recordKey(ofEntry: entry))
+                goOn = try load(recordKey.bytes, consider)
                 return goOn
             }
         }
@@ -268,14 +270,19 @@ struct KeyValueStorageReader: StorageReader {
             }
         }
         keys.sort()
+        var recordKey = RecordKeyBuffer(layout: layout)
         var first = 0
         while first < keys.count {
             // The run of keys each at most `scanGap` beyond the previous one.
             var last = first
             while last + 1 < keys.count, keys[last + 1] <= keys[last] &+ Self.scanGap { last += 1 }
-            let goOn = first == last || keys[first] == keys[last]
-                ? try load(keys[first], entity: entity, consider)
-                : try scan(keys[first...last], entity: entity, consider)
+            let goOn: Bool
+            if first == last || keys[first] == keys[last] {
+                recordKey.set(entity: entity, key: keys[first])
+                goOn = try load(recordKey.bytes, consider)
+            } else {
+                goOn = try scan(keys[first...last], entity: entity, consider)
+            }
             if !goOn { return }
             first = last + 1
         }
@@ -306,11 +313,11 @@ struct KeyValueStorageReader: StorageReader {
         return goOn
     }
 
-    /// Hands the record behind one index entry to `consider`; a missing one is skipped.
-    /// Returns whether to go on.
-    private func load(_ key: Int64, entity: String, _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+    /// Hands the record stored under `recordKey` (behind one index entry) to `consider`; a
+    /// missing one is skipped. Returns whether to go on.
+    private func load(_ recordKey: [UInt8], _ consider: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         var goOn = true
-        _ = try snapshot.withValue(layout.recordKey(entity: entity, key: key)) { goOn = try consider($0) }
+        _ = try snapshot.withValue(recordKey) { goOn = try consider($0) }
         return goOn
     }
 }
