@@ -81,6 +81,12 @@ package protocol SQLDialect: Sendable {
     /// key with a sort step or an index scan (PostgreSQL), while rows mostly come in key order
     /// anyway. `false` for an engine that returns rowid tables in key order at no cost (SQLite).
     var ordersRecordsByKeyInReader: Bool { get }
+    /// Whether a whole-row read of an entity alone in its table still names `_entity`, so that
+    /// the select list is the table's own columns in their stored order: an engine that then
+    /// hands out the stored rows as they are, without building a new row for each (PostgreSQL:
+    /// a `NULL` in the list costs such a row per row read), says `true`. `false` for an engine
+    /// that reads and sends less for a `NULL` (SQLite).
+    var readsWholeRowsAsStored: Bool { get }
 
     // MARK: Aggregates
 

@@ -63,7 +63,8 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
             && request.sortDescriptors.isEmpty && request.limit == nil && request.offset == 0
         let sql: String
         do {
-            let columns = SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: !entity.isAloneInTable)
+            let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
+            let columns = SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: readsEntity)
             sql = try builder.select(columns, request, sorted: !ordersByKeyHere)
         } catch is SQLNeedsEvaluator {
             return FetchResult(records: try fetchByEvaluating(request))

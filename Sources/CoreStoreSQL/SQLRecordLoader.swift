@@ -17,7 +17,8 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
     /// Without `readingEntity` (a read of an entity alone in its table, see
     /// ``SQLSchemaMapping/EntityMapping/isAloneInTable``), `NULL` stands in for `_entity`: the
     /// columns keep their positions, and the engine neither reads nor sends, nor sorts with the
-    /// rows, a name every row shares.
+    /// rows, a name every row shares. (The reader leaves it out only where the dialect does not
+    /// ``SQLDialect/readsWholeRowsAsStored``.)
     package static func columns(of table: SQLSchemaMapping.Table, alias: String, readingEntity: Bool = true) -> String {
         let entity = readingEntity ? "\(alias).\"_entity\"" : "NULL"
         return (["\(alias).\"_key\"", entity] + table.columns.map { "\(alias).\($0.name.sqlIdentifier)" }).joined(separator: ", ")

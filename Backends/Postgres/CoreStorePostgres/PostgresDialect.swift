@@ -181,6 +181,11 @@ struct PostgresDialect: SQLDialect {
     /// against 0.45 ms), and a scan in key order 30% longer than a sequential one; the reader
     /// checks the order in one pass and sorts only rows that updates moved.
     var ordersRecordsByKeyInReader: Bool { true }
+    /// A select list that is exactly the table's columns lets the server return each stored
+    /// row as it is; any other list (a `NULL` for `_entity`) makes it build a new row per row
+    /// read. Measured on 100,000 rows (`EXPLAIN ANALYZE`, server time): a whole-table read
+    /// 9.0 ms → 3.2 ms; a range with a sort and a limit of 100, 17.0 ms → 10.5 ms.
+    var readsWholeRowsAsStored: Bool { true }
 
     // MARK: Aggregates
 

@@ -142,6 +142,8 @@ struct SQLiteDialect: SQLDialect {
     var noLimit: SQLValue { .integer(-1) }
     /// Rowid tables and their indexes hold rows in key order: `ORDER BY "_key"` costs no sort.
     var ordersRecordsByKeyInReader: Bool { false }
+    /// `NULL` for a name every row shares is neither read nor sent.
+    var readsWholeRowsAsStored: Bool { false }
 
     // MARK: Aggregates
 
