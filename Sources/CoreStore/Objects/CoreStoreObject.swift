@@ -61,8 +61,18 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         self.store = rawObject.store.takeUnretainedValue()
         let record = rawObject.record
         self.recordID = record.pointee.id
-        self.attributes = record.pointee.attributes
-        self.relationships = record.pointee.relationships
+        if rawObject.takesRecord {
+            // Moved, not copied: no reference count of the record's buffers changes, here or
+            // when the caller's array goes (in a large fetch, they are out of the cache by now).
+            var attributes: [Value] = [], relationships: [[RecordID]] = []
+            swap(&attributes, &record.pointee.attributes)
+            swap(&relationships, &record.pointee.relationships)
+            self.attributes = attributes
+            self.relationships = relationships
+        } else {
+            self.attributes = record.pointee.attributes
+            self.relationships = record.pointee.relationships
+        }
         self.committedCopy = nil
         self.valuesAreCommitted = rawObject.isCommitted
         self.isDeleted = rawObject.isDeleted
@@ -135,7 +145,11 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         let context: Unmanaged<ObjectContext>
         let entity: Unmanaged<EntityMetadata>
         let store: Unmanaged<AttachedStore>
-        let record: UnsafePointer<Record>
+        /// The record; written only when ``takesRecord``.
+        let record: UnsafeMutablePointer<Record>
+        /// Whether the object takes the record's attributes and relationships, leaving empty
+        /// ones behind (the record came from a fetch's result array, which is dropped next).
+        let takesRecord: Bool
         /// Whether ``record`` is what is stored (`false` for an object inserted by a transaction).
         let isCommitted: Bool
         let isDeleted: Bool

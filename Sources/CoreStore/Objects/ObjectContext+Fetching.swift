@@ -104,7 +104,7 @@ extension ObjectContext {
     func fetchObjects<O: CoreStoreObject>(_ spec: CoreStoreFetchRequest, as resultType: O.Type) throws(CoreStoreError) -> [O] {
         guard let fetch = try resolve(spec) else { return [] }
         let ticket = lock.withLock { beginRead() }
-        let answers: [(AttachedStore, [Record])]
+        var answers: [(AttachedStore, [Record])]
         do {
             answers = try readStores(fetch)
         } catch {
@@ -113,9 +113,9 @@ extension ObjectContext {
         }
         let objects = try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
             defer { endRead(ticket) }
-            if !fetch.combines, let (store, records) = answers.first {
+            if !fetch.combines, let store = answers.first?.0 {
                 // One store answered the whole request: its records, as they are.
-                return registerObjects(records, in: store, readSince: ticket)
+                return registerObjects(&answers[0].1, in: store, readSince: ticket)
             }
             let results = try combine(answers, fetch, spec)
             return registerObjects(results, readSince: ticket)
@@ -131,16 +131,18 @@ extension ObjectContext {
     }
 
     /// The objects for the records one store returned (call with the lock held), made on
-    /// first sight.
-    private func registerObjects(_ records: [Record], in store: AttachedStore, readSince ticket: ReadTicket) -> [CoreStoreObject] {
+    /// first sight. A new object takes its record's values out of `records`, which the caller
+    /// drops next.
+    private func registerObjects(_ records: inout [Record], in store: AttachedStore, readSince ticket: ReadTicket) -> [CoreStoreObject] {
         reserveRegistrations(records.count)
         var objects: [CoreStoreObject] = []
         objects.reserveCapacity(records.count)
-        // In place: no record is copied out of the array.
-        records.withUnsafeBufferPointer { buffer in
+        // In place: no record is copied out of the array, and none is retained on its way into
+        // a new object (see ``CoreStoreObject/RawObject/takesRecord``).
+        records.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for i in buffer.indices {
-                if let object = object(forRecordAt: base + i, in: store, readSince: ticket) { objects.append(object) }
+                if let object = object(forRecordAt: base + i, in: store, readSince: ticket, takingRecord: true) { objects.append(object) }
             }
         }
         finishRegistrations()

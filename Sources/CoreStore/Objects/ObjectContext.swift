@@ -126,13 +126,16 @@ final class ObjectContext: @unchecked Sendable {
     /// (call with the lock held). `nil` when a commit merged since deleted the record, or this
     /// transaction deleted it as a record.
     func object(for record: Record, in store: AttachedStore, readSince ticket: ReadTicket) -> CoreStoreObject? {
-        withUnsafePointer(to: record) { object(forRecordAt: $0, in: store, readSince: ticket) }
+        withUnsafePointer(to: record) { object(forRecordAt: UnsafeMutablePointer(mutating: $0), in: store, readSince: ticket, takingRecord: false) }
     }
 
     /// ``object(for:in:readSince:)`` for a record read in place (a fetch's result array): the
-    /// record is neither copied nor retained on its way into the object's initializer, and the
-    /// lookups use the store and record key alone, not an ``ObjectID`` (which copies the name).
-    func object(forRecordAt record: UnsafePointer<Record>, in store: AttachedStore, readSince ticket: ReadTicket) -> CoreStoreObject? {
+    /// record is not copied on its way into the object's initializer, and the lookups use the
+    /// store and record key alone, not an ``ObjectID`` (which copies the name).
+    ///
+    /// With `takingRecord`, a new object takes the record's values, leaving empty ones behind
+    /// (see ``CoreStoreObject/RawObject``): the caller's array then releases nothing of them.
+    func object(forRecordAt record: UnsafeMutablePointer<Record>, in store: AttachedStore, readSince ticket: ReadTicket, takingRecord: Bool) -> CoreStoreObject? {
         let storeID = store.id, key = record.pointee.id.key
         if let existing = registeredObjects[storeID: storeID, key: key] { return existing }
         if !recordDeletes.isEmpty && recordDeletes.contains(storeID: storeID, key: key) { return nil }
@@ -140,31 +143,34 @@ final class ObjectContext: @unchecked Sendable {
             guard let merged else { return nil }
             return makeObject(for: merged, in: store)
         }
-        return makeObject(forRecordAt: record, in: store)
+        return makeObject(forRecordAt: record, in: store, takingRecord: takingRecord)
     }
 
     /// Makes and registers the committed object of `record` of `store`.
     func makeObject(for record: Record, in store: AttachedStore) -> CoreStoreObject? {
-        withUnsafePointer(to: record) { makeObject(forRecordAt: $0, in: store) }
+        withUnsafePointer(to: record) { makeObject(forRecordAt: UnsafeMutablePointer(mutating: $0), in: store, takingRecord: false) }
     }
 
-    private func makeObject(forRecordAt record: UnsafePointer<Record>, in store: AttachedStore) -> CoreStoreObject? {
+    private func makeObject(forRecordAt record: UnsafeMutablePointer<Record>, in store: AttachedStore, takingRecord: Bool) -> CoreStoreObject? {
         guard let entity = entity(named: record.pointee.id.entity) else { return nil }
-        let object = makeInstance(of: entity, in: store, recordAt: record, isCommitted: true, isDeleted: false)
-        if !isFinished { registeredObjects.insert(object, storeID: store.id, key: record.pointee.id.key) }
+        let key = record.pointee.id.key
+        let object = makeInstance(of: entity, in: store, recordAt: record, takingRecord: takingRecord, isCommitted: true, isDeleted: false)
+        if !isFinished { registeredObjects.insert(object, storeID: store.id, key: key) }
         return object
     }
 
     /// A new instance of `entity`'s class in `store` holding `record`: the one place objects are
     /// made (the handle it passes borrows everything for the initializer's call).
     func makeInstance(of entity: EntityMetadata, in store: AttachedStore, record: Record, isCommitted: Bool, isDeleted: Bool = false) -> CoreStoreObject {
-        withUnsafePointer(to: record) { makeInstance(of: entity, in: store, recordAt: $0, isCommitted: isCommitted, isDeleted: isDeleted) }
+        withUnsafePointer(to: record) {
+            makeInstance(of: entity, in: store, recordAt: UnsafeMutablePointer(mutating: $0), takingRecord: false, isCommitted: isCommitted, isDeleted: isDeleted)
+        }
     }
 
-    private func makeInstance(of entity: EntityMetadata, in store: AttachedStore, recordAt record: UnsafePointer<Record>, isCommitted: Bool, isDeleted: Bool) -> CoreStoreObject {
+    private func makeInstance(of entity: EntityMetadata, in store: AttachedStore, recordAt record: UnsafeMutablePointer<Record>, takingRecord: Bool, isCommitted: Bool, isDeleted: Bool) -> CoreStoreObject {
         entity.type.init(rawObject: CoreStoreObject.RawObject(
             context: .passUnretained(self), entity: .passUnretained(entity), store: .passUnretained(store),
-            record: record, isCommitted: isCommitted, isDeleted: isDeleted
+            record: record, takesRecord: takingRecord, isCommitted: isCommitted, isDeleted: isDeleted
         ))
     }
 
