@@ -53,23 +53,30 @@ struct KeyValueCommit {
             }
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
-        for (i, record) in changes.inserts.enumerated() {
-            recordKey.set(entity: record.id.entity, key: record.id.key)
-            if !unchecked[i], try writer.withValue(recordKey.bytes, { _ in }) {
-                throw RecordValidator.insertedTwice(record.id)
+        // Inserts are read in place, through a buffer pointer: iterating the array would copy
+        // (retain and release) each record's buffers, which after a large transaction are out
+        // of the cache.
+        try changes.inserts.withUnsafeBufferPointer { inserts in
+            for i in inserts.indices {
+                recordKey.set(entity: inserts[i].id.entity, key: inserts[i].id.key)
+                if !unchecked[i], try writer.withValue(recordKey.bytes, { _ in }) {
+                    throw RecordValidator.insertedTwice(inserts[i].id)
+                }
+                try putRecord(inserts[i], at: recordKey.bytes, encodingInto: &valueBuffer)
             }
-            try putRecord(record, at: recordKey.bytes, encodingInto: &valueBuffer)
         }
         for entry in staleEntries { try writer.delete(entry) }
         for (entry, record, plan) in changedEntries {
             if plan.index.kind == .unique { try checkUnique(record, plan.index) }
             try putEntry(entry)
         }
-        for record in changes.inserts {
-            for plan in layout.entryPlans(maintainedBy: record.id.entity) {
-                if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-                plan.entry(of: record, into: &keyBuffer)
-                try putEntry(keyBuffer)
+        try changes.inserts.withUnsafeBufferPointer { inserts in
+            for i in inserts.indices {
+                for plan in layout.entryPlans(maintainedBy: inserts[i].id.entity) {
+                    if plan.index.kind == .unique { try checkUnique(inserts[i], plan.index) }
+                    plan.entry(of: inserts[i], into: &keyBuffer)
+                    try putEntry(keyBuffer)
+                }
             }
         }
     }
@@ -113,23 +120,29 @@ struct KeyValueCommit {
             /// Whether every key so far was above the one before.
             var ascending = true
             /// How many inserts the run has.
-            var count = 1
+            var count: Int
         }
         var runs: [Run] = []
         var runOfInsert: [Int] = []
         runOfInsert.reserveCapacity(inserts.count)
-        for record in inserts {
-            let prefix = layout.recordPrefix(ofHierarchyOf: record.id.entity)
-            let key = record.id.key
-            if let r = runs.firstIndex(where: { $0.prefix == prefix }) {
-                if key <= runs[r].last { runs[r].ascending = false }
-                runs[r].last = key
-                runs[r].count += 1
-                runOfInsert.append(r)
-            } else {
-                runs.append(Run(prefix: prefix, first: key, last: key))
-                runOfInsert.append(runs.count - 1)
+        // The run of the previous insert's entity answers again without a prefix lookup.
+        var lastEntity: String?, r = 0
+        for i in inserts.indices {
+            let key = inserts[i].id.key
+            if inserts[i].id.entity != lastEntity {
+                lastEntity = inserts[i].id.entity
+                let prefix = layout.recordPrefix(ofHierarchyOf: inserts[i].id.entity)
+                if let known = runs.firstIndex(where: { $0.prefix == prefix }) {
+                    r = known
+                } else {
+                    runs.append(Run(prefix: prefix, first: key, last: key, count: 0))
+                    r = runs.count - 1
+                }
             }
+            if runs[r].count > 0 && key <= runs[r].last { runs[r].ascending = false }
+            runs[r].last = key
+            runs[r].count += 1
+            runOfInsert.append(r)
         }
         var free = [Bool](repeating: false, count: runs.count)
         for (r, run) in runs.enumerated() where run.ascending && run.count >= Self.fewestInsertsCheckedByScan {

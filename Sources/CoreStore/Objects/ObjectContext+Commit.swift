@@ -130,9 +130,12 @@ extension ObjectContext {
                     rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
                 }
             }
+            // The merged records are read in place (see below).
             if merged.inserts.count == part.insertedStates.count {
-                for (state, record) in zip(part.insertedStates, merged.inserts) where state.recordID.key != record.id.key {
-                    assign(record.id, to: state)
+                merged.inserts.withUnsafeBufferPointer { inserts in
+                    for (i, state) in part.insertedStates.enumerated() where state.recordID.key != inserts[i].id.key {
+                        assign(inserts[i].id, to: state)
+                    }
                 }
             } else {
                 // A store that returned no merged records (short of the contract): the map.
@@ -153,7 +156,11 @@ extension ObjectContext {
             } else {
                 baseSequences[storeID] = nil
             }
-            for (state, record) in zip(part.insertedStates, merged.inserts) { state.adopt(record) }
+            // In place: iterating the records would retain and release each one's buffers, out
+            // of the cache after a large commit, for objects that mostly hold them already.
+            merged.inserts.withUnsafeBufferPointer { inserts in
+                for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(inserts[i]) }
+            }
             var next = 0
             for update in merged.updates {
                 while next < part.updatedStates.count, part.updatedStates[next].recordID.key != update.new.id.key { next += 1 }

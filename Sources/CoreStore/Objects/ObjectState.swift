@@ -63,13 +63,21 @@ extension CoreStoreObject {
         }
     }
 
+    /// Whether two arrays are one buffer (then they are equal); reads no element.
+    private static func sharesStorage<Element>(_ a: [Element], _ b: [Element]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress } }
+    }
+
     /// Takes the values of a committed record (call with the context's lock held).
     func adopt(_ record: Record) {
         // The record replaces the committed version as well as the values, so the values are
         // not first kept as the committed copy (``updateValues(_:)``), only to drop it again.
         valuesLock.withLock {
-            attributes = record.attributes
-            relationships = record.relationships
+            // Mostly the very arrays the object already holds (an insert's attributes go to the
+            // store and come back as they were): then nothing is reassigned, which would retain
+            // and release buffers that, after a large commit, are out of the cache.
+            if !Self.sharesStorage(attributes, record.attributes) { attributes = record.attributes }
+            if !Self.sharesStorage(relationships, record.relationships) { relationships = record.relationships }
             if record.id == recordID {
                 committedCopy = nil
                 valuesAreCommitted = true
