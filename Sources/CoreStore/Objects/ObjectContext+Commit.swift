@@ -159,7 +159,8 @@ extension ObjectContext {
             // In place: iterating the records would retain and release each one's buffers, out
             // of the cache after a large commit, for objects that mostly hold them already.
             merged.inserts.withUnsafeBufferPointer { inserts in
-                for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(inserts[i]) }
+                guard let base = inserts.baseAddress else { return }
+                for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(recordAt: base + i) }
             }
             var next = 0
             for update in merged.updates {

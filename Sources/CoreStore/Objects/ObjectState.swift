@@ -70,19 +70,25 @@ extension CoreStoreObject {
 
     /// Takes the values of a committed record (call with the context's lock held).
     func adopt(_ record: Record) {
+        withUnsafePointer(to: record) { adopt(recordAt: $0) }
+    }
+
+    /// ``adopt(_:)`` for a record read in place (a commit's merged inserts): passing an element
+    /// of a buffer by value would copy it (retaining its arrays) for the call.
+    func adopt(recordAt record: UnsafePointer<Record>) {
         // The record replaces the committed version as well as the values, so the values are
         // not first kept as the committed copy (``updateValues(_:)``), only to drop it again.
         valuesLock.withLock {
             // Mostly the very arrays the object already holds (an insert's attributes go to the
             // store and come back as they were): then nothing is reassigned, which would retain
             // and release buffers that, after a large commit, are out of the cache.
-            if !Self.sharesStorage(attributes, record.attributes) { attributes = record.attributes }
-            if !Self.sharesStorage(relationships, record.relationships) { relationships = record.relationships }
-            if record.id == recordID {
+            if !Self.sharesStorage(attributes, record.pointee.attributes) { attributes = record.pointee.attributes }
+            if !Self.sharesStorage(relationships, record.pointee.relationships) { relationships = record.pointee.relationships }
+            if record.pointee.id == recordID {
                 committedCopy = nil
                 valuesAreCommitted = true
             } else {
-                committedCopy = record
+                committedCopy = record.pointee
                 valuesAreCommitted = false
             }
         }
