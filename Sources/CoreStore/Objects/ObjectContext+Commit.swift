@@ -130,7 +130,8 @@ extension ObjectContext {
                     rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
                 }
             }
-            // The merged records are read in place (see below).
+            // The merged inserts are read in place, not copied one by one (as for the adoption
+            // below).
             if merged.inserts.count == part.insertedStates.count {
                 merged.inserts.withUnsafeBufferPointer { inserts in
                     for (i, state) in part.insertedStates.enumerated() where state.recordID.key != inserts[i].id.key {
