@@ -51,4 +51,36 @@ struct InsertKeyCheckTests {
         }
         #expect(try people(storage) == [KV.person(keys.last!, "stored \(keys.last!)")])
     }
+
+    /// Inserts of two hierarchies taking turns (people; pets and dogs, which share the pets'
+    /// key range): the runs are told apart by hierarchy, not by entity, and a taken key in
+    /// either is refused.
+    @Test("Interleaved entities keep one run per hierarchy", arguments: [false, true])
+    func interleavedHierarchies(petsAscend: Bool) throws {
+        // Pets and dogs each ascend; together they ascend only when `petsAscend`.
+        let count = Int64(KeyValueCommit.fewestInsertsCheckedByScan) * 2
+        var inserts: [Record] = []
+        for i in 0..<count {
+            inserts.append(KV.person(1_000 + i, "person \(i)"))
+            inserts.append(i.isMultiple(of: 2)
+                ? KV.pet(petsAscend ? 2_000 + 2 * i : 2_000 + i, "pet \(i)")
+                : KV.dog(petsAscend ? 2_000 + 2 * i : 1_500 + i, "dog \(i)"))
+        }
+        // The taken key: the last pet-hierarchy insert's when the run ascends (a scan from the
+        // first key finds it), the lowest dog's otherwise (only a lookup finds it).
+        let taken = petsAscend ? inserts.last!.id : inserts[3].id
+        let storage = try KV.openStore()
+        _ = try storage.write(ChangeSet(inserts: [KV.pet(taken.key, "stored")]))
+        #expect(throws: StorageError.self) { try storage.write(ChangeSet(inserts: inserts)) }
+        #expect(try people(storage).isEmpty)
+
+        // Without the taken key, every insert is written.
+        let free = inserts.filter { $0.id.key != taken.key }
+        let clean = try KV.openStore()
+        _ = try clean.write(ChangeSet(inserts: free))
+        #expect(try people(clean).count == Int(count))
+        let request = FetchRequest(entity: "Pet")
+        let pets = try clean.read { try $0.fetch(request).completed(for: request, schema: KV.schema) }
+        #expect(pets.map(\.id.key).sorted() == free.filter { $0.id.entity != "Person" }.map(\.id.key).sorted())
+    }
 }
