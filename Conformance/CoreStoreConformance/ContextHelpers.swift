@@ -96,6 +96,32 @@ extension ConformanceContext {
             let count = try store.read { try $0.count(request) }
             try expectEqual(count, expected.count, "count(_:)")
         }
+        try expectHonouredHint(store, request, expected)
+    }
+
+    /// Fails unless a fetch told that every other expected record is known
+    /// (``FetchRequest/knownRecords``) returns the same records in the same order, each known
+    /// one whole or by identifier alone (its concrete entity and key, no values), and only
+    /// when the backend left no stage pending; every other record whole.
+    func expectHonouredHint(_ store: any StorageInterface, _ request: FetchRequest, _ expected: [Record]) throws {
+        var known = KnownRecordKeys()
+        for (i, record) in expected.enumerated() where i % 2 == 0 { known.insert(record.id.key) }
+        var hinted = request
+        hinted.knownRecords = known
+        let result = try store.read { try $0.fetch(hinted) }
+        let records = try result.completed(for: hinted, schema: Fixtures.schema)
+        try expect(records.map(\.id) == expected.map(\.id),
+                   "a fetch with known records returned \(records.map(\.id.description)), the reference returns \(expected.map(\.id.description))")
+        for (actual, wanted) in zip(records, expected) {
+            let identifierOnly = actual.attributes.isEmpty && actual.relationships.isEmpty
+                && !(wanted.attributes.isEmpty && wanted.relationships.isEmpty)
+            if identifierOnly {
+                try expect(known.contains(wanted.id.key), "\(wanted.id) came back without values, but the request did not say it was known")
+                try expect(result.pending.isEmpty, "\(wanted.id) came back without values from a fetch that left stages \(result.pending.rawValue) pending")
+            } else {
+                try expectSameRecord(actual, wanted)
+            }
+        }
     }
 
     /// Identifiers by entity, then key: the order two identifier lists are compared in when

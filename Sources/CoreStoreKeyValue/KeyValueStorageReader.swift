@@ -75,8 +75,14 @@ struct KeyValueStorageReader: StorageReader {
         if request.sortDescriptors.isEmpty || plan.isOrdered {
             // Matches come in the requested order: decode them as they come and stop early.
             if window != 0 {
-                try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, _ in
-                    records.append(try candidate.record())
+                let known = request.knownRecords, skipsKnown = !known.isEmpty, names = layout.entityNames.names
+                try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, entity in
+                    if skipsKnown && known.contains(candidate.key) {
+                        // The asker holds this record's values: its identifier is enough.
+                        records.append(Record(id: RecordID(entity: names[entity], key: candidate.key), attributes: [], relationships: []))
+                    } else {
+                        records.append(try candidate.record())
+                    }
                     if let window, records.count >= window { return false }
                     return true
                 }

@@ -13,11 +13,17 @@ public struct FetchRequest: Sendable, Hashable {
     public var limit: Int?
     /// Skip this many records first.
     public var offset: Int
+    /// Keys of records whose values the asker already holds (empty by default). A backend
+    /// that leaves no stage pending (``FetchResult/pending`` empty) may answer such a record
+    /// with its identifier alone: its concrete entity and key, with no attribute and no
+    /// relationship values. Reading the hint is optional; every other record comes back whole.
+    public var knownRecords: KnownRecordKeys
 
     /// Creates a request.
     public init(
         entity: String, includesSubentities: Bool = true, predicate: RecordPredicate? = nil,
-        sortDescriptors: [RecordSortDescriptor] = [], limit: Int? = nil, offset: Int = 0
+        sortDescriptors: [RecordSortDescriptor] = [], limit: Int? = nil, offset: Int = 0,
+        knownRecords: KnownRecordKeys = KnownRecordKeys()
     ) {
         self.entity = entity
         self.includesSubentities = includesSubentities
@@ -25,6 +31,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.sortDescriptors = sortDescriptors
         self.limit = limit
         self.offset = offset
+        self.knownRecords = knownRecords
     }
 
     /// The parts of a request a backend may leave to the core.

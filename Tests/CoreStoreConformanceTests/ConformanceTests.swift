@@ -77,6 +77,7 @@ struct ConformanceSuiteTests {
 
     @Test(arguments: [
         (Fault.reversedSorts, "sorting"), (.droppedLastInsert, "crud"), (.ignoredPredicates, "predicates"), (.nonAtomicWrites, "atomicity"),
+        (.valuesOmittedForUnknownRecords, "crud"),
     ])
     func aBrokenBackendFailsInTheNamedGroup(_ fault: Fault, _ group: String) {
         let report = ConformanceSuite.run(with: BrokenFactory(fault: fault))

@@ -14,6 +14,8 @@ enum Fault: String, Sendable, CaseIterable {
     case ignoredPredicates
     /// A failing write leaves its inserts behind.
     case nonAtomicWrites
+    /// A fetch told of known records answers every record by identifier alone, known or not.
+    case valuesOmittedForUnknownRecords
 }
 
 /// A deliberately broken backend: an `InMemoryStore` with one ``Fault``.
@@ -63,6 +65,9 @@ struct BrokenReader: StorageReader {
         if fault == .ignoredPredicates { request.predicate = nil }
         var result = try base.fetch(request)
         if fault == .reversedSorts && !request.sortDescriptors.isEmpty && result.pending.isEmpty { result.records.reverse() }
+        if fault == .valuesOmittedForUnknownRecords && !request.knownRecords.isEmpty {
+            result.records = result.records.map { Record(id: $0.id, attributes: [], relationships: []) }
+        }
         return result
     }
 }

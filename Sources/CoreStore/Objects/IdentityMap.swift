@@ -1,9 +1,13 @@
+import CoreStoreStorage
+
 /// A context's objects by identifier: at most one object per stored record.
 ///
 /// An open-addressing table (linear probing, at most half full) keyed by the store and the
 /// record key: a lookup is a few instructions instead of a `Hasher` run, which mattered at one
 /// or two lookups per fetched row. It holds its objects
-/// strongly; ``removeUnreferenced(keepingRoomFor:)`` drops those nobody else holds.
+/// strongly; ``removeUnreferenced(keepingRoomFor:)`` drops those nobody else holds. Beside the
+/// table it keeps each store's keys as a ``KnownRecordKeys``, which a fetch hands to its
+/// backend as a snapshot (``knownKeys(of:)``) so that held records are not decoded again.
 struct IdentityMap {
     private struct Slot {
         var storeID: UInt64 = 0
@@ -15,6 +19,8 @@ struct IdentityMap {
     private var mask: Int
     /// The number of objects held.
     private(set) var count = 0
+    /// The keys held, per store (a context reads one or a few stores: searched in order).
+    private var known: [(storeID: UInt64, keys: KnownRecordKeys)] = []
 
     /// An empty map. Its table is allocated by the first insert, so that a context or a
     /// transaction that never holds an object costs no allocation.
@@ -47,6 +53,23 @@ struct IdentityMap {
         let k = UInt64(bitPattern: key)
         let block = ((k >> 5) &+ storeID &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: (block >> 32) << 5 | (k & 31)) & mask
+    }
+
+    /// The keys of store `storeID` held now, as a snapshot for a reader on another thread;
+    /// `nil` when the map holds none of the store's objects.
+    func knownKeys(of storeID: UInt64) -> KnownRecordKeys? {
+        known.first { $0.storeID == storeID }?.keys
+    }
+
+    /// Adds or removes `key` in store `storeID`'s known keys.
+    private mutating func noteKnown(_ key: Int64, of storeID: UInt64, isHeld: Bool) {
+        var i = 0
+        while i < known.count && known[i].storeID != storeID { i += 1 }
+        if i == known.count {
+            guard isHeld else { return }
+            known.append((storeID, KnownRecordKeys()))
+        }
+        if isHeld { known[i].keys.insert(key) } else { known[i].keys.remove(key) }
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
@@ -96,7 +119,10 @@ struct IdentityMap {
             slots[i] = Slot(storeID: storeID, key: key, object: object)
             return isNew
         }
-        if isNew { count += 1 }
+        if isNew {
+            count += 1
+            noteKnown(key, of: storeID, isHeld: true)
+        }
     }
 
     private mutating func remove(_ id: ObjectID) {
@@ -104,6 +130,7 @@ struct IdentityMap {
         let found = index(of: id)
         guard slots[found].object != nil else { return }
         count -= 1
+        noteKnown(id.recordID.key, of: id.storeID, isHeld: false)
         let mask = self.mask
         // Through the buffer: one uniqueness check for the whole shift, not one per slot.
         slots.withUnsafeMutableBufferPointer { slots in
@@ -158,6 +185,7 @@ struct IdentityMap {
             if isKnownUniquelyReferenced(&slots[i].object) {
                 slots[i].object = nil
                 count -= 1
+                noteKnown(slots[i].key, of: slots[i].storeID, isHeld: false)
             }
         }
         // Emptied slots break the probe runs: the survivors are placed anew. When every object
@@ -178,6 +206,7 @@ struct IdentityMap {
             rebuilt.slots[i] = Slot(storeID: storeID, key: key, object: object)
             rebuilt.count += 1
         }
+        rebuilt.known = known
         self = rebuilt
     }
 }

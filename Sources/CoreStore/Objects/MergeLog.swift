@@ -25,12 +25,17 @@ struct MergeLog {
 
     mutating func beginRead() -> UInt64 {
         reads[generation, default: 0] += 1
+        readsUnderWay += 1
         return generation
     }
+
+    /// The number of reads begun and not yet ended.
+    private(set) var readsUnderWay = 0
 
     mutating func endRead(_ began: UInt64) {
         guard let count = reads[began] else { return }
         reads[began] = count > 1 ? count - 1 : nil
+        readsUnderWay -= 1
         guard !latest.isEmpty else { return }
         guard let oldest = reads.keys.min() else {
             latest.removeAll()

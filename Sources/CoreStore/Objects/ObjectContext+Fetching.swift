@@ -44,6 +44,21 @@ extension ObjectContext {
         return answers
     }
 
+    /// Asks the one store of a fetch that is not combined, telling it which records' objects
+    /// the context holds (``FetchRequest/knownRecords``): the store may answer those by
+    /// identifier alone. `nil` when the backend left stages to the core, whose filter and sort
+    /// would need the values (the contract forbids omitting them then; the fetch is read again
+    /// without the hint).
+    private func readStore(_ fetch: ResolvedFetch, _ store: AttachedStore, knownRecords: KnownRecordKeys) throws(CoreStoreError) -> [Record]? {
+        var request = fetch.storeRequest
+        request.knownRecords = knownRecords
+        return try gateway.read(store) { reader -> [Record]? in
+            let result = try reader.fetch(request)
+            guard result.pending.isEmpty else { return nil }
+            return result.records
+        }
+    }
+
     /// Combines the stores' answers with the transaction's pending changes, in the requested
     /// order and window (call with the lock held).
     private func combine(_ answers: [(AttachedStore, [Record])], _ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [(AttachedStore, Record)] {
@@ -103,22 +118,11 @@ extension ObjectContext {
     /// reaches the new objects through the merge log, so none starts older than a merge.
     func fetchObjects<O: CoreStoreObject>(_ spec: CoreStoreFetchRequest, as resultType: O.Type) throws(CoreStoreError) -> [O] {
         guard let fetch = try resolve(spec) else { return [] }
-        let ticket = lock.withLock { beginRead() }
-        var answers: [(AttachedStore, [Record])]
-        do {
-            answers = try readStores(fetch)
-        } catch {
-            lock.withLock { endRead(ticket) }
-            throw error
-        }
-        let objects = try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
-            defer { endRead(ticket) }
-            if !fetch.combines, let store = answers.first?.0 {
-                // One store answered the whole request: its records, as they are.
-                return registerObjects(&answers[0].1, in: store, readSince: ticket)
-            }
-            let results = try combine(answers, fetch, spec)
-            return registerObjects(results, readSince: ticket)
+        let objects: [CoreStoreObject]
+        if !fetch.combines, fetch.stores.count == 1, let hinted = try fetchSkippingKnown(fetch, from: fetch.stores[0]) {
+            objects = hinted
+        } else {
+            objects = try fetchReadingAll(fetch, spec)
         }
         // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass; an
         // array of class references has the same representation whatever the element class.
@@ -130,23 +134,80 @@ extension ObjectContext {
         return objects.compactMap { $0 as? O }
     }
 
+    /// A single store's fetch that tells the store which records' objects the context holds,
+    /// so that it need not decode their values again (a repeated fetch, a fetch of objects a
+    /// list already shows). `nil` when the answer cannot be used: the backend left stages to
+    /// the core, or an object the hint promised was gone at registration (which the sweep
+    /// rules out while reads are under way, see ``finishRegistrations()``).
+    private func fetchSkippingKnown(_ fetch: ResolvedFetch, from store: AttachedStore) throws(CoreStoreError) -> [CoreStoreObject]? {
+        let (ticket, known) = lock.withLock { (beginRead(), knownRecordKeys(of: store)) }
+        guard let known, !known.isEmpty else {
+            lock.withLock { endRead(ticket) }
+            return nil
+        }
+        var records: [Record]?
+        do {
+            records = try readStore(fetch, store, knownRecords: known)
+        } catch {
+            lock.withLock { endRead(ticket) }
+            throw error
+        }
+        return lock.withLock { () -> [CoreStoreObject]? in
+            defer { endRead(ticket) }
+            guard var records else { return nil }
+            let registered = registerObjects(&records, in: store, readSince: ticket, valuesMayBeOmitted: true)
+            return registered.isComplete ? registered.objects : nil
+        }
+    }
+
+    /// A fetch whose stores return every record whole, combined with pending changes and
+    /// across stores when it must be.
+    private func fetchReadingAll(_ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest) throws(CoreStoreError) -> [CoreStoreObject] {
+        let ticket = lock.withLock { beginRead() }
+        var answers: [(AttachedStore, [Record])]
+        do {
+            answers = try readStores(fetch)
+        } catch {
+            lock.withLock { endRead(ticket) }
+            throw error
+        }
+        return try lock.locked { () throws(CoreStoreError) -> [CoreStoreObject] in
+            defer { endRead(ticket) }
+            if !fetch.combines, let store = answers.first?.0 {
+                // One store answered the whole request: its records, as they are.
+                return registerObjects(&answers[0].1, in: store, readSince: ticket, valuesMayBeOmitted: false).objects
+            }
+            let results = try combine(answers, fetch, spec)
+            return registerObjects(results, readSince: ticket)
+        }
+    }
+
     /// The objects for the records one store returned (call with the lock held), made on
     /// first sight. A new object takes its record's values out of `records`, which the caller
-    /// drops next.
-    private func registerObjects(_ records: inout [Record], in store: AttachedStore, readSince ticket: ReadTicket) -> [CoreStoreObject] {
+    /// drops next. With `valuesMayBeOmitted` (a fetch that told the store the keys the context
+    /// holds), a record without values is answered by the object held or merged since the
+    /// read began; when neither exists the result is not complete, and the caller reads again.
+    private func registerObjects(_ records: inout [Record], in store: AttachedStore, readSince ticket: ReadTicket, valuesMayBeOmitted: Bool) -> (objects: [CoreStoreObject], isComplete: Bool) {
         reserveRegistrations(records.count)
         var objects: [CoreStoreObject] = []
         objects.reserveCapacity(records.count)
+        var isComplete = true
         // In place: no record is copied out of the array, and none is retained on its way into
         // a new object (see ``CoreStoreObject/RawObject/takesRecord``).
         records.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for i in buffer.indices {
-                if let object = object(forRecordAt: base + i, in: store, readSince: ticket, takingRecord: true) { objects.append(object) }
+                let record = base + i
+                if valuesMayBeOmitted, record.pointee.attributes.isEmpty, record.pointee.relationships.isEmpty,
+                   needsValues(ofRecordAt: record, in: store, readSince: ticket) {
+                    isComplete = false
+                    return
+                }
+                if let object = object(forRecordAt: record, in: store, readSince: ticket, takingRecord: true) { objects.append(object) }
             }
         }
         finishRegistrations()
-        return objects
+        return (objects, isComplete)
     }
 
     /// The objects for the combined answers of several stores (call with the lock held).

@@ -90,8 +90,11 @@ final class ObjectContext: @unchecked Sendable {
     /// nobody can reach them but through a new fetch, which makes them again. The next sweep
     /// comes when the map has doubled again: amortized O(1) per registration however many
     /// objects stay alive.
+    ///
+    /// No sweep runs while another read is under way: that read may have told its store which
+    /// objects the context holds (``FetchRequest/knownRecords``) and counts on finding them.
     func finishRegistrations() {
-        guard isReadOnly, registeredObjects.count >= sweepThreshold else { return }
+        guard isReadOnly, registeredObjects.count >= sweepThreshold, mergeLog.readsUnderWay <= 1 else { return }
         registeredObjects.removeUnreferenced(keepingRoomFor: 0)
         sweepThreshold = max(1024, registeredObjects.count * 2)
     }
@@ -144,6 +147,23 @@ final class ObjectContext: @unchecked Sendable {
             return makeObject(for: merged, in: store)
         }
         return makeObject(forRecordAt: record, in: store, takingRecord: takingRecord)
+    }
+
+    /// Whether ``object(forRecordAt:in:readSince:takingRecord:)`` would make a new object from
+    /// the record's values: no object is held for it, and no merge since `ticket` replaced or
+    /// deleted it (call with the lock held).
+    func needsValues(ofRecordAt record: UnsafeMutablePointer<Record>, in store: AttachedStore, readSince ticket: ReadTicket) -> Bool {
+        let storeID = store.id, key = record.pointee.id.key
+        if registeredObjects[storeID: storeID, key: key] != nil { return false }
+        if !recordDeletes.isEmpty && recordDeletes.contains(storeID: storeID, key: key) { return false }
+        return mergeLog.version(of: record.pointee.id, in: storeID, since: ticket.generation) == nil
+    }
+
+    /// The keys of the objects the context holds from `store`, as a snapshot for a read on
+    /// another thread (``FetchRequest/knownRecords``); `nil` when it holds none (call with
+    /// the lock held).
+    func knownRecordKeys(of store: AttachedStore) -> KnownRecordKeys? {
+        registeredObjects.knownKeys(of: store.id)
     }
 
     /// Makes and registers the committed object of `record` of `store`.

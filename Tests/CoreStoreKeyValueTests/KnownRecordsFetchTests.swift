@@ -1,0 +1,45 @@
+import Testing
+import CoreStoreStorage
+@testable import CoreStoreKeyValue
+
+/// A fetch told which records the asker holds (``FetchRequest/knownRecords``) answers those by
+/// identifier alone (their values are not decoded) and every other record whole, in the same
+/// order as without the hint, on every kind of plan.
+@Suite("Fetches that skip known records")
+struct KnownRecordsFetchTests {
+    private static let people = (1...60).map { key in
+        KV.person(-Int64(key), "p\(key)", age: Int64(key % 5), email: "p\(key)@x", score: Double(key))
+    }
+
+    @Test("Known records come back by identifier, the others whole", arguments: [
+        FetchRequest(entity: "Person"),
+        FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(2)))),
+        FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(2))), limit: 5, offset: 2),
+        FetchRequest(entity: "Person", sortDescriptors: [RecordSortDescriptor(key: "name", ascending: false)], limit: 7),
+        FetchRequest(entity: "Pet"),
+    ])
+    func knownRecordsByIdentifier(_ request: FetchRequest) throws {
+        let storage = try KV.openStore()
+        let info = try storage.write(ChangeSet(inserts: Self.people + [KV.pet(-100, "rex", tag: 1), KV.dog(-101, "fido", tag: 2, breed: "collie")]))
+        let whole = try storage.read { try $0.fetch(request) }
+        #expect(whole.pending.isEmpty)
+        #expect(!whole.records.isEmpty)
+        var known = KnownRecordKeys()
+        for key in info.permanentIDs.values.map(\.key) where key % 2 == 0 { known.insert(key) }
+        var hinted = request
+        hinted.knownRecords = known
+        let answer = try storage.read { try $0.fetch(hinted) }
+        #expect(answer.pending.isEmpty)
+        #expect(answer.records.map(\.id) == whole.records.map(\.id))
+        for (record, expected) in zip(answer.records, whole.records) {
+            if known.contains(record.id.key) && request.sortDescriptors.isEmpty {
+                #expect(record.attributes.isEmpty && record.relationships.isEmpty, "\(record.id) was decoded")
+            } else if !known.contains(record.id.key) {
+                #expect(record == expected)
+            }
+        }
+        if request.sortDescriptors.isEmpty {
+            #expect(answer.records.contains { known.contains($0.id.key) })
+        }
+    }
+}

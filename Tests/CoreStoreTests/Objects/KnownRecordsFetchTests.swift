@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import CoreStore
+import CoreStoreStorage
+
+/// A fetch tells its store which records' objects the context already holds
+/// (`FetchRequest.knownRecords`), so that a repeated fetch does not decode them again. The
+/// objects it returns must be exactly those a fetch without the hint returns.
+@Suite("Fetches of objects the context holds")
+struct KnownRecordsFetchTests {
+    /// A repeated fetch returns the held objects, with every commit since merged in, and makes
+    /// whole objects for the records it had not made yet or had dropped.
+    @Test(arguments: StoreKind.allCases)
+    func aRepeatedFetchReturnsCurrentObjects(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try insertPeople(stack, (0..<40).map { ("p\($0)", $0) })
+        var firstHalf: [Person]? = try stack.fetchAll(From<Person>().where(\.$age < 20).orderBy(.ascending(\.$age)))
+        #expect(firstHalf?.count == 20)
+        try stack.perform(synchronous: { transaction in
+            for person in try transaction.fetchAll(From<Person>().where(\.$age >= 10 && \.$age < 30)) {
+                person.nickname = "n\(person.age)"
+            }
+        })
+        let all = try stack.fetchAll(From<Person>().orderBy(.ascending(\.$age)))
+        #expect(all.map(\.name) == (0..<40).map { "p\($0)" })
+        #expect(all.map(\.nickname) == (0..<40).map { (10..<30).contains($0) ? "n\($0)" : nil })
+        #expect(zip(all.prefix(20), firstHalf ?? []).allSatisfy { $0 === $1 }, "the held objects were not returned")
+        firstHalf = nil
+        let again = try stack.fetchAll(From<Person>().where(\.$age >= 5 && \.$age < 35))
+        #expect(again.map(\.name) == (5..<35).map { "p\($0)" })
+        #expect(again.map(\.age) == Array(5..<35))
+    }
+
+    /// A backend that answers records by identifier although the context does not hold them
+    /// (or while leaving stages to the core, which the contract forbids) is read again without
+    /// the hint: the objects are still whole.
+    @Test(arguments: [MisreadingStore.Mistake.omitsEveryRecord, .omitsWithPendingStages])
+    func aBackendThatOmitsTooMuchIsReadAgain(_ mistake: MisreadingStore.Mistake) throws {
+        let store = MisreadingStore(mistake: mistake)
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(store)
+        try insertPeople(stack, (0..<10).map { ("p\($0)", $0) })
+        let held = try #require(try stack.fetchOne(From<Person>().where(\.$age == 3)))
+        let all = try stack.fetchAll(From<Person>().orderBy(.ascending(\.$age)))
+        #expect(store.hintedFetches.value > 0, "no fetch told the store of the held object")
+        #expect(all.map(\.name) == (0..<10).map { "p\($0)" })
+        #expect(all.map(\.age) == Array(0..<10))
+        #expect(all[3] === held)
+    }
+}
+
+/// An in-memory store that misreads ``FetchRequest/knownRecords`` in one of two ways.
+final class MisreadingStore: StorageInterface, @unchecked Sendable {
+    enum Mistake: Sendable {
+        /// Every record of a hinted fetch comes back by identifier alone.
+        case omitsEveryRecord
+        /// Known records come back by identifier alone while the filter is left to the core.
+        case omitsWithPendingStages
+    }
+
+    let base = InMemoryStore()
+    let mistake: Mistake
+    /// How many fetches came with a hint.
+    let hintedFetches = Counter()
+
+    init(mistake: Mistake) { self.mistake = mistake }
+
+    var configuration: String? { base.configuration }
+    var capabilities: StorageCapabilities { base.capabilities }
+    var storeDescription: String { "MisreadingStore(\(mistake))" }
+    func open(schema: StoreSchema) throws -> StoredMetadata? { try base.open(schema: schema) }
+    func write(_ changes: ChangeSet) throws -> CommitInfo { try base.write(changes) }
+    func erase() throws { try base.erase() }
+    func close() { base.close() }
+    func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
+        try base.read { try body(Reader(base: $0, store: self)) }
+    }
+
+    struct Reader: StorageReader {
+        let base: any StorageReader
+        let store: MisreadingStore
+        func records(_ ids: [RecordID]) throws -> [Record?] { try base.records(ids) }
+        func count(_ request: FetchRequest) throws -> Int { try base.count(request) }
+        func fetch(_ request: FetchRequest) throws -> FetchResult {
+            var result = try base.fetch(request)
+            let known = request.knownRecords
+            guard !known.isEmpty else { return result }
+            store.hintedFetches.add()
+            switch store.mistake {
+            case .omitsEveryRecord:
+                result.records = result.records.map { Record(id: $0.id, attributes: [], relationships: []) }
+            case .omitsWithPendingStages:
+                result.records = result.records.map { known.contains($0.id.key) ? Record(id: $0.id, attributes: [], relationships: []) : $0 }
+                result.pending.insert(.filter)
+            }
+            return result
+        }
+    }
+
+    /// A count shared by the reads.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        var value: Int { lock.withLock { count } }
+        func add() { lock.withLock { count += 1 } }
+    }
+}
