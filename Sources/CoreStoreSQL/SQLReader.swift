@@ -69,7 +69,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         } catch is SQLNeedsEvaluator {
             return FetchResult(records: try fetchByEvaluating(request))
         }
-        var accumulator = SQLRecordAccumulator(mapping: mapping, reading: entity)
+        var accumulator = SQLRecordAccumulator(mapping: mapping, reading: entity, skipping: request.knownRecords)
         try run(sql, builder) { try accumulator.append($0) }
         var records = try accumulator.finish(with: loader)
         if ordersByKeyHere { Self.orderByKey(&records) }

@@ -20,17 +20,27 @@ package struct SQLRecordAccumulator {
     /// not be read at all: the request's entity has no sub-entities and is alone in its
     /// table (every row the store wrote there names it).
     private let soleEntity: SQLSchemaMapping.EntityMapping?
+    /// Keys whose values the asker holds (``FetchRequest/knownRecords``): their rows become
+    /// records without values, and their to-many relationships are not loaded.
+    private let known: KnownRecordKeys
+    /// Whether ``known`` holds any key.
+    private let skipsKnown: Bool
 
     /// An accumulator for rows of any entity of `mapping`.
     package init(mapping: SQLSchemaMapping) {
         self.mapping = mapping
         self.soleEntity = nil
+        self.known = KnownRecordKeys()
+        self.skipsKnown = false
     }
 
-    /// An accumulator for rows that a read of `entity` returns.
-    package init(mapping: SQLSchemaMapping, reading entity: SQLSchemaMapping.EntityMapping) {
+    /// An accumulator for rows that a read of `entity` returns, answering the rows of `known`
+    /// keys by identifier alone.
+    package init(mapping: SQLSchemaMapping, reading entity: SQLSchemaMapping.EntityMapping, skipping known: KnownRecordKeys = KnownRecordKeys()) {
         self.mapping = mapping
         self.soleEntity = entity.isAloneInTable ? entity : nil
+        self.known = known
+        self.skipsKnown = !known.isEmpty
     }
 
     /// Adds the record of the statement's current row.
@@ -43,6 +53,11 @@ package struct SQLRecordAccumulator {
         } else {
             entity = try mapping.entity(statement.text(1) ?? "")
             lastEntity = entity
+        }
+        let key = statement.int64(0)
+        if skipsKnown && known.contains(key) {
+            records.append(Record(id: RecordID(entity: entity.name, key: key), attributes: [], relationships: []))
+            return
         }
         var attributes: [Value] = []
         attributes.reserveCapacity(entity.attributeTypes.count)
@@ -63,7 +78,7 @@ package struct SQLRecordAccumulator {
                 if relationship.destinationIsPolymorphic { polymorphic[relationship.destinationTable, default: []].insert(key) }
             }
         }
-        records.append(Record(id: RecordID(entity: entity.name, key: statement.int64(0)), attributes: attributes, relationships: relationships))
+        records.append(Record(id: RecordID(entity: entity.name, key: key), attributes: attributes, relationships: relationships))
     }
 
     /// The records, in row order, with the entities of polymorphic to-one destinations and
@@ -76,6 +91,8 @@ package struct SQLRecordAccumulator {
         if !entities.isEmpty {
             for r in records.indices {
                 let entity = try mapping.entity(records[r].id.entity)
+                // A known record, answered without values (see `known`).
+                guard records[r].relationships.count == entity.relationships.count else { continue }
                 for (ordinal, relationship) in entity.relationships.enumerated() where !relationship.isToMany && relationship.destinationIsPolymorphic {
                     records[r].relationships[ordinal] = records[r].relationships[ordinal].map { RecordID(entity: entities[$0.key] ?? $0.entity, key: $0.key) }
                 }

@@ -44,7 +44,8 @@ package struct SQLRecordLoader<Connection: SQLConnection> {
                 entity = try mapping.entity(record.id.entity)
                 lastEntity = entity
             }
-            guard entity.hasToMany else { continue }
+            // A record answered without values (``FetchRequest/knownRecords``) needs none.
+            guard entity.hasToMany, record.relationships.count == entity.relationships.count else { continue }
             for (ordinal, relationship) in entity.relationships.enumerated() where relationship.isToMany {
                 let id: String
                 switch relationship.storage {
