@@ -198,10 +198,17 @@ extension ObjectContext {
             guard let base = buffer.baseAddress else { return }
             for i in buffer.indices {
                 let record = base + i
-                if valuesMayBeOmitted, record.pointee.attributes.isEmpty, record.pointee.relationships.isEmpty,
-                   needsValues(ofRecordAt: record, in: store, readSince: ticket) {
-                    isComplete = false
-                    return
+                if valuesMayBeOmitted {
+                    // Most records of such a fetch are those of objects held: one lookup.
+                    if let held = registeredObject(key: record.pointee.id.key, in: store) {
+                        objects.append(held)
+                        continue
+                    }
+                    if record.pointee.attributes.isEmpty, record.pointee.relationships.isEmpty,
+                       needsValues(ofRecordAt: record, in: store, readSince: ticket) {
+                        isComplete = false
+                        return
+                    }
                 }
                 if let object = object(forRecordAt: record, in: store, readSince: ticket, takingRecord: true) { objects.append(object) }
             }

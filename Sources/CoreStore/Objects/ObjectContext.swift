@@ -149,6 +149,11 @@ final class ObjectContext: @unchecked Sendable {
         return makeObject(forRecordAt: record, in: store, takingRecord: takingRecord)
     }
 
+    /// The object held for record `key` of `store`, if any (call with the lock held).
+    func registeredObject(key: Int64, in store: AttachedStore) -> CoreStoreObject? {
+        registeredObjects[storeID: store.id, key: key]
+    }
+
     /// Whether ``object(forRecordAt:in:readSince:takingRecord:)`` would make a new object from
     /// the record's values: no object is held for it, and no merge since `ticket` replaced or
     /// deleted it (call with the lock held).
