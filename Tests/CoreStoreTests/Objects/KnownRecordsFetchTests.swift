@@ -31,6 +31,35 @@ struct KnownRecordsFetchTests {
         #expect(again.map(\.age) == Array(5..<35))
     }
 
+    /// Readers on several threads fetch overlapping ranges and drop them (so sweeps drop
+    /// objects and later fetches make them again) while a writer adds records: every object is
+    /// whole, whichever snapshot of the held keys its fetch passed down.
+    @Test(arguments: [StoreKind.lmdb, .sqlite])
+    func readersOnManyThreadsGetWholeObjects(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try insertPeople(stack, (0..<3_000).map { ("p\($0)", $0) })
+        let failures = MisreadingStore.Counter()
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<25 {
+                do {
+                    if thread == 3 {
+                        let first = 10_000 + round * 20
+                        try insertPeople(stack, (first..<first + 20).map { ("p\($0)", $0) })
+                        continue
+                    }
+                    let low = round % 5 == 4 ? 10_000 : (thread * 700 + round * 97) % 2_500
+                    let people = try stack.fetchAll(From<Person>().where(\.$age >= low && \.$age < low + 500).orderBy(.ascending(\.$age)))
+                    // The writer's range may still be empty; the others hold 500 people each.
+                    if (low < 10_000 && people.count != 500) || people.contains(where: { $0.name != "p\($0.age)" }) { failures.add() }
+                } catch {
+                    failures.add()
+                }
+            }
+        }
+        #expect(failures.value == 0)
+        #expect(try stack.fetchCount(From<Person>()) == 3_500)
+    }
+
     /// A backend that answers records by identifier although the context does not hold them
     /// (or while leaving stages to the core, which the contract forbids) is read again without
     /// the hint: the objects are still whole.
