@@ -138,13 +138,14 @@ extension ObjectContext {
     /// so that it need not decode their values again (a repeated fetch, a fetch of objects a
     /// list already shows). `nil` when the answer cannot be used: the backend left stages to
     /// the core, or an object the hint promised was gone at registration (which the sweep
-    /// rules out while reads are under way, see ``finishRegistrations()``).
+    /// rules out while reads are under way, see ``finishRegistrations(callerReads:)``).
     private func fetchSkippingKnown(_ fetch: ResolvedFetch, from store: AttachedStore) throws(CoreStoreError) -> [CoreStoreObject]? {
-        let (ticket, known) = lock.withLock { (beginRead(), knownRecordKeys(of: store)) }
-        guard let known, !known.isEmpty else {
-            lock.withLock { endRead(ticket) }
-            return nil
+        let start = lock.withLock { () -> (ReadTicket, KnownRecordKeys)? in
+            guard let known = knownRecordKeys(of: store), !known.isEmpty else { return nil }
+            return (beginRead(), known)
         }
+        guard let start else { return nil }
+        let (ticket, known) = start
         var records: [Record]?
         do {
             records = try readStore(fetch, store, knownRecords: known)
@@ -213,7 +214,7 @@ extension ObjectContext {
                 if let object = object(forRecordAt: record, in: store, readSince: ticket, takingRecord: true) { objects.append(object) }
             }
         }
-        finishRegistrations()
+        finishRegistrations(callerReads: 1)
         return (objects, isComplete)
     }
 
@@ -225,7 +226,7 @@ extension ObjectContext {
         for (store, record) in results {
             if let object = object(for: record, in: store, readSince: ticket) { objects.append(object) }
         }
-        finishRegistrations()
+        finishRegistrations(callerReads: 1)
         return objects
     }
 

@@ -93,8 +93,9 @@ final class ObjectContext: @unchecked Sendable {
     ///
     /// No sweep runs while another read is under way: that read may have told its store which
     /// objects the context holds (``FetchRequest/knownRecords``) and counts on finding them.
-    func finishRegistrations() {
-        guard isReadOnly, registeredObjects.count >= sweepThreshold, mergeLog.readsUnderWay <= 1 else { return }
+    /// `callerReads` is how many of the reads under way are the caller's own (not yet ended).
+    func finishRegistrations(callerReads: Int = 0) {
+        guard isReadOnly, registeredObjects.count >= sweepThreshold, mergeLog.readsUnderWay <= callerReads else { return }
         registeredObjects.removeUnreferenced(keepingRoomFor: 0)
         sweepThreshold = max(1024, registeredObjects.count * 2)
     }
