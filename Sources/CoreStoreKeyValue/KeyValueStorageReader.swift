@@ -89,7 +89,7 @@ struct KeyValueStorageReader: StorageReader {
             }
         } else {
             // Rank on the sort keys alone; with a limit only the best offset + limit are kept.
-            var ranking = RecordRanking(request.sortDescriptors, capacity: window, layout: layout)
+            var ranking = RecordRanking(request.sortDescriptors, capacity: window, layout: layout, known: request.knownRecords)
             try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, entity in
                 try ranking.add(candidate, entity: entity)
                 return true
@@ -333,10 +333,23 @@ struct KeyValueStorageReader: StorageReader {
 ///
 /// With a `capacity` (offset + limit of the fetch) it keeps just the best `capacity` records
 /// (``RankedEntries``, a bounded top-k), so a limited fetch over n matches costs O(n log k) and
-/// k decodes instead of a sort of n decoded records.
+/// k decodes instead of a sort of n decoded records. A record the asker already holds
+/// (``FetchRequest/knownRecords``) is kept as its identifier: no bytes copied, nothing decoded.
 struct RecordRanking {
-    /// The kept records' bytes, copied from the engine, decoded only at the end.
-    private var ranking: RankedEntries<[UInt8]>
+    /// What is kept of a ranked record.
+    private enum Kept {
+        /// Its bytes, copied from the engine, decoded only at the end.
+        case bytes([UInt8])
+        /// Its entity (index in ``KeyValueLayout/entityNames``) and key: the asker holds it.
+        case known(entity: Int, key: Int64)
+    }
+
+    /// The kept records.
+    private var ranking: RankedEntries<Kept>
+    /// The keys whose records are kept as identifiers.
+    private let known: KnownRecordKeys
+    /// Whether ``known`` holds any key.
+    private let skipsKnown: Bool
     /// The layout, for ordinals and entity names.
     private let layout: KeyValueLayout
     /// The sort-key ordinals per entity index; `nil` until the entity's first record.
@@ -348,9 +361,11 @@ struct RecordRanking {
     private var scratch: [Value] = []
 
     /// A ranking by `descriptors` keeping at most `capacity` records (`nil`: all).
-    init(_ descriptors: [RecordSortDescriptor], capacity: Int?, layout: KeyValueLayout) {
+    init(_ descriptors: [RecordSortDescriptor], capacity: Int?, layout: KeyValueLayout, known: KnownRecordKeys = KnownRecordKeys()) {
         self.ranking = RankedEntries(order: RecordOrder(descriptors), capacity: capacity)
         self.layout = layout
+        self.known = known
+        self.skipsKnown = !known.isEmpty
         ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
     }
 
@@ -376,14 +391,23 @@ struct RecordRanking {
         }
         if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
         guard try ranking.collect(&scratch, key: candidate.key, { try candidate.attribute(entityOrdinals[$0]) }) else { return }
-        ranking.add(scratch, key: candidate.key) { Array(candidate.bytes) }
+        let key = candidate.key
+        ranking.add(scratch, key: key) { skipsKnown && known.contains(key) ? .known(entity: entity, key: key) : .bytes(Array(candidate.bytes)) }
     }
 
-    /// The ranked records, decoded, in order; throws the sort-key error if there was one.
+    /// The ranked records, in order (known ones by identifier, the others decoded); throws the
+    /// sort-key error if there was one.
     mutating func records() throws -> [Record] {
         if let error { throw error }
         let names = layout.entityNames
-        return try ranking.payloads().map { bytes in try bytes.withUnsafeBytes { try RecordCodec.decode($0, names: names) } }
+        return try ranking.payloads().map { kept in
+            switch kept {
+            case .bytes(let bytes):
+                return try bytes.withUnsafeBytes { try RecordCodec.decode($0, names: names) }
+            case .known(let entity, let key):
+                return Record(id: RecordID(entity: names.names[entity], key: key), attributes: [], relationships: [])
+            }
+        }
     }
 }
 
