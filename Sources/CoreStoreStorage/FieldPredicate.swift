@@ -122,10 +122,17 @@ package final class FieldPredicate {
     package func evaluate<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
         guard let leaves = numericConjunction else { return try evaluate(nodes.count - 1, candidate, evaluator) }
         var i = 0
+        // A range is two leaves on one attribute: its number is read once.
+        var lastOrdinal = -1
+        var lastNumber = StoredNumber.other
         while i < leaves.count {
             let leaf = leaves[i]
             let result: Bool
-            if let fast = leaf.order.evaluate(try candidate.number(leaf.ordinal)) {
+            if leaf.ordinal != lastOrdinal {
+                lastNumber = try candidate.number(leaf.ordinal)
+                lastOrdinal = leaf.ordinal
+            }
+            if let fast = leaf.order.evaluate(lastNumber) {
                 result = fast
             } else {
                 let value = try candidate.attribute(leaf.ordinal)
