@@ -113,8 +113,7 @@ extension ConformanceContext {
         try expect(records.map(\.id) == expected.map(\.id),
                    "a fetch with known records returned \(records.map(\.id.description)), the reference returns \(expected.map(\.id.description))")
         for (actual, wanted) in zip(records, expected) {
-            let identifierOnly = actual.attributes.isEmpty && actual.relationships.isEmpty
-                && !(wanted.attributes.isEmpty && wanted.relationships.isEmpty)
+            let identifierOnly = actual.holdsNoValues && !wanted.holdsNoValues
             if identifierOnly {
                 try expect(known.contains(wanted.id.key), "\(wanted.id) came back without values, but the request did not say it was known")
                 try expect(result.pending.isEmpty, "\(wanted.id) came back without values from a fetch that left stages \(result.pending.rawValue) pending")

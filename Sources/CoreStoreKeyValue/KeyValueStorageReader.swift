@@ -79,7 +79,7 @@ struct KeyValueStorageReader: StorageReader {
                 try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, entity in
                     if skipsKnown && known.contains(candidate.key) {
                         // The asker holds this record's values: its identifier is enough.
-                        records.append(Record(id: RecordID(entity: names[entity], key: candidate.key), attributes: [], relationships: []))
+                        records.append(Record(identifierOnly: RecordID(entity: names[entity], key: candidate.key)))
                     } else {
                         records.append(try candidate.record())
                     }
@@ -405,7 +405,7 @@ struct RecordRanking {
             case .bytes(let bytes):
                 return try bytes.withUnsafeBytes { try RecordCodec.decode($0, names: names) }
             case .known(let entity, let key):
-                return Record(id: RecordID(entity: names.names[entity], key: key), attributes: [], relationships: [])
+                return Record(identifierOnly: RecordID(entity: names.names[entity], key: key))
             }
         }
     }

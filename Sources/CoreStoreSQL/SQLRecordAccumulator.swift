@@ -56,7 +56,7 @@ package struct SQLRecordAccumulator {
         }
         let key = statement.int64(0)
         if skipsKnown && known.contains(key) {
-            records.append(Record(id: RecordID(entity: entity.name, key: key), attributes: [], relationships: []))
+            records.append(Record(identifierOnly: RecordID(entity: entity.name, key: key)))
             return
         }
         var attributes: [Value] = []

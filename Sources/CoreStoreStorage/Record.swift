@@ -18,4 +18,14 @@ public struct Record: Sendable, Hashable {
         self.attributes = attributes
         self.relationships = relationships
     }
+
+    /// The record of `id` answered by identifier alone, without values: how a backend may
+    /// answer a record the asker already holds (``FetchRequest/knownRecords``).
+    public init(identifierOnly id: RecordID) {
+        self.init(id: id, attributes: [], relationships: [])
+    }
+
+    /// Whether the record holds no attribute and no relationship values: one answered by
+    /// identifier alone, or one of an entity that has neither.
+    public var holdsNoValues: Bool { attributes.isEmpty && relationships.isEmpty }
 }

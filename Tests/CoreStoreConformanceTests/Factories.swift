@@ -66,7 +66,7 @@ struct BrokenReader: StorageReader {
         var result = try base.fetch(request)
         if fault == .reversedSorts && !request.sortDescriptors.isEmpty && result.pending.isEmpty { result.records.reverse() }
         if fault == .valuesOmittedForUnknownRecords && !request.knownRecords.isEmpty {
-            result.records = result.records.map { Record(id: $0.id, attributes: [], relationships: []) }
+            result.records = result.records.map { Record(identifierOnly: $0.id) }
         }
         return result
     }

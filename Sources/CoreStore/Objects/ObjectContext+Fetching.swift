@@ -205,8 +205,7 @@ extension ObjectContext {
                         objects.append(held)
                         continue
                     }
-                    if record.pointee.attributes.isEmpty, record.pointee.relationships.isEmpty,
-                       needsValues(ofRecordAt: record, in: store, readSince: ticket) {
+                    if record.pointee.holdsNoValues, needsValues(ofRecordAt: record, in: store, readSince: ticket) {
                         isComplete = false
                         return
                     }

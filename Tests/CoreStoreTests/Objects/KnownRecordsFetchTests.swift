@@ -117,9 +117,9 @@ final class MisreadingStore: StorageInterface, @unchecked Sendable {
             store.hintedFetches.add()
             switch store.mistake {
             case .omitsEveryRecord:
-                result.records = result.records.map { Record(id: $0.id, attributes: [], relationships: []) }
+                result.records = result.records.map { Record(identifierOnly: $0.id) }
             case .omitsWithPendingStages:
-                result.records = result.records.map { known.contains($0.id.key) ? Record(id: $0.id, attributes: [], relationships: []) : $0 }
+                result.records = result.records.map { known.contains($0.id.key) ? Record(identifierOnly: $0.id) : $0 }
                 result.pending.insert(.filter)
             }
             return result
