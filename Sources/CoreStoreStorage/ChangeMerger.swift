@@ -48,7 +48,7 @@ public struct ChangeMerger {
     private var lastEntityKeys: EntityKeys?
     /// Keys of stored records the commit changes, in the order they were first changed.
     private var changedOrder: [Int64] = []
-    private var deletedKeys: Set<Int64> = []
+    private var deletedKeys = RecordKeySet()
     /// Whether deletes of entities without relationships are left unread (see
     /// ``merge(_:schema:basesAreStored:acceptsUnreadDeletes:load:)``).
     private var skipsUnneededDeletes = false
@@ -116,6 +116,7 @@ public struct ChangeMerger {
         if stored.isEmpty { stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count) }
         current.makeRoom(forAdditional: changes.updates.count)
         changedOrder.reserveCapacity(changes.updates.count)
+        deletedKeys.reserveCapacity(changes.deletes.count)
         var unread: [RecordID] = []
         var toRead = changes.deletes
         if skipsUnneededDeletes {
@@ -127,7 +128,7 @@ public struct ChangeMerger {
                     lastEntity = id.entity
                     lastHasNone = schema.entity(named: lastEntity)?.relationships.isEmpty == true
                 }
-                if lastHasNone && stored[id.key] == nil { unread.append(id) } else { toRead.append(id) }
+                if lastHasNone && (stored.isEmpty || stored[id.key] == nil) { unread.append(id) } else { toRead.append(id) }
             }
         }
         try preload(toRead + changes.updates.map(\.record.id))
@@ -135,10 +136,10 @@ public struct ChangeMerger {
         var deleted: [Record] = []
         deleted.reserveCapacity(toRead.count)
         for id in toRead {
-            guard let old = storedRecord(exactly: id), deletedKeys.insert(id.key).inserted else { throw StorageError.recordNotFound(id) }
+            guard let old = storedRecord(exactly: id), deletedKeys.insert(id.key) else { throw StorageError.recordNotFound(id) }
             deleted.append(old)
         }
-        for id in unread where !deletedKeys.insert(id.key).inserted {
+        for id in unread where !deletedKeys.insert(id.key) {
             throw StorageError.recordNotFound(id)
         }
         for update in changes.updates {
@@ -355,8 +356,8 @@ public struct ChangeMerger {
 
     /// Reads the stored versions of the `ids` not read yet, in one call.
     private mutating func preload(_ ids: [RecordID]) throws {
-        var seen = Set<Int64>(minimumCapacity: ids.count)
-        let missing = ids.filter { stored[$0.key] == nil && seen.insert($0.key).inserted }
+        var seen = RecordKeySet(minimumCapacity: ids.count)
+        let missing = ids.filter { stored[$0.key] == nil && seen.insert($0.key) }
         if missing.isEmpty { return }
         let records = try load(missing)
         for (id, record) in zip(missing, records) { stored[id.key] = .some(record) }

@@ -68,8 +68,9 @@ public struct CommitSummary: Sendable, Hashable {
 extension CommitSummary {
     /// The changes as lines of text, for a store to keep in a text column: `I` (inserted keys)
     /// or `D` (deleted keys) for each run of records of one entity, `U` for each updated record
-    /// (its key and its changed keys), then the entity name, then the keys; fields are separated by tabs, lists by
-    /// commas, and names are percent-escaped. `nil` when ``changes`` is `nil`.
+    /// (its key and its changed keys), then the entity name, then the keys; fields are separated
+    /// by tabs, lists by commas, and names are percent-escaped. Three or more consecutive keys
+    /// are written as a range, `4..9`. `nil` when ``changes`` is `nil`.
     public var encodedChanges: String? {
         guard let changes else { return nil }
         var lines: [String] = []
@@ -91,26 +92,65 @@ extension CommitSummary {
         return lines.joined(separator: "\n")
     }
 
-    /// The keys of `ids` in decimal, comma-separated: written digit by digit into one buffer
-    /// (a string per key, then joining them, cost about twice as much, and a bulk delete lists
-    /// every key it removed).
+    /// The keys of `ids` in decimal, comma-separated, a run of three or more consecutive keys
+    /// written as its first and last key joined by `..` (`4..9`): a bulk delete or import lists
+    /// one range instead of every key. Written digit by digit into one buffer (a string per
+    /// key, then joining them, cost about twice as much).
     private static func keyList(_ ids: ArraySlice<RecordID>) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(ids.count * 8)
-        var digits: [UInt8] = []
-        digits.reserveCapacity(20)
-        for id in ids {
-            if !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
-            if id.key < 0 { bytes.append(UInt8(ascii: "-")) }
-            var value = id.key.magnitude
-            digits.removeAll(keepingCapacity: true)
-            repeat {
-                digits.append(UInt8(ascii: "0") + UInt8(value % 10))
-                value /= 10
-            } while value > 0
-            bytes.append(contentsOf: digits.reversed())
+        var start = ids.startIndex
+        while start < ids.endIndex {
+            if start > ids.startIndex { bytes.append(UInt8(ascii: ",")) }
+            let first = ids[start].key
+            // The end of the run of consecutive keys that starts here.
+            var end = start + 1
+            while end < ids.endIndex {
+                let (next, overflows) = first.addingReportingOverflow(Int64(end - start))
+                guard !overflows, ids[end].key == next else { break }
+                end += 1
+            }
+            appendDecimal(first, to: &bytes)
+            if end - start >= 3 {
+                bytes.append(UInt8(ascii: "."))
+                bytes.append(UInt8(ascii: "."))
+                appendDecimal(ids[end - 1].key, to: &bytes)
+                start = end
+            } else {
+                start += 1
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` in decimal to `bytes`.
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        let firstDigit = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[firstDigit...].reverse()
+    }
+
+    /// The keys a ``keyList(_:)`` entry names: one key, or every key of a range `a..b`
+    /// (`a < b`). `nil` for text `keyList(_:)` never writes, or a range longer than a summary
+    /// lists (``maximumRecordCount``; `budget` is what is left of it).
+    private static func keys(in text: Substring, budget: inout Int) -> ClosedRange<Int64>? {
+        let bounds: ClosedRange<Int64>
+        if let separator = text.range(of: "..") {
+            guard let first = Int64(text[..<separator.lowerBound]), let last = Int64(text[separator.upperBound...]), first < last else { return nil }
+            let (span, overflows) = last.subtractingReportingOverflow(first)
+            guard !overflows, span < Int64(budget) else { return nil }
+            bounds = first...last
+        } else {
+            guard let key = Int64(text) else { return nil }
+            bounds = key...key
+        }
+        budget -= Int(bounds.upperBound - bounds.lowerBound) + 1
+        return budget >= 0 ? bounds : nil
     }
 
     /// Reads the text form of ``encodedChanges`` (`nil`: the commit was too large to list).
@@ -122,27 +162,30 @@ extension CommitSummary {
             return
         }
         var changes = Changes()
+        var budget = Self.maximumRecordCount
         for line in encodedChanges.split(separator: "\n", omittingEmptySubsequences: true) {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count >= 3, let entity = Self.unescaped(fields[1]) else {
                 return nil
             }
-            func key(_ text: Substring) -> RecordID? {
-                Int64(text).map { RecordID(entity: entity, key: $0) }
+            func ids(_ list: Substring) -> [RecordID]? {
+                var ids: [RecordID] = []
+                for text in list.split(separator: ",") {
+                    guard let keys = Self.keys(in: text, budget: &budget) else { return nil }
+                    for key in keys { ids.append(RecordID(entity: entity, key: key)) }
+                }
+                return ids
             }
             switch fields[0] {
             case "I" where fields.count == 3:
-                for text in fields[2].split(separator: ",") {
-                    guard let id = key(text) else { return nil }
-                    changes.inserted.append(id)
-                }
+                guard let ids = ids(fields[2]) else { return nil }
+                changes.inserted += ids
             case "D" where fields.count == 3:
-                for text in fields[2].split(separator: ",") {
-                    guard let id = key(text) else { return nil }
-                    changes.deleted.append(id)
-                }
+                guard let ids = ids(fields[2]) else { return nil }
+                changes.deleted += ids
             case "U" where fields.count == 4:
-                guard let id = key(fields[2]) else { return nil }
+                guard let key = Int64(fields[2]) else { return nil }
+                let id = RecordID(entity: entity, key: key)
                 var changed = Set<String>()
                 for text in fields[3].split(separator: ",") {
                     guard let name = Self.unescaped(text) else {

@@ -37,6 +37,12 @@ struct CommitSummaryTests {
             inserted: [0, 7, 10, 99, 100, -1, -10, Int64.min, Int64.max].map { RecordID(entity: "Person", key: $0) },
             deleted: (1...250).map { RecordID(entity: "Pet", key: $0 * 1_000_003) }
         ),
+        // Runs of consecutive keys (written as ranges from three keys on), up to the limit.
+        CommitSummary.Changes(
+            inserted: [1, 2, 4, 5, 6, 8, 9, 10, 11, -3, -2, -1, 0, Int64.max - 2, Int64.max - 1, Int64.max, Int64.min, Int64.min + 1, Int64.min + 2]
+                .map { RecordID(entity: "Person", key: $0) },
+            deleted: (1...Int64(CommitSummary.maximumRecordCount - 19)).map { RecordID(entity: "Pet", key: $0) }
+        ),
     ])
     func textFormReadsBackAsWritten(_ changes: CommitSummary.Changes) throws {
         let summary = CommitSummary(sequence: 42, changes: changes)
@@ -58,6 +64,23 @@ struct CommitSummaryTests {
         #expect(read.changes == nil)
         let limit = CommitSummary(CommitInfo(sequence: 4, permanentIDs: [:], changes: MergedChanges(inserts: Array(inserts.dropLast()))))
         #expect(limit.changes?.inserted.count == CommitSummary.maximumRecordCount)
+    }
+
+    @Test func consecutiveKeysAreWrittenAsRanges() throws {
+        let changes = CommitSummary.Changes(
+            inserted: [7, 8, 3, 4, 5, 6, 1].map { RecordID(entity: "Person", key: $0) },
+            deleted: (1...10_000).map { RecordID(entity: "Pet", key: $0) }
+        )
+        let text = try #require(CommitSummary(sequence: 1, changes: changes).encodedChanges)
+        #expect(text == "I\tPerson\t7,8,3..6,1\nD\tPet\t1..10000")
+    }
+
+    @Test(arguments: [
+        "I\tPerson\t5..3", "I\tPerson\t5..5", "I\tPerson\t1..x", "I\tPerson\t..5", "I\tPerson\t5..", "I\tPerson\t1...3",
+        "D\tPerson\t1..10001", "D\tPerson\t1..5000\nI\tPet\t1..5001", "D\tPerson\t-9223372036854775808..9223372036854775807",
+    ])
+    func rangesItNeverWritesAreRefused(_ text: String) {
+        #expect(CommitSummary(sequence: 1, encodedChanges: text) == nil)
     }
 
     @Test(arguments: ["X\tPerson\t1", "I\tPerson\t1,x", "I\tPerson", "U\tPerson\t1", "U\tPerson\tx\tname", "D\tBad%ZZ\t1", "U\tPerson\t1\tbad%G"])

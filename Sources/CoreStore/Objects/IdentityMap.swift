@@ -8,17 +8,30 @@ import CoreStoreStorage
 /// strongly; ``removeUnreferenced(keepingRoomFor:)`` drops those nobody else holds. Beside the
 /// table it keeps each store's keys as a ``KnownRecordKeys``, which a fetch hands to its
 /// backend as a snapshot (``knownKeys(of:)``) so that held records are not decoded again.
+///
+/// A removal leaves its slot *vacated* (a tombstone that lookups step over) instead of moving
+/// the rest of the probe run back: stores hand out keys counting up, so the runs are long and
+/// a bulk delete would rescan them once per object. Vacated slots count against the load, and
+/// the table is rebuilt without them once they are many (``reserveCapacity(_:)``).
 struct IdentityMap {
     private struct Slot {
         var storeID: UInt64 = 0
         var key: Int64 = 0
         var object: CoreStoreObject?
+
+        /// Whether the slot held an object that was removed: lookups go on past it.
+        var isVacated: Bool { object == nil && storeID == IdentityMap.vacated }
     }
+
+    /// The store identifier of a vacated slot (stores are numbered from 1 up).
+    private static let vacated = UInt64.max
 
     private var slots: [Slot]
     private var mask: Int
     /// The number of objects held.
     private(set) var count = 0
+    /// The number of vacated slots.
+    private var vacatedCount = 0
     /// The keys held, per store (a context reads one or a few stores: searched in order).
     private var known: [(storeID: UInt64, keys: KnownRecordKeys)] = []
 
@@ -78,12 +91,13 @@ struct IdentityMap {
         index(storeID: id.storeID, key: id.recordID.key)
     }
 
-    /// The slot holding record `key` of store `storeID`, or the empty slot where it would go.
+    /// The slot holding record `key` of store `storeID`, or the empty (never vacated) slot
+    /// where it would go.
     @inline(__always)
     private func index(storeID: UInt64, key: Int64) -> Int {
         var i = home(storeID, key)
         return slots.withUnsafeBufferPointer { slots in
-            while slots[i].object != nil {
+            while slots[i].object != nil || slots[i].storeID == Self.vacated {
                 if slots[i].key == key && slots[i].storeID == storeID { return i }
                 i = (i + 1) & mask
             }
@@ -126,34 +140,38 @@ struct IdentityMap {
     }
 
     private mutating func remove(_ id: ObjectID) {
-        guard count > 0 else { return }
-        let found = index(of: id)
-        guard slots[found].object != nil else { return }
-        count -= 1
-        noteKnown(id.recordID.key, of: id.storeID, isHeld: false)
-        let mask = self.mask
-        // Through the buffer: one uniqueness check for the whole shift, not one per slot.
-        slots.withUnsafeMutableBufferPointer { slots in
-            var hole = found
-            slots[hole].object = nil
-            // Backward shift: move later members of the run into the hole when their home allows.
-            var i = (hole + 1) & mask
-            while slots[i].object != nil {
-                let h = Self.home(slots[i].storeID, slots[i].key, mask: mask)
-                if (hole - h) & mask < (i - h) & mask {
-                    slots.swapAt(hole, i)
-                    hole = i
-                }
-                i = (i + 1) & mask
-            }
-        }
+        _ = removeObject(storeID: id.storeID, key: id.recordID.key)
     }
 
-    /// Makes room for `total` objects without growing again.
-    mutating func reserveCapacity(_ total: Int) {
-        guard total * 2 > slots.count else { return }
-        rebuild(capacityFor: total)
+    /// Removes the object of record `key` of store `storeID` and returns it (`nil` if none is
+    /// held): one lookup, for a merge that drops what a commit deleted.
+    mutating func removeObject(storeID: UInt64, key: Int64) -> CoreStoreObject? {
+        guard count > 0 else { return nil }
+        let found = index(storeID: storeID, key: key)
+        // Through the buffer: one uniqueness check for the whole write.
+        let removed = slots.withUnsafeMutableBufferPointer { slots -> CoreStoreObject? in
+            guard let object = slots[found].object.take() else { return nil }
+            slots[found].storeID = Self.vacated
+            return object
+        }
+        guard let removed else { return nil }
+        count -= 1
+        vacatedCount += 1
+        noteKnown(key, of: storeID, isHeld: false)
+        return removed
     }
+
+    /// Makes room for `total` objects without growing again. Vacated slots count as taken:
+    /// when they are many (an eighth of the table) the table is rebuilt without them, at its
+    /// size or larger if `total` needs it; when they are few it doubles, so that a rebuild is
+    /// never paid for a handful of them.
+    mutating func reserveCapacity(_ total: Int) {
+        guard (total + vacatedCount) * 2 > slots.count else { return }
+        rebuild(capacityFor: max(total, vacatedCount * 8 >= slots.count ? slots.count / 2 : slots.count))
+    }
+
+    /// The number of slots (for tests: vacated slots must not make the table grow forever).
+    var capacity: Int { slots.count }
 
     /// Whether the map holds no object.
     var isEmpty: Bool { count == 0 }
@@ -163,11 +181,11 @@ struct IdentityMap {
         slots.compactMap(\.object)
     }
 
-    /// The longest stretch of occupied slots: what a miss or a removal may have to scan.
+    /// The longest stretch of occupied or vacated slots: what a miss may have to scan.
     var longestRun: Int {
         var longest = 0, current = 0
         for slot in slots + slots {
-            current = slot.object == nil ? 0 : current + 1
+            current = slot.object == nil && !slot.isVacated ? 0 : current + 1
             longest = max(longest, current)
         }
         return min(longest, slots.count)
@@ -191,7 +209,7 @@ struct IdentityMap {
         // Emptied slots break the probe runs: the survivors are placed anew. When every object
         // is still held (a fetch's own objects, swept while the caller holds them), the table
         // stays as it is.
-        if count == before && (count + room) * 2 <= slots.count { return }
+        if count == before && (count + vacatedCount + room) * 2 <= slots.count { return }
         rebuild(capacityFor: count + room)
     }
 

@@ -292,21 +292,25 @@ final class ObjectContext: @unchecked Sendable {
     /// Brings registered objects up to date with a commit. Unregistered records need nothing:
     /// they are read fresh when first fetched (and reads under way learn of it from the log).
     func merge(_ change: StoreCommit) {
-        lock.withLock {
+        // The objects of deleted records, let go only after the lock: freeing thousands of
+        // them (a bulk delete) need not hold up the readers.
+        let dropped = lock.withLock {
             mergeLog.record(change)
             // Found by the two numbers: an identifier would copy the entity name per record.
             let storeID = change.store.id
             for record in change.updated {
                 registeredObjects[storeID: storeID, key: record.id.key]?.adopt(record)
             }
+            var dropped: [CoreStoreObject] = []
             for recordID in change.deleted {
-                let id = ObjectID(storeID: change.store.id, recordID: recordID)
-                if let object = registered(id) {
+                if let object = registeredObjects.removeObject(storeID: storeID, key: recordID.key) {
                     object.markDeletedByCommit()
-                    dropRegistration(id)
+                    dropped.append(object)
                 }
             }
+            return dropped
         }
+        _ = dropped  // released here, outside the lock
     }
 
     // MARK: Rekeying after a commit (transactions)

@@ -15,7 +15,7 @@ struct RecordDeletes {
         /// The identifiers, in the order they were deleted (a fetch's order: mostly by key).
         private(set) var ids: [RecordID] = []
         /// Their keys, to look them up.
-        private(set) var keys: Set<Int64> = []
+        private(set) var keys = RecordKeySet()
 
         init(store: AttachedStore) {
             self.store = store
@@ -26,15 +26,15 @@ struct RecordDeletes {
         func contains(_ key: Int64) -> Bool { keys.contains(key) }
 
         mutating func insert(_ id: RecordID) -> Bool {
-            guard keys.insert(id.key).inserted else { return false }
+            guard keys.insert(id.key) else { return false }
             ids.append(id)
             return true
         }
 
         /// Removes the records of `keys` held here; returns their keys.
-        mutating func remove(_ keys: [Int64]) -> Set<Int64> {
-            var removed = Set<Int64>(minimumCapacity: keys.count)
-            for key in keys where self.keys.remove(key) != nil { removed.insert(key) }
+        mutating func remove(_ keys: [Int64]) -> RecordKeySet {
+            var removed = RecordKeySet(minimumCapacity: keys.count)
+            for key in keys where self.keys.remove(key) { removed.insert(key) }
             if !removed.isEmpty { ids.removeAll { removed.contains($0.key) } }
             return removed
         }
@@ -87,8 +87,8 @@ struct RecordDeletes {
     }
 
     /// Removes the records of `keys` held for `store`; returns their keys.
-    mutating func remove(_ keys: [Int64], in store: AttachedStore) -> Set<Int64> {
-        guard let index = stores.firstIndex(where: { $0.store === store }) else { return [] }
+    mutating func remove(_ keys: [Int64], in store: AttachedStore) -> RecordKeySet {
+        guard let index = stores.firstIndex(where: { $0.store === store }) else { return RecordKeySet() }
         return stores[index].remove(keys)
     }
 

@@ -5,7 +5,7 @@ import CoreStoreStorage
 @Suite("Identity map")
 struct IdentityMapTests {
     /// Random inserts, replacements and removals agree with a dictionary at every step,
-    /// across growth and the backward shifts of removal.
+    /// across growth, vacated slots and the rebuilds that clear them.
     @Test(arguments: [1, 7, 42])
     func agreesWithADictionary(seed: UInt64) {
         let owner = CoreStoreObject(asMeta: ())
@@ -58,6 +58,30 @@ struct IdentityMapTests {
         #expect(map[ObjectID(storeID: 2, recordID: RecordID(entity: "E", key: 39_999))] === object)
         #expect(map[ObjectID(storeID: 2, recordID: RecordID(entity: "E", key: 50_000))] == nil)
         #expect(map[ObjectID(storeID: 3, recordID: RecordID(entity: "E", key: 50_000))] === object)
+    }
+
+    /// A sliding window of keys (one removed, one added, again and again: a list whose oldest
+    /// rows are deleted as new ones arrive) keeps a table of constant size: the vacated slots
+    /// are cleared by rebuilds, and every held key is found throughout.
+    @Test func removalsDoNotGrowTheTableForever() {
+        var map = IdentityMap()
+        let objects = (0..<1_000).map { _ in CoreStoreObject(asMeta: ()) }
+        func id(_ key: Int64) -> ObjectID { ObjectID(storeID: 1, recordID: RecordID(entity: "E", key: key)) }
+        for key in 0..<1_000 as Range<Int64> { map[id(key)] = objects[Int(key)] }
+        var largest = map.capacity
+        for oldest in 0..<100_000 as Range<Int64> {
+            #expect(map.removeObject(storeID: 1, key: oldest) === objects[Int(oldest % 1_000)])
+            map[id(oldest + 1_000)] = objects[Int(oldest % 1_000)]
+            largest = max(largest, map.capacity)
+            if oldest % 9_973 == 0 {
+                for key in oldest + 1...oldest + 1_000 { #expect(map[id(key)] === objects[Int(key % 1_000)]) }
+                #expect(map[id(oldest)] == nil)
+            }
+        }
+        #expect(map.count == 1_000)
+        #expect(largest <= 4_096, "the table grew to \(largest) slots for 1,000 objects")
+        #expect(map.removeObject(storeID: 1, key: 5) == nil)
+        #expect(map.removeObject(storeID: 2, key: 100_500) == nil)
     }
 
     @Test func dropsOnlyTheObjectsNobodyElseHolds() {
