@@ -155,6 +155,30 @@ struct SharedStoreTests {
         #expect(released.wait(timeout: .now()) == .success, "the migration ran before the other stack was let go")
         #expect(try next.fetchAll(From<Person>()).map(\.name) == ["Ann"])
     }
+
+    /// The watcher holds the shared stores it follows (a weak reference would slow every
+    /// retain of them): removing the stores, or letting the stack go, still lets them go.
+    @Test func followedStoresAreLetGoWithTheStackOrWhenRemoved() throws {
+        weak var removedStore: AttachedStore?
+        let stack = try Self.stack(try TestStoreFiles.newFile())
+        removedStore = stack.gateway.stores.first
+        #expect(removedStore != nil)
+        stack.unsafeRemoveAllPersistentStoresAndWait()
+        #expect(removedStore == nil)
+        #expect(stack.gateway.stores.isEmpty)
+
+        weak var keptStore: AttachedStore?
+        weak var letGo: DataStack?
+        do {
+            let other = try Self.stack(try TestStoreFiles.newFile())
+            try insertPeople(other, [("Ann", 30)])
+            keptStore = other.gateway.stores.first
+            letGo = other
+            #expect(keptStore != nil)
+        }
+        #expect(letGo == nil)
+        #expect(keptStore == nil)
+    }
 }
 
 extension DataStack {

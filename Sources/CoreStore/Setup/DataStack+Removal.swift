@@ -13,6 +13,7 @@ extension DataStack {
         // The body throws nothing; the pause only keeps commits out while stores go.
         try? withCommitsPaused { () throws(CoreStoreError) in
             let removed = gateway.removeAll()
+            sharedStoreWatcher.unwatch(removed)
             mainContext.forgetAllObjects()
             for store in removed {
                 store.storage.close()

@@ -8,6 +8,11 @@ import CoreStoreStorage
 ///
 /// Checks run one at a time on the watcher's own queue; a request made while one is pending
 /// is folded into it. The watcher holds its stack weakly and stops when the stack goes away.
+///
+/// It holds the stores it follows strongly, until the stack removes them (``unwatch(_:)``) or
+/// stops it: a weak reference would give every `AttachedStore` a side table, which makes each
+/// retain and release of it — one per object made or freed, one per identifier fetched — take
+/// the runtime's slow path.
 final class SharedStoreWatcher: @unchecked Sendable {
     /// How often the stores' files are looked at when nothing else asked for a check.
     static let pollingInterval: DispatchTimeInterval = .milliseconds(200)
@@ -22,9 +27,8 @@ final class SharedStoreWatcher: @unchecked Sendable {
     /// Guards everything below; `busy` changes are broadcast.
     private let condition = NSCondition()
     private weak var stack: DataStack?
-    /// The shared stores followed, held weakly: a check never keeps a stack (or its stores)
-    /// alive unless it found a commit to catch up with.
-    private var stores: [WeakStore] = []
+    /// The shared stores followed (the stack holds them too; they are let go with it).
+    private var stores: [WatchedStore] = []
     private var timer: DispatchSourceTimer?
     private var checkPending = false
     private var stopped = false
@@ -37,8 +41,8 @@ final class SharedStoreWatcher: @unchecked Sendable {
     /// ran while it read the sequences.
     private var ownCommitEvents = 0
 
-    private final class WeakStore {
-        weak var store: AttachedStore?
+    private final class WatchedStore {
+        let store: AttachedStore
         /// The store's change signature when its sequence was last read or committed.
         var signature: [Int64]?
         var lastRead = Date.distantPast
@@ -66,10 +70,10 @@ final class SharedStoreWatcher: @unchecked Sendable {
         shared?.onForeignCommit { [weak self] in self?.requestCheck() }
         condition.withLock {
             guard !stopped else { return }
-            let entry = WeakStore(store)
+            let entry = WatchedStore(store)
             entry.signature = signature
             entry.lastRead = Date()
-            stores = stores.filter { $0.store != nil } + [entry]
+            stores.append(entry)
             guard timer == nil else { return }
             let source = DispatchSource.makeTimerSource(queue: queue)
             source.schedule(deadline: .now() + Self.pollingInterval, repeating: Self.pollingInterval, leeway: .milliseconds(50))
@@ -98,12 +102,23 @@ final class SharedStoreWatcher: @unchecked Sendable {
         }
     }
 
-    /// Stops polling and waits for a check under way (unless called from one).
+    /// Stops following `removed` (the stack removed them). A check under way may still read
+    /// them once: a closed store answers that it is not open, which the check ignores.
+    func unwatch(_ removed: [AttachedStore]) {
+        for store in removed { store.sharedStorage?.onForeignCommit(nil) }
+        condition.withLock {
+            stores.removeAll { entry in removed.contains { $0 === entry.store } }
+        }
+    }
+
+    /// Stops polling, lets go of the stores and waits for a check under way (unless called
+    /// from one).
     func stop() {
-        let watched = condition.withLock { stores.compactMap(\.store) }
+        let watched = condition.withLock { stores.map(\.store) }
         for store in watched { store.sharedStorage?.onForeignCommit(nil) }
         condition.lock()
         stopped = true
+        stores.removeAll()
         timer?.cancel()
         timer = nil
         if DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(self) {
@@ -124,11 +139,10 @@ final class SharedStoreWatcher: @unchecked Sendable {
     /// Runs on the watcher's queue. A periodic check skips the stores whose files show no
     /// change since their sequence was last read (or the stack last committed to them).
     private func check(periodic: Bool) {
-        let snapshot: (stores: [WeakStore], events: Int)? = condition.withLock {
+        let snapshot: (stores: [WatchedStore], events: Int)? = condition.withLock {
             checkPending = false
             guard !stopped else { return nil }
             busy = true
-            stores = stores.filter { $0.store != nil }
             return (stores, ownCommitEvents)
         }
         guard let (watched, events) = snapshot else { return }
@@ -143,7 +157,8 @@ final class SharedStoreWatcher: @unchecked Sendable {
             var moved = false
             let now = Date()
             for entry in watched {
-                guard let store = entry.store, let shared = store.sharedStorage else { continue }
+                let store = entry.store
+                guard let shared = store.sharedStorage else { continue }
                 let signature = shared.changeSignature
                 let skip = condition.withLock { () -> Bool in
                     if periodic, let signature, signature == entry.signature, now.timeIntervalSince(entry.lastRead) < Self.fullCheckInterval { return true }
