@@ -153,6 +153,36 @@ struct DeleteAllTests {
         #expect(monitor.isObjectDeleted)
     }
 
+    /// A bulk delete of objects the stack held: the one the caller keeps reads as deleted with
+    /// its last values, the others are freed (on a background queue, after the commit), and
+    /// the survivors stay the same instances.
+    @Test(arguments: StoreKind.allCases)
+    func aBulkDeleteFreesTheObjectsNobodyHolds(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let count = DeferredRelease.minimumCount * 2
+        try stack.perform(synchronous: { t in
+            for lives in 0..<count { t.create(Into<Cat>()).lives = lives }
+        })
+        weak var freed: Cat?
+        let kept: Cat
+        let survivor: Cat
+        do {
+            let all = try stack.fetchAll(From<Cat>().orderBy(.ascending(\.$lives)))
+            #expect(all.count == count)
+            freed = all[10]
+            kept = all[11]
+            survivor = all[count - 1]
+        }
+        #expect(freed != nil, "the stack holds what it fetched")
+        let deleted = try stack.perform(synchronous: { t in try t.deleteAll(From<Cat>().where(\.$lives < count - 1)) })
+        #expect(deleted == count - 1)
+        DeferredRelease.waitUntilReleased()
+        #expect(freed == nil)
+        #expect(kept.cs_isDeleted() && kept.lives == 11)
+        #expect(!survivor.cs_isDeleted())
+        #expect(try stack.fetchAll(From<Cat>()).map { $0 === survivor } == [true])
+    }
+
     /// A stack that no monitor observes deletes the rows without reading them; another stack on
     /// the same file, whose monitors show the cats, still hears of every deletion and of the
     /// insert made in the same commit. (A SQLite file keeps no commit summaries: the other
