@@ -292,9 +292,8 @@ final class ObjectContext: @unchecked Sendable {
     /// Brings registered objects up to date with a commit. Unregistered records need nothing:
     /// they are read fresh when first fetched (and reads under way learn of it from the log).
     func merge(_ change: StoreCommit) {
-        // The objects of deleted records, let go after the lock (freeing thousands of them, a
-        // bulk delete, need not hold up the readers), and then on a background queue when
-        // they are many (nor the commit).
+        // The objects of deleted records, let go only after the lock: freeing thousands of
+        // them (a bulk delete) need not hold up the readers.
         let dropped = lock.withLock {
             mergeLog.record(change)
             // Found by the two numbers: an identifier would copy the entity name per record.
@@ -311,7 +310,7 @@ final class ObjectContext: @unchecked Sendable {
             }
             return dropped
         }
-        DeferredRelease.release(consume dropped)
+        _ = dropped  // released here, outside the lock
     }
 
     // MARK: Rekeying after a commit (transactions)
