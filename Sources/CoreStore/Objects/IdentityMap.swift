@@ -11,8 +11,10 @@ import CoreStoreStorage
 ///
 /// A removal leaves its slot *vacated* (a tombstone that lookups step over) instead of moving
 /// the rest of the probe run back: stores hand out keys counting up, so the runs are long and
-/// a bulk delete would rescan them once per object. Vacated slots count against the load, and
-/// the table is rebuilt without them once they are many (``reserveCapacity(_:)``).
+/// a bulk delete would rescan them once per object. A vacated slot holds a marker object under
+/// a store identifier no store has, so that a lookup still stops at the first slot without an
+/// object and never matches it. Vacated slots count against the load, and the table is rebuilt
+/// without them once they are many (``reserveCapacity(_:)``).
 struct IdentityMap {
     private struct Slot {
         var storeID: UInt64 = 0
@@ -20,11 +22,16 @@ struct IdentityMap {
         var object: CoreStoreObject?
 
         /// Whether the slot held an object that was removed: lookups go on past it.
-        var isVacated: Bool { object == nil && storeID == IdentityMap.vacated }
+        var isVacated: Bool { storeID == IdentityMap.vacated }
+
+        /// The object held, `nil` for an empty or vacated slot.
+        var heldObject: CoreStoreObject? { isVacated ? nil : object }
     }
 
     /// The store identifier of a vacated slot (stores are numbered from 1 up).
     private static let vacated = UInt64.max
+    /// What a vacated slot holds. Never handed out, never changed.
+    nonisolated(unsafe) private static let vacatedMarker = CoreStoreObject(asMeta: ())
 
     private var slots: [Slot]
     private var mask: Int
@@ -91,13 +98,12 @@ struct IdentityMap {
         index(storeID: id.storeID, key: id.recordID.key)
     }
 
-    /// The slot holding record `key` of store `storeID`, or the empty (never vacated) slot
-    /// where it would go.
+    /// The slot holding record `key` of store `storeID`, or the empty slot where it would go.
     @inline(__always)
     private func index(storeID: UInt64, key: Int64) -> Int {
         var i = home(storeID, key)
         return slots.withUnsafeBufferPointer { slots in
-            while slots[i].object != nil || slots[i].storeID == Self.vacated {
+            while slots[i].object != nil {
                 if slots[i].key == key && slots[i].storeID == storeID { return i }
                 i = (i + 1) & mask
             }
@@ -152,6 +158,7 @@ struct IdentityMap {
         let removed = slots.withUnsafeMutableBufferPointer { slots -> CoreStoreObject? in
             guard let object = slots[found].object.take() else { return nil }
             slots[found].storeID = Self.vacated
+            slots[found].object = Self.vacatedMarker
             return object
         }
         guard let removed else { return nil }
@@ -165,8 +172,16 @@ struct IdentityMap {
     /// when they are many (an eighth of the table) the table is rebuilt without them, at its
     /// size or larger if `total` needs it; when they are few it doubles, so that a rebuild is
     /// never paid for a handful of them.
+    @inline(__always)
     mutating func reserveCapacity(_ total: Int) {
         guard (total + vacatedCount) * 2 > slots.count else { return }
+        makeRoom(for: total)
+    }
+
+    /// The rebuild ``reserveCapacity(_:)`` decided on (kept out of line: it runs once in many
+    /// inserts).
+    @inline(never)
+    private mutating func makeRoom(for total: Int) {
         rebuild(capacityFor: max(total, vacatedCount * 8 >= slots.count ? slots.count / 2 : slots.count))
     }
 
@@ -178,14 +193,14 @@ struct IdentityMap {
 
     /// Every object held.
     var objects: [CoreStoreObject] {
-        slots.compactMap(\.object)
+        slots.compactMap(\.heldObject)
     }
 
     /// The longest stretch of occupied or vacated slots: what a miss may have to scan.
     var longestRun: Int {
         var longest = 0, current = 0
         for slot in slots + slots {
-            current = slot.object == nil && !slot.isVacated ? 0 : current + 1
+            current = slot.object == nil ? 0 : current + 1
             longest = max(longest, current)
         }
         return min(longest, slots.count)
@@ -199,7 +214,7 @@ struct IdentityMap {
     /// Drops the objects only this map holds, and makes room for `room` more.
     mutating func removeUnreferenced(keepingRoomFor room: Int) {
         let before = count
-        for i in slots.indices where slots[i].object != nil {
+        for i in slots.indices where slots[i].object != nil && !slots[i].isVacated {
             if isKnownUniquelyReferenced(&slots[i].object) {
                 slots[i].object = nil
                 count -= 1
@@ -217,7 +232,7 @@ struct IdentityMap {
     private mutating func rebuild(capacityFor total: Int) {
         var rebuilt = IdentityMap(minimumCapacity: max(total, count))
         for index in slots.indices {
-            guard let object = slots[index].object.take() else { continue }
+            guard !slots[index].isVacated, let object = slots[index].object.take() else { continue }
             let storeID = slots[index].storeID, key = slots[index].key
             var i = rebuilt.home(storeID, key)
             while rebuilt.slots[i].object != nil { i = (i + 1) & rebuilt.mask }
