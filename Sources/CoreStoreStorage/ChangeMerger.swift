@@ -128,7 +128,7 @@ public struct ChangeMerger {
                     lastEntity = id.entity
                     lastHasNone = schema.entity(named: lastEntity)?.relationships.isEmpty == true
                 }
-                if lastHasNone && (stored.isEmpty || stored[id.key] == nil) { unread.append(id) } else { toRead.append(id) }
+                if lastHasNone && stored[id.key] == nil { unread.append(id) } else { toRead.append(id) }
             }
         }
         try preload(toRead + changes.updates.map(\.record.id))

@@ -39,7 +39,7 @@ struct IdentityMapTests {
     }
 
     /// Stores hand out consecutive keys: however many, and from several stores, they must not
-    /// pile up into one long run of slots (every miss and removal would scan it), and removing
+    /// pile up into one long run of slots (every miss would scan it), and removing
     /// a block of them leaves the rest found.
     @Test func consecutiveKeysStayInShortRuns() {
         var map = IdentityMap()
