@@ -209,34 +209,9 @@ struct ByteReader {
     }
 
     /// The text `raw` holds, `nil` when it is not valid UTF-8.
+    @inline(__always)
     static func text(_ raw: UnsafeRawBufferPointer) -> String? {
-        let stored = raw.assumingMemoryBound(to: UInt8.self)
-        // ASCII, the common case, is valid as it is.
-        if isASCII(raw) { return String(decoding: stored, as: UTF8.self) }
-        // `String(decoding:as:)` is the standard library's specialized fast path, but it
-        // repairs invalid UTF-8 instead of failing; the repaired bytes differ from the stored
-        // ones, so comparing them proves the text valid. (`String(validating:as:)` does the
-        // same check through unspecialized generic code: about four times the instructions.)
-        var s = String(decoding: stored, as: UTF8.self)
-        let intact = s.withUTF8 { utf8 in
-            utf8.count == stored.count && memcmp(utf8.baseAddress!, stored.baseAddress!, stored.count) == 0
-        }
-        return intact ? s : nil
-    }
-
-    /// Whether every byte is below 0x80, eight at a time.
-    private static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        var high: UInt64 = 0
-        while i + 8 <= raw.count {
-            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i += 8
-        }
-        while i < raw.count {
-            high |= UInt64(raw[i])
-            i += 1
-        }
-        return high & 0x8080_8080_8080_8080 == 0
+        StoredText.validated(raw)
     }
 }
 

@@ -156,7 +156,7 @@ struct PostgresRow: SQLRow {
         let holdsBytes = column == PostgresBinaryValue.TypeID.bytea || PostgresBinaryValue.isText(column)
         switch type {
         case .string, .url:
-            if holdsBytes { return .string(String(decoding: raw, as: UTF8.self)) }
+            if holdsBytes { return .string(StoredText.repaired(raw)) }
         case .bytes:
             if holdsBytes { return .bytes(Data(raw)) }
         case .uuid:

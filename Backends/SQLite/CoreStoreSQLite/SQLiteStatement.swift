@@ -169,7 +169,7 @@ final class SQLiteStatement {
             let pointer = sqlite3_column_text(handle, index)
             let count = Int(sqlite3_column_bytes(handle, index))
             guard let pointer, count > 0 else { return .string("") }
-            return .string(String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self))
+            return .string(StoredText.repaired(UnsafeRawBufferPointer(start: pointer, count: count)))
         default:
             if storage == SQLITE_NULL { return .null }
             return try SQLiteValueCodec.decode(column(index), as: type)
@@ -194,7 +194,7 @@ final class SQLiteStatement {
             // Text first, then its byte count, as SQLite documents.
             let (pointer, count) = text()
             guard let pointer, count > 0 else { return .text("") }
-            return .text(String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self))
+            return .text(StoredText.repaired(UnsafeRawBufferPointer(start: pointer, count: count)))
         case SQLITE_BLOB:
             let (pointer, count) = bytes()
             guard let pointer, count > 0 else { return .blob(Data()) }
