@@ -382,12 +382,9 @@ struct RecordRanking {
         guard error == nil, let entityOrdinals = ordinals[entity] else { return }
         // Once the ranking is full, most records rank after it by their first sort value:
         // a number read straight from the bytes settles that without making a `Value`.
-        if ranking.capacity != nil, let first = entityOrdinals.first {
-            switch try candidate.number(first) {
-            case .integer(let value): if ranking.ranksAfterKeptEntries(first: .int(value)) { return }
-            case .double(let value): if ranking.ranksAfterKeptEntries(first: .double(value)) { return }
-            case .other: break
-            }
+        if ranking.capacity != nil, let first = entityOrdinals.first,
+           ranking.ranksAfterKeptEntries(firstNumber: try candidate.number(first)) {
+            return
         }
         if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
         guard try ranking.collect(&scratch, key: candidate.key, { try candidate.attribute(entityOrdinals[$0]) }) else { return }

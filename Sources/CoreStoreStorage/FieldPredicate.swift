@@ -45,6 +45,10 @@ package final class FieldPredicate {
     /// filter), those comparisons in order, tested in one loop instead of walking the tree;
     /// `nil` otherwise.
     @usableFromInline let numericConjunction: [NumericLeaf]?
+    /// When ``numericConjunction`` is two comparisons of one attribute, neither negated (a
+    /// range: `score >= a AND score <= b`): the attribute and the two comparisons, tested on
+    /// one read of the number without the loop.
+    @usableFromInline let numericRange: (ordinal: Int, lower: NumericOrder, upper: NumericOrder)?
 
     /// A leaf comparing an attribute with a number constant.
     @usableFromInline struct NumericLeaf {
@@ -63,6 +67,12 @@ package final class FieldPredicate {
         comparisons = builder.comparisons
         records = builder.records
         numericConjunction = Self.numericConjunction(nodes, children)
+        if let leaves = numericConjunction, leaves.count == 2, leaves[0].ordinal == leaves[1].ordinal,
+           !leaves[0].negated, !leaves[1].negated {
+            numericRange = (leaves[0].ordinal, leaves[0].order, leaves[1].order)
+        } else {
+            numericRange = nil
+        }
     }
 
     /// The numeric leaves the root is made of, when it is one or an AND of only such leaves.
@@ -120,6 +130,10 @@ package final class FieldPredicate {
     /// scan's loop is specialized for its kind of fields.
     @inlinable
     package func evaluate<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
+        if let range = numericRange {
+            let number = try candidate.number(range.ordinal)
+            if let lower = range.lower.evaluate(number), let upper = range.upper.evaluate(number) { return lower && upper }
+        }
         guard let leaves = numericConjunction else { return try evaluate(nodes.count - 1, candidate, evaluator) }
         var i = 0
         // A range is two leaves on one attribute: its number is read once.

@@ -29,12 +29,21 @@ public struct RankedEntries<Payload> {
     /// The kept entries: in order when there is a capacity, in the order added otherwise.
     @usableFromInline
     var entries: [Entry] = []
+    /// The last kept entry's first sort value as a number, once the ranking is full and when
+    /// that value is an integer or a double other than NaN; ``StoredNumber/other`` otherwise.
+    /// What ``ranksAfterKeptEntries(firstNumber:)`` compares with, without reading the entry.
+    @usableFromInline
+    var boundary: StoredNumber = .other
+    /// Whether the first sort key ascends (`true` without sort keys).
+    @usableFromInline
+    let firstKeyAscends: Bool
 
     /// A ranking in `order` keeping at most `capacity` entries (`nil`: all).
     @inlinable
     public init(order: RecordOrder, capacity: Int?) {
         self.order = order
         self.capacity = capacity
+        self.firstKeyAscends = order.keyCount == 0 || order.compare(.int(0), .int(1), atKey: 0) < 0
         if let capacity { entries.reserveCapacity(capacity + 1) }
     }
 
@@ -57,6 +66,13 @@ public struct RankedEntries<Payload> {
         }
         entries.insert(Entry(values: values, key: key, payload: try payload()), at: low)
         if entries.count > capacity { entries.removeLast() }
+        if entries.count == capacity, order.keyCount > 0 {
+            switch entries[capacity - 1].values[0] {
+            case .int(let value): boundary = .integer(value)
+            case .double(let value) where !value.isNaN: boundary = .double(value)
+            default: boundary = .other
+            }
+        }
     }
 
     /// Whether a new entry whose first sort value is `first` ranks after every kept entry
@@ -67,6 +83,27 @@ public struct RankedEntries<Payload> {
     public func ranksAfterKeptEntries(first: Value) -> Bool {
         guard let capacity, capacity > 0, entries.count >= capacity, order.keyCount > 0 else { return false }
         return order.compare(first, entries[entries.count - 1].values[0], atKey: 0) > 0
+    }
+
+    /// ``ranksAfterKeptEntries(first:)`` for a first sort value read as a number straight from
+    /// a record's bytes: compared with ``boundary`` when both are integers or both doubles (the
+    /// order ``Value/storageOrder(_:_:)`` gives them), through the general comparison otherwise.
+    @inlinable
+    package func ranksAfterKeptEntries(firstNumber: StoredNumber) -> Bool {
+        let order: Int
+        switch (firstNumber, boundary) {
+        case (.integer(let x), .integer(let y)):
+            order = x == y ? 0 : (x < y ? -1 : 1)
+        case (.double(let x), .double(let y)) where !x.isNaN:
+            order = x == y ? 0 : (x < y ? -1 : 1)
+        case (.integer(let x), _):
+            return ranksAfterKeptEntries(first: .int(x))
+        case (.double(let x), _):
+            return ranksAfterKeptEntries(first: .double(x))
+        case (.other, _):
+            return false
+        }
+        return firstKeyAscends ? order > 0 : order < 0
     }
 
     /// Reads a new entry's sort values into `values` (one per sort key, through `value`, which

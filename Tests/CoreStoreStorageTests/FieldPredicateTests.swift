@@ -85,5 +85,13 @@ struct FieldPredicateTests {
         #expect(Self.people.map { Self.answers(ages, on: $0).actual } == ["true", "false", "true", "false"])
         let weights = RecordPredicate.and([.comparison(Comparison(["weight"], .greater, .value(.double(-1)))), .comparison(Comparison(["weight"], .lessOrEqual, .value(.double(2))))])
         #expect(Self.dogs.map { Self.answers(weights, on: $0).actual } == ["true", "true", "false", "false", "false", "false"])
+        // A range whose bounds are of two kinds (an integer bound on doubles): the one-read
+        // range test cannot decide it, and the general path answers as the evaluator does.
+        let mixed = RecordPredicate.and([.comparison(Comparison(["weight"], .greaterOrEqual, .value(.int(0)))), .comparison(Comparison(["weight"], .less, .value(.double(31))))])
+        for dog in Self.dogs {
+            let (expected, actual) = Self.answers(mixed, on: dog)
+            #expect(actual == expected, "\(dog.id)")
+        }
+        #expect(Self.dogs.map { Self.answers(mixed, on: $0).actual } == ["true", "true", "false", "false", "true", "false"])
     }
 }

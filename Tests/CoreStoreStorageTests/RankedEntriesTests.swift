@@ -82,6 +82,43 @@ struct RankedEntriesTests {
         #expect(!RankedEntries<Int64>(order: Self.orders[0], capacity: 3).ranksAfterKeptEntries(first: .int(9)))
     }
 
+    /// The number form of the early rejection (a first value read straight from a record's
+    /// bytes, compared with the last kept entry's without reading it) answers exactly as the
+    /// general one, ascending and descending, for integers, doubles (NaN, signed zeros,
+    /// infinities) and rankings whose boundary is of the other kind or not a number.
+    @Test(arguments: [1, 5, 20])
+    func rankingAfterTheKeptEntriesByANumberAgreesWithTheValueForm(capacity: Int) {
+        let candidates: [Value] = [
+            .int(-3), .int(0), .int(2), .int(7), .double(-0.0), .double(0.0), .double(0.5), .double(2),
+            .double(.nan), .double(.infinity), .double(-.infinity), .null, .string("x"),
+        ]
+        var numbers = FixedSeedNumbers(seed: 0x9E37_79B9_7F4A_7C15)
+        for ascending in [true, false] {
+            let order = RecordOrder([RecordSortDescriptor(key: "score", ascending: ascending)])
+            var ranking = RankedEntries<Int64>(order: order, capacity: capacity)
+            var scratch: [Value] = [.null]
+            var decidedByNumbers = 0
+            for key in Int64(1)...400 {
+                let value = candidates[numbers.next(candidates.count)]
+                let number: StoredNumber
+                switch value {
+                case .int(let x): number = .integer(x)
+                case .double(let x): number = .double(x)
+                default: number = .other
+                }
+                let early = ranking.ranksAfterKeptEntries(firstNumber: number)
+                if case .other = number {
+                    #expect(!early)
+                } else {
+                    #expect(early == ranking.ranksAfterKeptEntries(first: value), "\(value) ascending \(ascending)")
+                    if early { decidedByNumbers += 1 }
+                }
+                if ranking.collect(&scratch, key: key, { _ in value }) { ranking.add(scratch, key: key) { key } }
+            }
+            #expect(decidedByNumbers > 0)
+        }
+    }
+
     @Test func aFullRankingReadsOnlyTheFirstValueOfAnEntryItCanRejectByIt() {
         let order = Self.orders[0]
         var ranking = RankedEntries<Int64>(order: order, capacity: 2)
