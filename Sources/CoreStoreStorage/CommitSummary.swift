@@ -67,10 +67,11 @@ public struct CommitSummary: Sendable, Hashable {
 
 extension CommitSummary {
     /// The changes as lines of text, for a store to keep in a text column: `I` (inserted keys)
-    /// or `D` (deleted keys) for each run of records of one entity, `U` for each updated record
-    /// (its key and its changed keys), then the entity name, then the keys; fields are separated
-    /// by tabs, lists by commas, and names are percent-escaped. Three or more consecutive keys
-    /// are written as a range, `4..9`. `nil` when ``changes`` is `nil`.
+    /// or `D` (deleted keys) for each run of records of one entity, `U` for each run of updated
+    /// records of one entity that changed the same keys, then the entity name, then the keys
+    /// (and, for `U`, the changed keys); fields are separated by tabs, lists by commas, and
+    /// names are percent-escaped. Three or more consecutive keys are written as a range, `4..9`.
+    /// `nil` when ``changes`` is `nil`.
     public var encodedChanges: String? {
         guard let changes else { return nil }
         var lines: [String] = []
@@ -85,9 +86,19 @@ extension CommitSummary {
                 start = end
             }
         }
-        for id in changes.updated {
-            let changed = (changes.changedKeys[id] ?? []).sorted().map(Self.escaped).joined(separator: ",")
-            lines.append("U\t\(Self.escaped(id.entity))\t\(id.key)\t\(changed)")
+        // One line per run of updates of one entity that changed the same keys (a bulk update
+        // of one attribute is one line), in order.
+        var start = changes.updated.startIndex
+        while start < changes.updated.endIndex {
+            let entity = changes.updated[start].entity
+            let changed = (changes.changedKeys[changes.updated[start]] ?? []).sorted().map(Self.escaped).joined(separator: ",")
+            var end = start + 1
+            while end < changes.updated.endIndex, changes.updated[end].entity == entity,
+                  (changes.changedKeys[changes.updated[end]] ?? []).sorted().map(Self.escaped).joined(separator: ",") == changed {
+                end += 1
+            }
+            lines.append("U\t\(Self.escaped(entity))\t" + Self.keyList(changes.updated[start..<end]) + "\t\(changed)")
+            start = end
         }
         return lines.joined(separator: "\n")
     }
@@ -184,8 +195,7 @@ extension CommitSummary {
                 guard let ids = ids(fields[2]) else { return nil }
                 changes.deleted += ids
             case "U" where fields.count == 4:
-                guard let key = Int64(fields[2]) else { return nil }
-                let id = RecordID(entity: entity, key: key)
+                guard let ids = ids(fields[2]) else { return nil }
                 var changed = Set<String>()
                 for text in fields[3].split(separator: ",") {
                     guard let name = Self.unescaped(text) else {
@@ -193,8 +203,8 @@ extension CommitSummary {
                     }
                     changed.insert(name)
                 }
-                changes.updated.append(id)
-                changes.changedKeys[id] = changed
+                changes.updated += ids
+                for id in ids { changes.changedKeys[id] = changed }
             default:
                 return nil
             }

@@ -43,6 +43,15 @@ struct CommitSummaryTests {
                 .map { RecordID(entity: "Person", key: $0) },
             deleted: (1...Int64(CommitSummary.maximumRecordCount - 19)).map { RecordID(entity: "Pet", key: $0) }
         ),
+        // Updates in runs of one entity and one set of changed keys, broken by another set of
+        // keys, another entity, a gap in the keys, or the same keys in another order.
+        CommitSummary.Changes(
+            updated: [1, 2, 3, 4, 5, 6, 9, 10, 11, 12].map { RecordID(entity: "Person", key: $0) } + [RecordID(entity: "Pet", key: 13), RecordID(entity: "Person", key: 14)],
+            changedKeys: Dictionary(uniqueKeysWithValues: [
+                (1, ["age"]), (2, ["age"]), (3, ["age"]), (4, ["name", "age"]), (5, ["age", "name"]), (6, ["age", "name"]),
+                (9, []), (10, []), (11, ["age"]), (12, ["age"]), (13, ["age"]), (14, ["age"]),
+            ].map { (RecordID(entity: $0.0 == 13 ? "Pet" : "Person", key: Int64($0.0)), Set($0.1)) })
+        ),
     ])
     func textFormReadsBackAsWritten(_ changes: CommitSummary.Changes) throws {
         let summary = CommitSummary(sequence: 42, changes: changes)
@@ -73,11 +82,16 @@ struct CommitSummaryTests {
         )
         let text = try #require(CommitSummary(sequence: 1, changes: changes).encodedChanges)
         #expect(text == "I\tPerson\t7,8,3..6,1\nD\tPet\t1..10000")
+        // A bulk update of the same attributes is one line.
+        let updated = (101...5_100).map { RecordID(entity: "Item", key: $0) } + [RecordID(entity: "Item", key: 7)]
+        let updates = CommitSummary.Changes(updated: updated, changedKeys: Dictionary(uniqueKeysWithValues: updated.map { ($0, ["score", "age"]) }))
+        #expect(CommitSummary(sequence: 2, changes: updates).encodedChanges == "U\tItem\t101..5100,7\tage,score")
     }
 
     @Test(arguments: [
         "I\tPerson\t5..3", "I\tPerson\t5..5", "I\tPerson\t1..x", "I\tPerson\t..5", "I\tPerson\t5..", "I\tPerson\t1...3",
         "D\tPerson\t1..10001", "D\tPerson\t1..5000\nI\tPet\t1..5001", "D\tPerson\t-9223372036854775808..9223372036854775807",
+        "U\tPerson\t5..3\tname", "U\tPerson\t1..10001\tname", "U\tPerson\t1..6000\tname\nD\tPet\t1..4001",
     ])
     func rangesItNeverWritesAreRefused(_ text: String) {
         #expect(CommitSummary(sequence: 1, encodedChanges: text) == nil)
