@@ -27,6 +27,22 @@ struct StoredTextTests {
         }
     }
 
+    /// Every ASCII byte, control characters and NUL included, at every position of a short
+    /// string, makes the string the standard library makes of the same bytes.
+    @Test(arguments: [1, 2, 7, 8, 9, 15])
+    func everyASCIIByteAtEveryPosition(length: Int) {
+        for byte in UInt8(0)...0x7F {
+            for position in 0..<length {
+                var bytes = Array(repeating: UInt8(ascii: "x"), count: length)
+                bytes[position] = byte
+                let expected = String(decoding: bytes, as: UTF8.self)
+                let text = bytes.withUnsafeBytes { StoredText.validated($0) }
+                #expect(text == expected)
+                #expect(text.map { Array($0.utf8) } == bytes)
+            }
+        }
+    }
+
     /// Bytes only up to the buffer's end are read: the same bytes inside a larger buffer, with
     /// other bytes after them, make the same strings.
     @Test(arguments: [1, 3, 4, 7, 8, 9, 15, 16])
