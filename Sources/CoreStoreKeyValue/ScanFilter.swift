@@ -19,6 +19,9 @@ final class ScanFilter {
     private let names: [String]
     /// The prepared predicate per entity index, `nil` until the entity's first record.
     @exclusivity(unchecked) private var prepared: [FieldPredicate?]
+    /// ``prepared``, unretained: what testing a record reads, so that it retains nothing (the
+    /// filter holds the predicates through ``prepared`` for as long as it tests records).
+    @exclusivity(unchecked) private var preparedReferences: [Unmanaged<FieldPredicate>?]
 
     /// A filter by `predicate` over records of `schema`, whose entities `names` lists.
     init(_ predicate: RecordPredicate?, names: [String], schema: StoreSchema, evaluator: PredicateEvaluator) {
@@ -28,6 +31,7 @@ final class ScanFilter {
         self.schema = schema
         self.names = names
         self.prepared = Array(repeating: nil, count: names.count)
+        self.preparedReferences = Array(repeating: nil, count: names.count)
     }
 
     /// Whether the candidate, a record of the entity at `entity` in ``names``, satisfies the
@@ -35,7 +39,9 @@ final class ScanFilter {
     @inline(__always)
     func accepts(_ candidate: ScanCandidate, entity: Int) throws -> Bool {
         guard tests else { return true }
-        if let known = prepared[entity] { return try known.evaluate(candidate, evaluator) }
+        if let known = preparedReferences[entity] {
+            return try known._withUnsafeGuaranteedRef { try $0.evaluate(candidate, evaluator) }
+        }
         return try prepare(entity).evaluate(candidate, evaluator)
     }
 
@@ -44,6 +50,7 @@ final class ScanFilter {
     private func prepare(_ entity: Int) -> FieldPredicate {
         let fieldPredicate = FieldPredicate(predicate ?? .constant(true), entity: names[entity], schema: schema)
         prepared[entity] = fieldPredicate
+        preparedReferences[entity] = Unmanaged.passUnretained(fieldPredicate)
         return fieldPredicate
     }
 }

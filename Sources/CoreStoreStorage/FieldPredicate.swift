@@ -128,12 +128,19 @@ package final class FieldPredicate {
 
     /// Whether the record `candidate` reads satisfies the predicate. Inlinable, so that each
     /// scan's loop is specialized for its kind of fields.
-    @inlinable
+    @inlinable @inline(__always)
     package func evaluate<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
+        // The range test is inlined into the scan's loop; the rest is one specialized call.
         if let range = numericRange {
             let number = try candidate.number(range.ordinal)
             if let lower = range.lower.evaluate(number), let upper = range.upper.evaluate(number) { return lower && upper }
         }
+        return try evaluateLeavesOrTree(candidate, evaluator)
+    }
+
+    /// ``evaluate(_:_:)`` past the range test: the numeric conjunction's loop, or the tree.
+    @inlinable
+    func evaluateLeavesOrTree<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
         guard let leaves = numericConjunction else { return try evaluate(nodes.count - 1, candidate, evaluator) }
         var i = 0
         // A range is two leaves on one attribute: its number is read once.
