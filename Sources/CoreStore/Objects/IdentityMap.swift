@@ -231,13 +231,21 @@ struct IdentityMap {
     /// Moves every object into a table sized for `total` (no reference is copied).
     private mutating func rebuild(capacityFor total: Int) {
         var rebuilt = IdentityMap(minimumCapacity: max(total, count))
-        for index in slots.indices {
-            guard !slots[index].isVacated, let object = slots[index].object.take() else { continue }
-            let storeID = slots[index].storeID, key = slots[index].key
-            var i = rebuilt.home(storeID, key)
-            while rebuilt.slots[i].object != nil { i = (i + 1) & rebuilt.mask }
-            rebuilt.slots[i] = Slot(storeID: storeID, key: key, object: object)
-            rebuilt.count += 1
+        let mask = rebuilt.mask
+        // Through both buffers: one uniqueness check per table, not one per slot touched.
+        rebuilt.count = slots.withUnsafeMutableBufferPointer { old in
+            rebuilt.slots.withUnsafeMutableBufferPointer { new in
+                var moved = 0
+                for index in old.indices {
+                    guard !old[index].isVacated, let object = old[index].object.take() else { continue }
+                    let storeID = old[index].storeID, key = old[index].key
+                    var i = Self.home(storeID, key, mask: mask)
+                    while new[i].object != nil { i = (i + 1) & mask }
+                    new[i] = Slot(storeID: storeID, key: key, object: object)
+                    moved += 1
+                }
+                return moved
+            }
         }
         rebuilt.known = known
         self = rebuilt
