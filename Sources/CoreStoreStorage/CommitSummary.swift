@@ -88,16 +88,13 @@ extension CommitSummary {
         }
         // One line per run of updates of one entity that changed the same keys (a bulk update
         // of one attribute is one line), in order.
-        var start = changes.updated.startIndex
-        while start < changes.updated.endIndex {
-            let entity = changes.updated[start].entity
-            let changed = (changes.changedKeys[changes.updated[start]] ?? []).sorted().map(Self.escaped).joined(separator: ",")
+        let updated = changes.updated
+        let changed = updated.map { (changes.changedKeys[$0] ?? []).sorted().map(Self.escaped).joined(separator: ",") }
+        var start = updated.startIndex
+        while start < updated.endIndex {
             var end = start + 1
-            while end < changes.updated.endIndex, changes.updated[end].entity == entity,
-                  (changes.changedKeys[changes.updated[end]] ?? []).sorted().map(Self.escaped).joined(separator: ",") == changed {
-                end += 1
-            }
-            lines.append("U\t\(Self.escaped(entity))\t" + Self.keyList(changes.updated[start..<end]) + "\t\(changed)")
+            while end < updated.endIndex, updated[end].entity == updated[start].entity, changed[end] == changed[start] { end += 1 }
+            lines.append("U\t\(Self.escaped(updated[start].entity))\t" + Self.keyList(updated[start..<end]) + "\t\(changed[start])")
             start = end
         }
         return lines.joined(separator: "\n")

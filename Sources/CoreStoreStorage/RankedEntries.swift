@@ -43,7 +43,7 @@ public struct RankedEntries<Payload> {
     public init(order: RecordOrder, capacity: Int?) {
         self.order = order
         self.capacity = capacity
-        self.firstKeyAscends = order.keyCount == 0 || order.compare(.int(0), .int(1), atKey: 0) < 0
+        self.firstKeyAscends = order.ascending.first ?? true
         if let capacity { entries.reserveCapacity(capacity + 1) }
     }
 
