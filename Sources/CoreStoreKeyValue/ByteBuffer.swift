@@ -204,14 +204,8 @@ struct ByteReader {
 
     mutating func string() throws -> String {
         let raw = try blob()
-        guard let text = Self.text(raw) else { throw damaged("invalid UTF-8") }
+        guard let text = StoredText.validated(raw) else { throw damaged("invalid UTF-8") }
         return text
-    }
-
-    /// The text `raw` holds, `nil` when it is not valid UTF-8.
-    @inline(__always)
-    static func text(_ raw: UnsafeRawBufferPointer) -> String? {
-        StoredText.validated(raw)
     }
 }
 

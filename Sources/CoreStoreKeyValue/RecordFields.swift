@@ -56,7 +56,7 @@ struct EntityNames: Sendable {
     /// The name `bytes` spell: the schema's own string when it has that entity, else a new one.
     func name(_ bytes: UnsafeRawBufferPointer, reader: ByteReader) throws -> String {
         if let i = index(of: bytes) { return names[i] }
-        guard let s = ByteReader.text(bytes) else { throw reader.damaged("invalid UTF-8") }
+        guard let s = StoredText.validated(bytes) else { throw reader.damaged("invalid UTF-8") }
         return s
     }
 }
@@ -247,7 +247,7 @@ final class RecordFields {
             // invalid UTF-8 goes on to the checked reader, which throws.
             let length = Int(base.load(fromByteOffset: position + 1, as: UInt8.self))
             if length < 0x80, length <= left - 2,
-               let text = ByteReader.text(UnsafeRawBufferPointer(start: base + position + 2, count: length)) {
+               let text = StoredText.validated(UnsafeRawBufferPointer(start: base + position + 2, count: length)) {
                 return (.string(text), position + 2 + length)
             }
         default:

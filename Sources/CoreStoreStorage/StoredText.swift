@@ -38,7 +38,7 @@ package enum StoredText {
     }
 
     /// Whether every byte is below 0x80, eight at a time.
-    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         var high: UInt64 = 0
         let count = bytes.count
