@@ -131,6 +131,15 @@ struct FieldTests {
             #expect(o.optionalInt == nil)
             #expect(o.priority == .low)
             #expect(o.point == [0, 0])
+            // Each new object's values are its own: changing one leaves the next at the
+            // initial values.
+            o.int = 42
+            o.string = "changed"
+            let next = transaction.create(Into<AllTypes>())
+            #expect(next.int == 0)
+            #expect(next.string == "")
+            #expect(o.int == 42)
+            #expect(o.string == "changed")
         })
     }
 

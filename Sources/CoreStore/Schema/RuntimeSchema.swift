@@ -83,8 +83,15 @@ final class EntityMetadata: @unchecked Sendable {
     }
 
     /// A new record's values: every attribute at its initial value, no relationships.
+    ///
+    /// The values are an array of the record's own, copied element by element: sharing
+    /// ``fixedInitialAttributes`` made the object's first setter copy it through the standard
+    /// library's unspecialized copy, which cost more (100,000 inserts: 77M instructions for the
+    /// shared array and its copy, 64M for this).
     func initialRecord(id: RecordID) -> Record {
-        var attributes = fixedInitialAttributes
+        var attributes: [Value] = []
+        attributes.reserveCapacity(fixedInitialAttributes.count)
+        for value in fixedInitialAttributes { attributes.append(value) }
         for ordinal in dynamicInitialOrdinals {
             if let make = initialValues[ordinal] { attributes[ordinal] = make() }
         }
