@@ -66,10 +66,24 @@ package final class SQLWriter<Connection: SQLConnection> {
     package func apply(_ changes: MergedChanges) throws {
         try delete(changes.deletedIDs)
         try releaseUniqueValues(of: changes.updates)
-        for update in changes.updates { try updateRow(update) }
-        for record in changes.inserts { try insertRow(record) }
-        for update in changes.updates { try writeToMany(update.new, changedKeys: update.changedKeys) }
-        for record in changes.inserts { try writeToMany(record, changedKeys: nil) }
+        // Each record is read in place, through a pointer into its array: passing it by value
+        // (from `for record in`, a subscript, or even a buffer pointer's element) copied it per
+        // row, retaining and releasing its arrays and entity name.
+        try changes.updates.withUnsafeBufferPointer { updates in
+            for i in updates.indices { try updateRow(at: updates.baseAddress.unsafelyUnwrapped + i) }
+        }
+        try changes.inserts.withUnsafeBufferPointer { inserts in
+            for i in inserts.indices { try insertRow(at: inserts.baseAddress.unsafelyUnwrapped + i) }
+        }
+        try changes.updates.withUnsafeBufferPointer { updates in
+            for i in updates.indices {
+                let update = updates.baseAddress.unsafelyUnwrapped + i
+                try withUnsafePointer(to: update.pointee.new) { try writeToMany(at: $0, changedKeys: update.pointee.changedKeys) }
+            }
+        }
+        try changes.inserts.withUnsafeBufferPointer { inserts in
+            for i in inserts.indices { try writeToMany(at: inserts.baseAddress.unsafelyUnwrapped + i, changedKeys: nil) }
+        }
     }
 
     // MARK: Rows
@@ -148,8 +162,8 @@ package final class SQLWriter<Connection: SQLConnection> {
         )
     }
 
-    private func insertRow(_ record: Record) throws {
-        let entry = try statements(record.id.entity)
+    private func insertRow(at record: UnsafePointer<Record>) throws {
+        let entry = try statements(record.pointee.id.entity)
         let entity = entry.entity
         let statement: Connection.Statement
         if let prepared = entry.insert {
@@ -160,30 +174,30 @@ package final class SQLWriter<Connection: SQLConnection> {
         }
         // Parameters as laid out by `insertSQL`: the key, the attributes, the foreign keys.
         statement.reset()
-        try statement.bind(.integer(record.id.key), at: 1)
+        try statement.bind(.integer(record.pointee.id.key), at: 1)
         var index: Int32 = 2
         for (ordinal, type) in entity.attributeTypes.enumerated() {
-            try statement.bind(dialect.encode(record.attributes[ordinal], as: type), at: index)
+            try statement.bind(dialect.encode(record.pointee.attributes[ordinal], as: type), at: index)
             index += 1
         }
         for ordinal in entity.foreignKeyOrdinals {
-            try statement.bind(record.relationships[ordinal].first.map { .integer($0.key) } ?? .null, at: index)
+            try statement.bind(record.pointee.relationships[ordinal].first.map { .integer($0.key) } ?? .null, at: index)
             index += 1
         }
         do {
             try statement.run()
         } catch let error as StorageError {
-            throw try explain(error, record: record, entity: entity)
+            throw try explain(error, record: record.pointee, entity: entity)
         }
     }
 
-    private func updateRow(_ update: RecordReplacement) throws {
-        let record = update.new
+    private func updateRow(at update: UnsafePointer<RecordReplacement>) throws {
+        let record = update.pointee.new
         let entry = try statements(record.id.entity)
         let entity = entry.entity
         var slots: [Int] = []
-        slots.reserveCapacity(update.changedKeys.count)
-        for key in update.changedKeys {
+        slots.reserveCapacity(update.pointee.changedKeys.count)
+        for key in update.pointee.changedKeys {
             if let slot = entity.updateSlots[key] { slots.append(slot) }
         }
         if slots.isEmpty { return }
@@ -220,12 +234,12 @@ package final class SQLWriter<Connection: SQLConnection> {
 
     // MARK: To-many relationships
 
-    private func writeToMany(_ record: Record, changedKeys: Set<String>?) throws {
-        let entity = try statements(record.id.entity).entity
+    private func writeToMany(at record: UnsafePointer<Record>, changedKeys: Set<String>?) throws {
+        let entity = try statements(record.pointee.id.entity).entity
         guard entity.hasToMany else { return }
         for (ordinal, relationship) in entity.relationships.enumerated() where relationship.isToMany {
             if let changedKeys, !changedKeys.contains(relationship.name) { continue }
-            let destinations = record.relationships[ordinal]
+            let destinations = record.pointee.relationships[ordinal]
             switch relationship.storage {
             case .foreignKey, .inverseForeignKey(_, nil):
                 continue
@@ -238,11 +252,11 @@ package final class SQLWriter<Connection: SQLConnection> {
                 }
             case .joinTable(let table):
                 if changedKeys != nil {
-                    try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE \"source\" = \(dialect.placeholder(1))").execute([.integer(record.id.key)])
+                    try connection.statement("DELETE FROM \(table.sqlIdentifier) WHERE \"source\" = \(dialect.placeholder(1))").execute([.integer(record.pointee.id.key)])
                 }
                 let statement = try connection.statement("INSERT INTO \(table.sqlIdentifier) (\"source\", \"position\", \"destination\") VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))")
                 for (index, destination) in destinations.enumerated() {
-                    try statement.execute([.integer(record.id.key), .integer(Int64(index)), .integer(destination.key)])
+                    try statement.execute([.integer(record.pointee.id.key), .integer(Int64(index)), .integer(destination.key)])
                 }
             }
         }
