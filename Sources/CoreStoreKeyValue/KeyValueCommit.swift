@@ -39,7 +39,7 @@ struct KeyValueCommit {
         for update in changes.updates {
             let record = update.new
             recordKey.set(entity: record.id.entity, key: record.id.key)
-            try putRecord(record, at: recordKey.bytes, encodingInto: &valueBuffer)
+            try putRecord(record, key: recordKey.bytes, encodingInto: &valueBuffer)
             // An entry whose indexed values did not change stays as it is. (A unique entry is
             // kept only when its values are exactly equal: `0.0` → `-0.0` keeps the encoding
             // but must still be checked against the other records.)
@@ -62,7 +62,7 @@ struct KeyValueCommit {
                 if !unchecked[i], try writer.withValue(recordKey.bytes, { _ in }) {
                     throw RecordValidator.insertedTwice(inserts[i].id)
                 }
-                try putRecord(inserts[i], at: recordKey.bytes, encodingInto: &valueBuffer)
+                try putRecord(at: inserts.baseAddress.unsafelyUnwrapped + i, key: recordKey.bytes, encodingInto: &valueBuffer)
             }
         }
         for entry in staleEntries { try writer.delete(entry) }
@@ -81,9 +81,18 @@ struct KeyValueCommit {
         }
     }
 
+    /// Writes the record at `record` under the record key `key`, encoded in `buffer`.
+    private func putRecord(at record: UnsafePointer<Record>, key: [UInt8], encodingInto buffer: inout [UInt8]) throws {
+        try put(RecordCodec.encode(recordAt: record, into: &buffer), bytesOf: buffer, at: key)
+    }
+
     /// Writes `record` under the record key `key`, encoded in `buffer`.
-    private func putRecord(_ record: Record, at key: [UInt8], encodingInto buffer: inout [UInt8]) throws {
-        let count = RecordCodec.encode(record, into: &buffer)
+    private func putRecord(_ record: Record, key: [UInt8], encodingInto buffer: inout [UInt8]) throws {
+        try put(RecordCodec.encode(record, into: &buffer), bytesOf: buffer, at: key)
+    }
+
+    /// Writes the first `count` bytes of `buffer` under `key`.
+    private func put(_ count: Int, bytesOf buffer: [UInt8], at key: [UInt8]) throws {
         try key.withUnsafeBytes { key in
             try buffer.withUnsafeBytes { try writer.put(keyBytes: key, valueBytes: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }

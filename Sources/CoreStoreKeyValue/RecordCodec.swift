@@ -44,8 +44,15 @@ public enum RecordCodec {
     /// and returns their count (the bytes after them are left as they were): ``encode(_:)``
     /// for a caller that reuses one buffer for many records.
     static func encode(_ record: Record, into buffer: inout [UInt8]) -> Int {
-        if let count = RecordSizedEncoder.encode(record, into: &buffer) { return count }
-        let bytes = encodeGrowing(record)
+        withUnsafePointer(to: record) { encode(recordAt: $0, into: &buffer) }
+    }
+
+    /// ``encode(_:into:)`` for the record at `record`, read in place: a commit's records lie in
+    /// its change set's arrays, and passing one by value would copy it (retaining and releasing
+    /// its arrays) per record.
+    static func encode(recordAt record: UnsafePointer<Record>, into buffer: inout [UInt8]) -> Int {
+        if let count = RecordSizedEncoder.encode(recordAt: record, into: &buffer) { return count }
+        let bytes = encodeGrowing(record.pointee)
         if buffer.count < bytes.count { buffer.append(contentsOf: repeatElement(0, count: bytes.count - buffer.count)) }
         buffer.replaceSubrange(0..<bytes.count, with: bytes)
         return bytes.count

@@ -9,41 +9,48 @@ import CoreStoreStorage
 enum RecordSizedEncoder {
     /// The bytes of `record`, `nil` when it is not of the shapes this encoder takes.
     static func encode(_ record: Record) -> [UInt8]? {
-        guard let size = measure(record) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size.total)
-        bytes.withUnsafeMutableBytes { write(record, to: $0.baseAddress.unsafelyUnwrapped) }
-        return bytes
+        withUnsafePointer(to: record) { record in
+            guard let size = measure(record) else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size.total)
+            bytes.withUnsafeMutableBytes { write(record, to: $0.baseAddress.unsafelyUnwrapped) }
+            return bytes
+        }
     }
 
     /// Writes the bytes of `record` at the start of `buffer`, which grows when it is too short
     /// (its bytes past the record are left as they were), and returns their count; `nil` when
     /// the record is not of the shapes this encoder takes. For a caller that reuses one buffer
     /// for many records.
-    static func encode(_ record: Record, into buffer: inout [UInt8]) -> Int? {
+    static func encode(recordAt record: UnsafePointer<Record>, into buffer: inout [UInt8]) -> Int? {
         guard let size = measure(record) else { return nil }
         if buffer.count < size.total { buffer.append(contentsOf: repeatElement(0, count: size.total - buffer.count)) }
         buffer.withUnsafeMutableBytes { write(record, to: $0.baseAddress.unsafelyUnwrapped) }
         return size.total
     }
 
-    /// Writes `record`, whose size ``measure(_:)`` took, from `base` on.
-    private static func write(_ record: Record, to base: UnsafeMutableRawPointer) {
+    /// Writes the record at `record`, whose size ``measure(_:)`` took, from `base` on. The
+    /// record is read in place (see ``RecordCodec/encode(recordAt:into:)``).
+    private static func write(_ record: UnsafePointer<Record>, to base: UnsafeMutableRawPointer) {
         var w = PointerWriter(base: base)
         w.byte(RecordCodec.formatVersion)
-        w.string(record.id.entity)
-        w.signed(record.id.key)
-        w.varint(UInt64(record.attributes.count))
+        w.string(record.pointee.id.entity)
+        w.signed(record.pointee.id.key)
+        w.varint(UInt64(record.pointee.attributes.count))
         w.byte(2)
         let table = w.position
-        w.position += record.attributes.count * 2
+        w.position += record.pointee.attributes.count * 2
         let values = w.position
-        for (i, value) in record.attributes.enumerated() {
-            let offset = w.position - values
-            w.base.storeBytes(of: UInt16(truncatingIfNeeded: offset).littleEndian, toByteOffset: table + 2 * i, as: UInt16.self)
-            w.value(value)
+        // The values through their buffer, borrowed in place: neither the record nor its arrays
+        // are copied or retained.
+        record.pointee.attributes.withUnsafeBufferPointer { attributes in
+            for i in attributes.indices {
+                let offset = w.position - values
+                w.base.storeBytes(of: UInt16(truncatingIfNeeded: offset).littleEndian, toByteOffset: table + 2 * i, as: UInt16.self)
+                w.value(attributes[i])
+            }
         }
-        w.varint(UInt64(record.relationships.count))
-        for destinations in record.relationships {
+        w.varint(UInt64(record.pointee.relationships.count))
+        for destinations in record.pointee.relationships {
             w.varint(UInt64(destinations.count))
             for id in destinations {
                 w.string(id.entity)
@@ -56,24 +63,28 @@ enum RecordSizedEncoder {
 
     /// The record's size with its checksum; `nil` for a decimal value or values too large for
     /// two-byte offsets.
-    private static func measure(_ record: Record) -> (total: Int, values: Int)? {
-        var values = 0
-        for value in record.attributes {
-            switch value {
-            case .null, .bool: values += 1
-            case .int(let i): values += 1 + varintSize(zigzag(i))
-            case .double, .date: values += 9
-            case .decimal: return nil
-            case .string(let s): values += 1 + lengthPrefixed(s.utf8.count)
-            case .bytes(let data): values += 1 + lengthPrefixed(data.count)
-            case .uuid: values += 17
+    private static func measure(_ record: UnsafePointer<Record>) -> (total: Int, values: Int)? {
+        // The values through their buffer, borrowed in place (as in ``write(_:to:)``).
+        let measured: Int? = record.pointee.attributes.withUnsafeBufferPointer { attributes in
+            var values = 0
+            for value in attributes {
+                switch value {
+                case .null, .bool: values += 1
+                case .int(let i): values += 1 + varintSize(zigzag(i))
+                case .double, .date: values += 9
+                case .decimal: return nil
+                case .string(let s): values += 1 + lengthPrefixed(s.utf8.count)
+                case .bytes(let data): values += 1 + lengthPrefixed(data.count)
+                case .uuid: values += 17
+                }
             }
+            return values
         }
-        guard values <= Int(UInt16.max) else { return nil }
-        var size = 1 + lengthPrefixed(record.id.entity.utf8.count) + varintSize(zigzag(record.id.key))
-        size += varintSize(UInt64(record.attributes.count)) + 1 + 2 * record.attributes.count + values
-        size += varintSize(UInt64(record.relationships.count))
-        for destinations in record.relationships {
+        guard let values = measured, values <= Int(UInt16.max) else { return nil }
+        var size = 1 + lengthPrefixed(record.pointee.id.entity.utf8.count) + varintSize(zigzag(record.pointee.id.key))
+        size += varintSize(UInt64(record.pointee.attributes.count)) + 1 + 2 * record.pointee.attributes.count + values
+        size += varintSize(UInt64(record.pointee.relationships.count))
+        for destinations in record.pointee.relationships {
             size += varintSize(UInt64(destinations.count))
             for id in destinations {
                 size += lengthPrefixed(id.entity.utf8.count) + varintSize(zigzag(id.key))
