@@ -86,8 +86,12 @@ public struct ChangeMerger {
             merger.basesAreStored = basesAreStored
             if basesAreStored {
                 merger.stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count)
-                for update in changes.updates {
-                    if let base = update.base, base.id == update.record.id { merger.stored[base.id.key] = .some(base) }
+                // Through pointers, as in `run`: no copy of each update.
+                changes.updates.withUnsafeBufferPointer { updates in
+                    for i in updates.indices {
+                        let update = updates.baseAddress.unsafelyUnwrapped + i
+                        if let base = update.pointee.base, base.id == update.pointee.record.id { merger.stored[base.id.key] = .some(base) }
+                    }
                 }
                 for base in changes.deleteBases { merger.stored[base.id.key] = .some(base) }
             }
@@ -142,8 +146,10 @@ public struct ChangeMerger {
         for id in unread where !deletedKeys.insert(id.key) {
             throw StorageError.recordNotFound(id)
         }
-        for update in changes.updates {
-            try apply(update)
+        // Each update is read in place: passing it by value copied it (its two records and
+        // its key set) per update.
+        try changes.updates.withUnsafeBufferPointer { updates in
+            for i in updates.indices { try apply(at: updates.baseAddress.unsafelyUnwrapped + i) }
         }
         try keepInversesConsistent(changes, deleted: deleted)
         try checkCounts()
@@ -160,32 +166,33 @@ public struct ChangeMerger {
 
     // MARK: Updates
 
-    private mutating func apply(_ update: RecordUpdate) throws {
-        let mine = update.record
+    /// Merges the update at `update` into the current records.
+    private mutating func apply(at update: UnsafePointer<RecordUpdate>) throws {
+        let mine = update.pointee.record
         let keys = try entityKeys(of: mine.id.entity)
         guard mine.attributes.count == keys.entity.attributes.count, mine.relationships.count == keys.entity.relationships.count else {
             try validator.validateShape(mine)
             return
         }
         let earlier = current[mine.id.key]?.record
-        if earlier == nil, basesAreStored, let base = update.base, base.id == mine.id, !deletedKeys.contains(mine.id.key),
-           keys.writerKeepsTheRest(of: base, in: mine, changing: update.changedKeys) {
+        if earlier == nil, basesAreStored, let base = update.pointee.base, base.id == mine.id, !deletedKeys.contains(mine.id.key),
+           keys.writerKeepsTheRest(of: base, in: mine, changing: update.pointee.changedKeys) {
             // The stored record is the writer's base: each changed key takes the writer's
             // value (a to-many's stored list is its base, a cleared to-one's stored destination
             // too), and every other key already holds the stored value. The merged record is
             // the writer's own, with no copy of the stored one.
-            setCurrent(mine, keys: update.changedKeys)
+            setCurrent(mine, keys: update.pointee.changedKeys)
             return
         }
         guard !deletedKeys.contains(mine.id.key), var merged = earlier ?? storedRecord(exactly: mine.id) else {
             throw StorageError.recordNotFound(mine.id)
         }
-        for (_, slot) in keys.resolve(update.changedKeys) {
+        for (_, slot) in keys.resolve(update.pointee.changedKeys) {
             switch slot {
             case .attribute(let ordinal):
                 merged.attributes[ordinal] = mine.attributes[ordinal]
             case .relationship(let ordinal, let isToMany):
-                let base = update.base.flatMap { $0.relationships.indices.contains(ordinal) ? $0.relationships[ordinal] : nil }
+                let base = update.pointee.base.flatMap { $0.relationships.indices.contains(ordinal) ? $0.relationships[ordinal] : nil }
                 if isToMany, let base {
                     merged.relationships[ordinal] = Self.mergeToMany(stored: merged.relationships[ordinal], base: base, mine: mine.relationships[ordinal])
                 } else if mine.relationships[ordinal].isEmpty, let base, merged.relationships[ordinal].map(\.key) != base.map(\.key) {
@@ -197,7 +204,7 @@ public struct ChangeMerger {
                 }
             }
         }
-        setCurrent(merged, keys: update.changedKeys)
+        setCurrent(merged, keys: update.pointee.changedKeys)
     }
 
     /// The keys of `entityName` (built once per entity).

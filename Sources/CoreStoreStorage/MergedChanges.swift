@@ -14,6 +14,18 @@ public struct RecordReplacement: Sendable, Hashable {
         self.new = new
         self.changedKeys = changedKeys
     }
+
+    /// The offset of ``new`` in a replacement's memory. `offset(of:)` answers `nil` only for a
+    /// computed property or a type whose layout is hidden by library evolution; `new` is a
+    /// stored property of a type built with its users, so it always has one.
+    private static let newOffset = MemoryLayout<RecordReplacement>.offset(of: \.new)!
+
+    /// The ``new`` record of the replacement at `replacement`, by address: for a loop over a
+    /// commit's replacements in their array, where reading `new` by value copied the record
+    /// (retaining and releasing its arrays) per replacement.
+    package static func newRecord(at replacement: UnsafePointer<RecordReplacement>) -> UnsafePointer<Record> {
+        UnsafeRawPointer(replacement).advanced(by: newOffset).assumingMemoryBound(to: Record.self)
+    }
 }
 
 /// A change set resolved against what is stored: whole records to write, with the versions they
