@@ -298,8 +298,13 @@ final class ObjectContext: @unchecked Sendable {
             mergeLog.record(change)
             // Found by the two numbers: an identifier would copy the entity name per record.
             let storeID = change.store.id
-            for record in change.updated {
-                registeredObjects[storeID: storeID, key: record.id.key]?.adopt(record)
+            // In place: iterating would copy each record (its arrays retained and released)
+            // whether or not an object is registered for it.
+            change.updated.withUnsafeBufferPointer { updated in
+                for i in updated.indices {
+                    let record = updated.baseAddress.unsafelyUnwrapped + i
+                    registeredObjects[storeID: storeID, key: record.pointee.id.key]?.adopt(recordAt: record)
+                }
             }
             var dropped: [CoreStoreObject] = []
             for recordID in change.deleted {
