@@ -66,24 +66,13 @@ package final class SQLWriter<Connection: SQLConnection> {
     package func apply(_ changes: MergedChanges) throws {
         try delete(changes.deletedIDs)
         try releaseUniqueValues(of: changes.updates)
-        // Each record is read in place, through a pointer into its array: passing it by value
-        // (from `for record in`, a subscript, or even a buffer pointer's element) copied it per
-        // row, retaining and releasing its arrays and entity name.
-        try changes.updates.withUnsafeBufferPointer { updates in
-            for i in updates.indices { try updateRow(at: updates.baseAddress.unsafelyUnwrapped + i) }
+        // Each record is read in place, by address (see `forEachElementAddress`).
+        try changes.updates.forEachElementAddress { try updateRow(at: $0) }
+        try changes.inserts.forEachElementAddress { try insertRow(at: $0) }
+        try changes.updates.forEachElementAddress { update in
+            try writeToMany(at: RecordReplacement.newRecord(at: update), changedKeys: update.pointee.changedKeys)
         }
-        try changes.inserts.withUnsafeBufferPointer { inserts in
-            for i in inserts.indices { try insertRow(at: inserts.baseAddress.unsafelyUnwrapped + i) }
-        }
-        try changes.updates.withUnsafeBufferPointer { updates in
-            for i in updates.indices {
-                let update = updates.baseAddress.unsafelyUnwrapped + i
-                try withUnsafePointer(to: update.pointee.new) { try writeToMany(at: $0, changedKeys: update.pointee.changedKeys) }
-            }
-        }
-        try changes.inserts.withUnsafeBufferPointer { inserts in
-            for i in inserts.indices { try writeToMany(at: inserts.baseAddress.unsafelyUnwrapped + i, changedKeys: nil) }
-        }
+        try changes.inserts.forEachElementAddress { try writeToMany(at: $0, changedKeys: nil) }
     }
 
     // MARK: Rows

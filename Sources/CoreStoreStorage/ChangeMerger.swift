@@ -86,12 +86,9 @@ public struct ChangeMerger {
             merger.basesAreStored = basesAreStored
             if basesAreStored {
                 merger.stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count)
-                // Through pointers, as in `run`: no copy of each update.
-                changes.updates.withUnsafeBufferPointer { updates in
-                    for i in updates.indices {
-                        let update = updates.baseAddress.unsafelyUnwrapped + i
-                        if let base = update.pointee.base, base.id == update.pointee.record.id { merger.stored[base.id.key] = .some(base) }
-                    }
+                // By address, as in `run`: no copy of each update.
+                changes.updates.forEachElementAddress { update in
+                    if let base = update.pointee.base, base.id == update.pointee.record.id { merger.stored[base.id.key] = .some(base) }
                 }
                 for base in changes.deleteBases { merger.stored[base.id.key] = .some(base) }
             }
@@ -148,9 +145,7 @@ public struct ChangeMerger {
         }
         // Each update is read in place: passing it by value copied it (its two records and
         // its key set) per update.
-        try changes.updates.withUnsafeBufferPointer { updates in
-            for i in updates.indices { try apply(at: updates.baseAddress.unsafelyUnwrapped + i) }
-        }
+        try changes.updates.forEachElementAddress { try apply(at: $0) }
         try keepInversesConsistent(changes, deleted: deleted)
         try checkCounts()
 

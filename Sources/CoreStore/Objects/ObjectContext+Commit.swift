@@ -164,17 +164,15 @@ extension ObjectContext {
                 for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(recordAt: base + i) }
             }
             // The updates in place too, each new record passed by address.
-            merged.updates.withUnsafeBufferPointer { updates in
-                var next = 0
-                for i in updates.indices {
-                    let new = RecordReplacement.newRecord(at: updates.baseAddress.unsafelyUnwrapped + i)
-                    let key = new.pointee.id.key
-                    while next < part.updatedStates.count, part.updatedStates[next].recordID.key != key { next += 1 }
-                    if next < part.updatedStates.count {
-                        part.updatedStates[next].adopt(recordAt: new)
-                    } else if let state = registered(ObjectID(storeID: storeID, recordID: new.pointee.id)) {
-                        state.adopt(recordAt: new)
-                    }
+            var next = 0
+            merged.updates.forEachElementAddress { update in
+                let new = RecordReplacement.newRecord(at: update)
+                let key = new.pointee.id.key
+                while next < part.updatedStates.count, part.updatedStates[next].recordID.key != key { next += 1 }
+                if next < part.updatedStates.count {
+                    part.updatedStates[next].adopt(recordAt: new)
+                } else if let state = registered(ObjectID(storeID: storeID, recordID: new.pointee.id)) {
+                    state.adopt(recordAt: new)
                 }
             }
             commits.append(StoreCommit(

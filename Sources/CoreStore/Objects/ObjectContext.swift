@@ -300,11 +300,8 @@ final class ObjectContext: @unchecked Sendable {
             let storeID = change.store.id
             // In place: iterating would copy each record (its arrays retained and released)
             // whether or not an object is registered for it.
-            change.updated.withUnsafeBufferPointer { updated in
-                for i in updated.indices {
-                    let record = updated.baseAddress.unsafelyUnwrapped + i
-                    registeredObjects[storeID: storeID, key: record.pointee.id.key]?.adopt(recordAt: record)
-                }
+            change.updated.forEachElementAddress { record in
+                registeredObjects[storeID: storeID, key: record.pointee.id.key]?.adopt(recordAt: record)
             }
             var dropped: [CoreStoreObject] = []
             for recordID in change.deleted {
