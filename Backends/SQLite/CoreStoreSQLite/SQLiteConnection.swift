@@ -13,6 +13,8 @@ final class SQLiteConnection {
     let path: String
     let functions: SQLiteFunctions
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statements of ``SQLiteHeldStatement``, by position, prepared on first use.
+    private var heldStatements = [SQLiteStatement?](repeating: nil, count: SQLiteHeldStatement.allCases.count)
     /// The counters this connection's last commit stored (see ``SQLiteCommittedCounters``).
     var committedCounters: SQLiteCommittedCounters?
 
@@ -39,6 +41,7 @@ final class SQLiteConnection {
 
     deinit {
         statements.removeAll()
+        heldStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -48,6 +51,14 @@ final class SQLiteConnection {
         let statement = try SQLiteStatement(connection: self, sql: sql)
         if statements.count >= 256 { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
+        return statement
+    }
+
+    /// The held statement `held`, prepared on its first use.
+    func statement(_ held: SQLiteHeldStatement) throws -> SQLiteStatement {
+        if let statement = heldStatements[held.rawValue] { return statement }
+        let statement = try SQLiteStatement(connection: self, sql: held.sql)
+        heldStatements[held.rawValue] = statement
         return statement
     }
 
@@ -75,16 +86,24 @@ final class SQLiteConnection {
         return result
     }
 
+    /// How a transaction of ``transaction(_:_:)`` begins.
+    enum TransactionKind {
+        /// Takes the write lock at once (`BEGIN IMMEDIATE`).
+        case immediate
+        /// Reads until the first write (`BEGIN DEFERRED`).
+        case deferred
+    }
+
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    func transaction<T>(_ kind: String = "IMMEDIATE", _ body: () throws -> T) throws -> T {
-        try statement("BEGIN \(kind)").execute()
+    func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try statement(kind == .immediate ? .beginImmediate : .beginDeferred).execute()
         do {
             let result = try body()
-            try statement("COMMIT").execute()
+            try statement(.commit).execute()
             return result
         } catch {
             if sqlite3_get_autocommit(handle) == 0 {
-                try? statement("ROLLBACK").execute()
+                try? statement(.rollback).execute()
             }
             throw error
         }

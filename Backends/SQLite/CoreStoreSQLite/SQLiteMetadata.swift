@@ -106,16 +106,16 @@ enum SQLiteMetadata {
     private static let countersSQL = "SELECT (SELECT value FROM \(table.sqlIdentifier) WHERE key = 'next_key'), (SELECT value FROM \(table.sqlIdentifier) WHERE key = 'sequence')"
     /// One primary-key update per counter: a single `UPDATE … WHERE key IN (…)` made SQLite
     /// build an ephemeral table for the list on every commit.
-    private static let updateNextKeySQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'next_key'"
-    private static let updateSequenceSQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'sequence'"
+    static let updateNextKeySQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'next_key'"
+    static let updateSequenceSQL = "UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'sequence'"
 
     /// Stores the counters (and new metadata) of a commit. The next key is written only when it
     /// differs from `previous` (the counters the commit started from), when those are known.
     static func update(_ connection: SQLiteConnection, counters: CommitCounters, previous: CommitCounters? = nil, metadata: StoredMetadata?) throws {
         if counters.nextKey != previous?.nextKey {
-            try connection.statement(updateNextKeySQL).execute([.integer(counters.nextKey)])
+            try connection.statement(.updateNextKey).execute([.integer(counters.nextKey)])
         }
-        try connection.statement(updateSequenceSQL).execute([.integer(Int64(counters.sequence))])
+        try connection.statement(.updateSequence).execute([.integer(Int64(counters.sequence))])
         if let metadata { try write(connection, metadata) }
     }
 

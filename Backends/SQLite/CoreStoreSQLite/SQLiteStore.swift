@@ -202,7 +202,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     public func read<T>(_ body: (any StorageReader) throws -> T) throws -> T {
         let state = try lifecycle.open()
         return try state.readers.withConnection { connection in
-            try connection.transaction("DEFERRED") {
+            try connection.transaction(.deferred) {
                 try body(SQLiteReader(connection: connection, mapping: state.mapping))
             }
         }
@@ -220,7 +220,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let writer = state.writer
         var stored: CommitCounters?
         do {
-            let info = try writer.transaction("IMMEDIATE") {
+            let info = try writer.transaction(.immediate) {
                 let before = try writer.currentCounters()
                 return try state.rowWriter.commit(changes, counters: { before }, store: { counters, metadata in
                     try SQLiteMetadata.update(writer, counters: counters, previous: before, metadata: metadata)

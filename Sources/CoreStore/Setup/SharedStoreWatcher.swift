@@ -192,6 +192,9 @@ enum SharedStoreRegistry {
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var stacks: [String: [WeakStack]] = [:]
+    /// How many identities have more than one stack registered: while none has, a commit
+    /// learns that nobody is to be told without looking its store's identity up.
+    nonisolated(unsafe) private static var sharedIdentityCount = 0
 
     // Reading a weak reference makes a strong one. Each function below keeps the strong
     // references it made until after it let go of the lock: were one the last reference to a
@@ -209,6 +212,7 @@ enum SharedStoreRegistry {
             }
             list.append(WeakStack(stack))
             stacks[identity] = list
+            countSharedIdentities()
         }
         withExtendedLifetime(seen) {}
     }
@@ -225,8 +229,14 @@ enum SharedStoreRegistry {
                 }
                 stacks[identity] = remaining.isEmpty ? nil : remaining
             }
+            countSharedIdentities()
         }
         withExtendedLifetime(seen) {}
+    }
+
+    /// Recounts ``sharedIdentityCount``; called with the lock held.
+    private static func countSharedIdentities() {
+        sharedIdentityCount = stacks.values.reduce(0) { $0 + ($1.count > 1 ? 1 : 0) }
     }
 
     /// The other stacks of this process that have the store `identity` open.
@@ -234,7 +244,7 @@ enum SharedStoreRegistry {
         lock.lock()
         defer { lock.unlock() }
         // Usually the stack is alone with its file: nothing to build.
-        guard let entries = stacks[identity], entries.count > 1 else { return [] }
+        guard sharedIdentityCount > 0, let entries = stacks[identity], entries.count > 1 else { return [] }
         var others: [DataStack] = []
         for entry in entries {
             if let other = entry.stack, other !== stack { others.append(other) }
