@@ -73,6 +73,22 @@ struct SharedStoreTests {
         #expect(list.numberOfObjects() == 0)
     }
 
+    @Test func aCommitTellsTheOtherStacksOfItsFileOnly() throws {
+        let url = try TestStoreFiles.newFile()
+        let first = try Self.stack(url)
+        let identity = try #require(first.stores.first?.sharedIdentity)
+        #expect(SharedStoreRegistry.others(of: first, sharing: identity).isEmpty)
+        var second: DataStack? = try Self.stack(url)
+        let elsewhere = try Self.stack(try TestStoreFiles.newFile())
+        let elsewhereIdentity = try #require(elsewhere.stores.first?.sharedIdentity)
+        #expect(elsewhereIdentity != identity)
+        #expect(SharedStoreRegistry.others(of: first, sharing: identity).map(ObjectIdentifier.init) == [ObjectIdentifier(try #require(second))])
+        #expect(SharedStoreRegistry.others(of: try #require(second), sharing: identity).map(ObjectIdentifier.init) == [ObjectIdentifier(first)])
+        #expect(SharedStoreRegistry.others(of: elsewhere, sharing: elsewhereIdentity).isEmpty)
+        second = nil
+        #expect(Self.eventually { SharedStoreRegistry.others(of: first, sharing: identity).isEmpty })
+    }
+
     @Test func aStackThatCommitsAfterAnotherCatchesUpWithIt() throws {
         let url = try TestStoreFiles.newFile()
         let first = try Self.stack(url)
