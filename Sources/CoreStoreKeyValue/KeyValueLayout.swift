@@ -51,6 +51,8 @@ public struct KeyValueLayout: Sendable {
     /// Per entity, what a written record is checked against; looking up the
     /// ``EntityDescription`` instead copied the whole description for every written record.
     private let shapes: EntityNameMap<EntityShape>
+    /// The metadata keys of the two counters every commit writes, built once.
+    let nextKeyCounterKey: [UInt8], sequenceCounterKey: [UInt8]
 
     /// What a record of an entity must look like.
     struct EntityShape: Sendable {
@@ -67,6 +69,8 @@ public struct KeyValueLayout: Sendable {
         self.schema = schema
         let generation = KeyValueGeneration(generation)
         self.generation = generation
+        nextKeyCounterKey = generation.metadataKey("nextKey")
+        sequenceCounterKey = generation.metadataKey("sequence")
         var byName: [String: IndexDefinition] = [:]
         var order: [String] = []
         func add(_ name: String, _ kind: IndexDefinition.Kind, _ scope: String, _ components: [IndexDefinition.Component], maintainedBy entity: String) {

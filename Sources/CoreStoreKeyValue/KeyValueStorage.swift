@@ -145,9 +145,9 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             written = prepared.counters
             try commit.write(prepared.changes)
             if prepared.counters.nextKey != counters.nextKey {
-                try writer.put(layout.metadataKey("nextKey"), TupleEncoder.encode([.int(prepared.counters.nextKey)]))
+                try writer.put(layout.nextKeyCounterKey, TupleEncoder.encodeInt(prepared.counters.nextKey))
             }
-            try writer.put(layout.metadataKey("sequence"), TupleEncoder.encode([.int(Int64(prepared.counters.sequence))]))
+            try writer.put(layout.sequenceCounterKey, TupleEncoder.encodeInt(Int64(prepared.counters.sequence)))
             if let metadata = prepared.metadata {
                 try writer.put(layout.metadataKey("metadata"), Self.encode(metadata))
             }

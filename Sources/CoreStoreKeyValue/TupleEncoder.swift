@@ -123,6 +123,14 @@ public enum TupleEncoder {
         appendBigEndian(UInt64(bitPattern: i) ^ (1 << 63), into: &bytes)
     }
 
+    /// The encoding of the one-element tuple `[.int(i)]`, in an array of exactly its size.
+    public static func encodeInt(_ i: Int64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(9)
+        encodeInt(i, into: &bytes)
+        return bytes
+    }
+
     /// Appends a `string` element.
     public static func encodeString(_ s: String, into bytes: inout [UInt8]) {
         encode(.string(s), into: &bytes)

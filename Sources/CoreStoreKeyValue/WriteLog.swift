@@ -16,8 +16,16 @@ struct WriteLog {
     /// Whether the log holds no write.
     var isEmpty: Bool { entries.isEmpty }
 
+    /// The room the first write reserves: enough for a small commit's writes, which otherwise
+    /// grew both buffers from nothing, reallocating each several times per commit.
+    private static let initialBytes = 1024, initialEntries = 16
+
     /// Appends a put of `value` under `key`, or a delete of `key` when `value` is `nil`.
     mutating func append(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) {
+        if entries.capacity == 0 {
+            entries.reserveCapacity(Self.initialEntries)
+            bytes.reserveCapacity(Self.initialBytes)
+        }
         entries.append(Entry(keyStart: bytes.count, keyCount: key.count, valueCount: value?.count ?? -1))
         bytes.append(contentsOf: key)
         if let value { bytes.append(contentsOf: value) }

@@ -27,6 +27,13 @@ struct TupleEncoderTests {
         }
     }
 
+    @Test("A counter encoded alone is the one-element tuple of its int", arguments: [Int64.min, -1, 0, 1, 255, 1 << 40, Int64.max])
+    func counterEncoding(value: Int64) throws {
+        let bytes = TupleEncoder.encodeInt(value)
+        #expect(bytes == TupleEncoder.encode([.int(value)]))
+        #expect(try TupleDecoder.decode(bytes) == [.int(value)])
+    }
+
     @Test("Kinds order by rank, nil first")
     func kindsOrderByRank() {
         var g = SeededGenerator(seed: 7)
