@@ -33,7 +33,7 @@ extension ObjectContext {
 
         var commits: [StoreCommit] = []
         for (sequence, changes) in listed {
-            var commit = StoreCommit(store: store, sequence: sequence, inserted: [], updated: [], updatedKeys: [], deleted: [], deletedRecords: [])
+            let commit = StoreCommit(store: store, sequence: sequence, inserted: [], updated: [], updatedKeys: [], deleted: [], deletedRecords: [])
             commit.inserted = changes.inserted.compactMap { stored[$0.key] }
             for id in changes.updated {
                 guard let record = stored[id.key] else { continue }

@@ -2,7 +2,11 @@ import CoreStoreStorage
 
 /// What one commit changed in one store, with identifiers already permanent. The `DataStack`
 /// merges it into its read-only context and hands it to observers.
-struct StoreCommit: @unchecked Sendable {
+///
+/// A class, not a struct: a commit hands it to the read-only context and to every monitor,
+/// and copying the struct retained and released each of its arrays every time. Whoever makes
+/// one fills it in before handing it on; nobody changes it after that.
+final class StoreCommit: @unchecked Sendable {
     let store: AttachedStore
     let sequence: UInt64
     var inserted: [Record]
@@ -17,7 +21,21 @@ struct StoreCommit: @unchecked Sendable {
     /// read the others: see ``ChangeSet/returnsDeletedRecords``).
     var deletedRecords: [Record]
     /// The committing transaction's `sourceIdentifier`.
-    var sourceIdentifier = SourceIdentifierBox.none
+    let sourceIdentifier: SourceIdentifierBox
+
+    init(
+        store: AttachedStore, sequence: UInt64, inserted: [Record], updated: [Record], updatedKeys: [Set<String>],
+        deleted: [RecordID], deletedRecords: [Record], sourceIdentifier: SourceIdentifierBox = .none
+    ) {
+        self.store = store
+        self.sequence = sequence
+        self.inserted = inserted
+        self.updated = updated
+        self.updatedKeys = updatedKeys
+        self.deleted = deleted
+        self.deletedRecords = deletedRecords
+        self.sourceIdentifier = sourceIdentifier
+    }
 }
 
 /// The pending changes of one store, gathered by ``ObjectContext/prepareCommit()``.
@@ -31,12 +49,23 @@ private struct StoreChangeGroup {
 }
 
 /// The change set for one store and the objects it came from.
-struct PreparedStoreChanges {
+///
+/// A class, not a struct: a commit passes it along several loops, and copying the struct
+/// retained and released each of its arrays and the whole change set's every time.
+final class PreparedStoreChanges {
     let store: AttachedStore
     let changes: ChangeSet
     let insertedStates: [ObjectState]
     let updatedStates: [ObjectState]
     let deletedStates: [ObjectState]
+
+    init(store: AttachedStore, changes: ChangeSet, insertedStates: [ObjectState], updatedStates: [ObjectState], deletedStates: [ObjectState]) {
+        self.store = store
+        self.changes = changes
+        self.insertedStates = insertedStates
+        self.updatedStates = updatedStates
+        self.deletedStates = deletedStates
+    }
 }
 
 extension ObjectContext {

@@ -28,7 +28,7 @@ extension ObjectContext {
             let records = try gateway.read(store) { try $0.records(ids) }
             var stored: [Int64: Record] = [:]
             for record in records.compactMap({ $0 }) { stored[record.id.key] = record }
-            var commit = StoreCommit(store: store, sequence: store.lastSequence ?? 0, inserted: [], updated: [], updatedKeys: [], deleted: [], deletedRecords: [])
+            let commit = StoreCommit(store: store, sequence: store.lastSequence ?? 0, inserted: [], updated: [], updatedKeys: [], deleted: [], deletedRecords: [])
             lock.withLock {
                 for state in states {
                     guard let committed = state.committed, !state.isDeleted else { continue }
