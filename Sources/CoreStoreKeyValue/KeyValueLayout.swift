@@ -18,7 +18,10 @@ import CoreStoreStorage
 /// Every index (see ``IndexDefinition``) is maintained in the same engine write as the records.
 /// Every key is built here, from the generation's prefix: the prefixes are computed once, so a
 /// store at a later generation reads and writes at the same cost as one at generation 0.
-public struct KeyValueLayout: Sendable {
+///
+/// A class (immutable once made): every read and every commit takes the open store's layout,
+/// and a copy of a struct retained and released each of the tables it holds.
+public final class KeyValueLayout: Sendable {
     /// The byte after the generation prefix of metadata keys.
     public static let metadataSpace: UInt8 = 0x01
     /// The byte after the generation prefix of record keys.

@@ -75,12 +75,21 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
     /// `PostgresStore(postgres://user@host:port/database, schema)`, without the password.
     public var storeDescription: String { "PostgresStore(\(location), schema \(schemaName))" }
 
-    /// The connections and the mapping of the open store.
-    struct OpenState: @unchecked Sendable {
+    /// The connections and the mapping of the open store. A class: every read and every
+    /// commit takes it from the lifecycle, and copying a struct retained and released each of
+    /// its fields (the whole schema mapping's) every time.
+    final class OpenState: @unchecked Sendable {
         let writer: PostgresWriterConnection
         let readers: SQLConnectionPool<PostgresConnection>
         let mapping: SQLSchemaMapping
         let listener: PostgresChangeListener
+
+        init(writer: PostgresWriterConnection, readers: SQLConnectionPool<PostgresConnection>, mapping: SQLSchemaMapping, listener: PostgresChangeListener) {
+            self.writer = writer
+            self.readers = readers
+            self.mapping = mapping
+            self.listener = listener
+        }
     }
 
     private let lifecycle: StoreLifecycle<OpenState>

@@ -91,14 +91,25 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
 
     /// The connections of an open store. The writer connection is used only by `open` and
     /// `write`, which the caller serializes.
-    private struct OpenState: @unchecked Sendable {
+    ///
+    /// A class: every read and every commit takes it from the lifecycle, and copying a struct
+    /// retained and released each of its fields (the whole schema mapping's) every time.
+    private final class OpenState: @unchecked Sendable {
         let writer: SQLiteConnection
         let readers: SQLConnectionPool<SQLiteConnection>
         /// Opened with `openForReading`: `writer` is a read-only connection too.
-        var isReadOnly = false
+        let isReadOnly: Bool
         let mapping: SQLSchemaMapping
         /// Writes every commit's rows through `writer`, keeping their prepared statements.
         let rowWriter: SQLiteWriter
+
+        init(writer: SQLiteConnection, readers: SQLConnectionPool<SQLiteConnection>, isReadOnly: Bool, mapping: SQLSchemaMapping, rowWriter: SQLiteWriter) {
+            self.writer = writer
+            self.readers = readers
+            self.isReadOnly = isReadOnly
+            self.mapping = mapping
+            self.rowWriter = rowWriter
+        }
     }
 
     private let lifecycle: StoreLifecycle<OpenState>
@@ -275,9 +286,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
             try connection.execute("PRAGMA query_only = 1")
             return connection
         }
-        var state = OpenState(writer: writer, readers: readers, mapping: mapping, rowWriter: SQLiteWriter(connection: writer, mapping: mapping))
-        state.isReadOnly = readOnly
-        lifecycle.install(state)
+        lifecycle.install(OpenState(writer: writer, readers: readers, isReadOnly: readOnly, mapping: mapping, rowWriter: SQLiteWriter(connection: writer, mapping: mapping)))
         SQLiteOpenFiles.opened(path)
     }
 

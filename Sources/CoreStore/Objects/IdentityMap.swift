@@ -49,9 +49,11 @@ struct IdentityMap {
         mask = 0
     }
 
-    /// An empty map with room for `minimumCapacity` objects.
+    /// An empty map with room for `minimumCapacity` objects. The smallest table has four slots:
+    /// most transactions hold a few objects, and every slot is made when the table is and
+    /// destroyed with it.
     init(minimumCapacity: Int) {
-        var capacity = 16
+        var capacity = 4
         while capacity < minimumCapacity * 2 { capacity *= 2 }
         slots = Array(repeating: Slot(), count: capacity)
         mask = capacity - 1
