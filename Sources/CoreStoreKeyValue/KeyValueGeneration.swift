@@ -52,6 +52,10 @@ public struct KeyValueGeneration: Sendable, Hashable {
         return KeyValueGeneration(number + 1)
     }
 
+    /// The metadata names of the two counters every commit advances: the next record key and
+    /// the commit sequence.
+    static let nextKeyCounter = "nextKey", sequenceCounter = "sequence"
+
     /// The key of the metadata value `name` in this generation.
     public func metadataKey(_ name: String) -> [UInt8] {
         var key = prefix

@@ -72,8 +72,8 @@ public final class KeyValueLayout: Sendable {
         self.schema = schema
         let generation = KeyValueGeneration(generation)
         self.generation = generation
-        nextKeyCounterKey = generation.metadataKey("nextKey")
-        sequenceCounterKey = generation.metadataKey("sequence")
+        nextKeyCounterKey = generation.metadataKey(KeyValueGeneration.nextKeyCounter)
+        sequenceCounterKey = generation.metadataKey(KeyValueGeneration.sequenceCounter)
         var byName: [String: IndexDefinition] = [:]
         var order: [String] = []
         func add(_ name: String, _ kind: IndexDefinition.Kind, _ scope: String, _ components: [IndexDefinition.Component], maintainedBy entity: String) {

@@ -197,8 +197,8 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     static func putMetadata(_ writer: any KeyValueWriter, generation: KeyValueGeneration, metadata: StoredMetadata, counters: CommitCounters) throws {
         try writer.put(generation.metadataKey("format"), TupleEncoder.encode([.int(KeyValueLayout.formatVersion)]))
         try writer.put(generation.metadataKey("metadata"), encode(metadata))
-        try writer.put(generation.metadataKey("nextKey"), TupleEncoder.encode([.int(counters.nextKey)]))
-        try writer.put(generation.metadataKey("sequence"), TupleEncoder.encode([.int(Int64(counters.sequence))]))
+        try writer.put(generation.metadataKey(KeyValueGeneration.nextKeyCounter), TupleEncoder.encodeInt(counters.nextKey))
+        try writer.put(generation.metadataKey(KeyValueGeneration.sequenceCounter), TupleEncoder.encodeInt(Int64(counters.sequence)))
     }
 
     /// The stored metadata of `generation`, `nil` when it has none at all; throws when it is
@@ -235,8 +235,8 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// The stored counters of `generation`. `description` is only evaluated for the error: it
     /// can cost a file-path conversion, and this runs in every write.
     static func storedCounters(_ reader: any KeyValueReader, generation: KeyValueGeneration, description: @autoclosure () -> String) throws -> CommitCounters {
-        let nextKey = try counter(reader, generation, "nextKey", description: description())
-        guard let sequence = UInt64(exactly: try counter(reader, generation, "sequence", description: description())) else {
+        let nextKey = try counter(reader, generation, KeyValueGeneration.nextKeyCounter, description: description())
+        guard let sequence = UInt64(exactly: try counter(reader, generation, KeyValueGeneration.sequenceCounter, description: description())) else {
             throw StorageError.incompatibleStore(path: description(), reason: "its 'sequence' counter is negative")
         }
         return CommitCounters(nextKey: nextKey, sequence: sequence)
