@@ -199,4 +199,7 @@ struct FaultInjectingWriter<Base: OrderedKeyValueStore>: KeyValueWriter {
         try store.perform(.write)
         try base.delete(key)
     }
+
+    /// The wrapped writer's preference.
+    var prefersPutsInKeyOrder: Bool { base.prefersPutsInKeyOrder }
 }

@@ -8,7 +8,8 @@ import CoreStoreStorage
 /// entries of updated records whose indexed values changed, are removed; (3) the entries of
 /// inserted records and the changed entries of updated ones are written, each unique entry
 /// checked against the entries already there — so swapping unique values inside one change set
-/// succeeds. An update that leaves an index's values alone does not touch that index. The
+/// succeeds. A large insert through an engine that prefers puts in key order writes its
+/// non-unique entries one index after the other, sorted (see ``putEntries(of:keyBuffer:)``). An update that leaves an index's values alone does not touch that index. The
 /// engine discards everything when this throws.
 struct KeyValueCommit {
     let writer: any KeyValueWriter
@@ -70,7 +71,19 @@ struct KeyValueCommit {
             if plan.index.kind == .unique { try checkUnique(record, plan.index) }
             try putEntry(entry)
         }
-        try changes.inserts.withUnsafeBufferPointer { inserts in
+        try putEntries(of: changes.inserts, keyBuffer: &keyBuffer)
+    }
+
+    /// Writes the index entries of `inserts`, record by record; for a writer that
+    /// ``KeyValueWriter/prefersPutsInKeyOrder``, from ``fewestInsertsSortedByEntry`` inserts on,
+    /// see ``putEntriesInKeyOrder(of:keyBuffer:)``. Each unique entry is checked as it is
+    /// written, so the first violation reported is the first in record order, as the reference
+    /// store reports it.
+    private func putEntries(of inserts: [Record], keyBuffer: inout [UInt8]) throws {
+        if writer.prefersPutsInKeyOrder && inserts.count >= Self.fewestInsertsSortedByEntry {
+            return try putEntriesInKeyOrder(of: inserts, keyBuffer: &keyBuffer)
+        }
+        try inserts.withUnsafeBufferPointer { inserts in
             for i in inserts.indices {
                 for plan in layout.entryPlans(maintainedBy: inserts[i].id.entity) {
                     if plan.index.kind == .unique { try checkUnique(inserts[i], plan.index) }
@@ -78,6 +91,66 @@ struct KeyValueCommit {
                     try putEntry(keyBuffer)
                 }
             }
+        }
+    }
+
+    /// Writes the index entries of many `inserts` in the order a B-tree takes them best: first
+    /// every unique entry, record by record (checked as above); then the other entries index by
+    /// index, each index's entries sorted (``IndexEntryBatch``). The entries of one index lie
+    /// together in the key space, so that consecutive puts land on the same pages instead of
+    /// all over the indexes. Pass `position` writes every insert's entry of the index at
+    /// `position` in its entity's plans.
+    private func putEntriesInKeyOrder(of inserts: [Record], keyBuffer: inout [UInt8]) throws {
+        try inserts.withUnsafeBufferPointer { inserts in
+            var plans = PlanCursor(layout: layout)
+            var hasPlans = false
+            for i in inserts.indices {
+                for plan in plans.plans(of: inserts[i].id.entity) {
+                    hasPlans = true
+                    guard plan.index.kind == .unique else { continue }
+                    try checkUnique(inserts[i], plan.index)
+                    plan.entry(of: inserts[i], into: &keyBuffer)
+                    try putEntry(keyBuffer)
+                }
+            }
+            var position = 0
+            var more = hasPlans
+            while more {
+                more = false
+                var batch = IndexEntryBatch(reservingCapacity: inserts.count, entrySize: 24)
+                for i in inserts.indices {
+                    let entityPlans = plans.plans(of: inserts[i].id.entity)
+                    guard position < entityPlans.count else { continue }
+                    if position + 1 < entityPlans.count { more = true }
+                    let plan = entityPlans[position]
+                    if plan.index.kind == .unique { continue }
+                    plan.entry(of: inserts[i], into: &keyBuffer)
+                    batch.append(keyBuffer)
+                }
+                try batch.forEachInKeyOrder { try putEntry($0) }
+                position += 1
+            }
+        }
+    }
+
+    /// The fewest inserts whose index entries a writer that prefers puts in key order gets
+    /// sorted.
+    static let fewestInsertsSortedByEntry = 64
+
+    /// The entry plans of the entity last asked for, kept for the next record.
+    private struct PlanCursor {
+        let layout: KeyValueLayout
+        var entity: String?
+        var current: [IndexEntryPlan] = []
+
+        init(layout: KeyValueLayout) { self.layout = layout }
+
+        mutating func plans(of entity: String) -> [IndexEntryPlan] {
+            if entity != self.entity {
+                self.entity = entity
+                current = layout.entryPlans(maintainedBy: entity)
+            }
+            return current
         }
     }
 
@@ -100,9 +173,12 @@ struct KeyValueCommit {
 
     /// Writes the index entry `entry` with its checksum.
     private func putEntry(_ entry: [UInt8]) throws {
-        try entry.withUnsafeBytes { entry in
-            try IndexEntryChecksum.withValue(for: entry) { try writer.put(keyBytes: entry, valueBytes: $0) }
-        }
+        try entry.withUnsafeBytes { try putEntry($0) }
+    }
+
+    /// Writes the index entry whose bytes are `entry` with its checksum.
+    private func putEntry(_ entry: UnsafeRawBufferPointer) throws {
+        try IndexEntryChecksum.withValue(for: entry) { try writer.put(keyBytes: entry, valueBytes: $0) }
     }
 
     /// The fewest inserts of one hierarchy for which one range scan replaces their lookups. An

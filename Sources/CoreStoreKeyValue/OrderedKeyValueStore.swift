@@ -190,6 +190,14 @@ public protocol KeyValueWriter: KeyValueReader {
     /// an engine that copies what it is given anyway (LMDB's `mdb_put`) spares two arrays per
     /// write by taking them here.
     func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws
+
+    /// Whether puts in ascending key order cost this writer clearly less than the same puts in
+    /// any order: a B-tree that keeps its position between puts, so that a key landing on the
+    /// page of the previous one skips the descent from the root (LMDB). A large commit then
+    /// writes its index entries one index at a time, each index's entries sorted. Optional: the
+    /// default is `false` (a write batch or a log, such as LevelDB's, takes puts in any order
+    /// at the same cost, and sorting would only add work).
+    var prefersPutsInKeyOrder: Bool { get }
 }
 
 extension KeyValueWriter {
@@ -197,4 +205,7 @@ extension KeyValueWriter {
     public func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws {
         try put(Array(key), Array(value))
     }
+
+    /// `false`: puts are taken as they come.
+    public var prefersPutsInKeyOrder: Bool { false }
 }

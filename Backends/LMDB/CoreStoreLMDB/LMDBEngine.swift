@@ -176,7 +176,9 @@ public final class LMDBEngine: OrderedKeyValueStore, @unchecked Sendable {
                 let value: T
                 do {
                     value = try body(writer)
+                    writer.finish()
                 } catch {
+                    writer.finish()
                     mdb_txn_abort(transaction)
                     if writer.mapFull { return .mapFull }
                     throw error

@@ -131,9 +131,25 @@ struct LMDBReader: KeyValueReader {
 final class LMDBWriter: KeyValueWriter {
     private let reader: LMDBReader
     private(set) var mapFull = false
+    /// The cursor every put goes through, opened on the first put and closed by ``finish()``.
+    /// A cursor that stays where its last put left it lets LMDB skip the descent from the root
+    /// when the next key belongs on the same leaf page (or past the last key of the database),
+    /// which is what a commit's puts mostly are: records with new keys in ascending order, and
+    /// the entries of one index.
+    private var putCursor: OpaquePointer?
 
     init(transaction: OpaquePointer, database: MDB_dbi, maximumKeySize: Int) {
         reader = LMDBReader(transaction: transaction, database: database, maximumKeySize: maximumKeySize)
+    }
+
+    /// `true`: puts go through one cursor that stays on the page of the last one.
+    var prefersPutsInKeyOrder: Bool { true }
+
+    /// Closes the put cursor: called before the transaction commits or aborts (LMDB frees a
+    /// write transaction's cursors when it ends).
+    func finish() {
+        if let putCursor { mdb_cursor_close(putCursor) }
+        putCursor = nil
     }
 
     func get(_ key: [UInt8]) throws -> [UInt8]? {
@@ -170,11 +186,14 @@ final class LMDBWriter: KeyValueWriter {
         try key.withUnsafeBytes { key in try value.withUnsafeBytes { try put(keyBytes: key, valueBytes: $0) } }
     }
 
-    /// ``put(_:_:)`` from the bytes in place: `mdb_put` copies them into the page.
+    /// ``put(_:_:)`` from the bytes in place: LMDB copies them into the page.
     func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws {
+        if putCursor == nil {
+            try LMDBStatus.check(mdb_cursor_open(reader.transaction, reader.database, &putCursor), "mdb_cursor_open")
+        }
         let code = LMDBBytes.withValue(key) { mdbKey in
             LMDBBytes.withValue(value) { mdbValue in
-                mdb_put(reader.transaction, reader.database, &mdbKey, &mdbValue, 0)
+                mdb_cursor_put(putCursor, &mdbKey, &mdbValue, 0)
             }
         }
         if code == MDB_MAP_FULL { mapFull = true }

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import CoreStoreKeyValue
+import CoreStoreStorage
+
+/// Large inserts on every key-value store: LMDB writes their index entries one index at a time,
+/// sorted (its writer prefers puts in key order); the others record by record. Both leave the
+/// same indexes, and both report the first unique violation in record order.
+@Suite("Index entries of large inserts")
+struct LargeInsertIndexTests {
+    /// Person (indexed age and name, unique email) and Pet ← Dog (unique tag, indexed breed).
+    static let schema = StoreSchema(modelVersion: "L", schemaHash: "hash-l", entities: [
+        EntityDescription(name: "Person", attributes: [
+            AttributeDescription(name: "name", type: .string, isOptional: false, isIndexed: true),
+            AttributeDescription(name: "age", type: .integer, isOptional: true, isIndexed: true),
+            AttributeDescription(name: "email", type: .string, isOptional: true),
+        ], uniqueConstraints: [["email"]]),
+        EntityDescription(name: "Pet", attributes: [
+            AttributeDescription(name: "tag", type: .integer, isOptional: true),
+        ], uniqueConstraints: [["tag"]]),
+        EntityDescription(name: "Dog", parentName: "Pet", attributes: [
+            AttributeDescription(name: "tag", type: .integer, isOptional: true),
+            AttributeDescription(name: "breed", type: .string, isOptional: true, isIndexed: true),
+        ]),
+    ])
+
+    /// People, pets and dogs taking turns, with names and ages in no order; `count` of them.
+    static func inserts(_ count: Int, seed: UInt64) -> [Record] {
+        var g = SeededGenerator(seed: seed)
+        return (0..<count).map { i in
+            let key = Int64(1_000 + i)
+            switch i % 3 {
+            case 0:
+                return Record(id: RecordID(entity: "Person", key: key),
+                              attributes: [.string("p\(Int.random(in: 0..<20, using: &g))"), .int(Int64.random(in: 0..<10, using: &g)), .string("e\(i)@x")],
+                              relationships: [])
+            case 1:
+                return Record(id: RecordID(entity: "Pet", key: key), attributes: [.int(Int64(count - i))], relationships: [])
+            default:
+                return Record(id: RecordID(entity: "Dog", key: key), attributes: [.int(Int64(10 * count + i)), .string(["b", "a", "c"][i % 3])], relationships: [])
+            }
+        }
+    }
+
+    /// Insert counts on both sides of the count from which LMDB's inserts are sorted (64).
+    static let counts = [10, 63, 64, 700]
+
+    @Test("Every record has its entries and every entry its record", arguments: MigrationStoreKind.allCases, counts)
+    func largeInsertsLeaveTheIndexesWhole(_ kind: MigrationStoreKind, count: Int) throws {
+        try withMigrationSite(kind) { site in
+            let storage = site.storage()
+            _ = try storage.open(schema: Self.schema)
+            defer { storage.close() }
+            let records = Self.inserts(count, seed: UInt64(count))
+            _ = try storage.write(ChangeSet(inserts: records))
+
+            var problems: [String] = []
+            let looked = try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) }
+            #expect(problems.isEmpty)
+            // Per person: name, age, email; per pet: tag; per dog: tag and breed.
+            let people = records.filter { $0.id.entity == "Person" }.count
+            let pets = records.filter { $0.id.entity == "Pet" }.count
+            let dogs = records.filter { $0.id.entity == "Dog" }.count
+            #expect(looked == count + 3 * people + pets + 2 * dogs)
+
+            for age in [Int64(0), 3, 9] {
+                let request = FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(age))))
+                let found = try storage.read { try $0.fetch(request).completed(for: request, schema: Self.schema) }
+                #expect(found == records.filter { $0.id.entity == "Person" && $0.attributes[1] == .int(age) })
+            }
+            let dogsByBreed = FetchRequest(entity: "Dog", predicate: .comparison(Comparison("breed", .equal, .string("a"))))
+            let found = try storage.read { try $0.fetch(dogsByBreed).completed(for: dogsByBreed, schema: Self.schema) }
+            #expect(found == records.filter { $0.id.entity == "Dog" && $0.attributes[1] == .string("a") })
+        }
+    }
+
+    @Test("The first unique value taken twice, in record order, is reported, and nothing is written",
+          arguments: MigrationStoreKind.allCases, counts)
+    func duplicateUniqueValues(_ kind: MigrationStoreKind, count: Int) throws {
+        try withMigrationSite(kind) { site in
+            let storage = site.storage()
+            _ = try storage.open(schema: Self.schema)
+            var records = Self.inserts(count, seed: 9)
+            // The last pet takes the first pet's tag, and later the last person the first
+            // person's email: the tag comes first in record order.
+            let pets = records.indices.filter { records[$0].id.entity == "Pet" }
+            let people = records.indices.filter { records[$0].id.entity == "Person" }
+            records[pets.last!].attributes[0] = records[pets.first!].attributes[0]
+            records[people.last!].attributes[2] = records[people.first!].attributes[2]
+            let expected = pets.last! < people.last!
+                ? StorageError.uniqueConstraintViolation(entity: "Pet", attributes: ["tag"], values: [records[pets.first!].attributes[0]])
+                : StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [records[people.first!].attributes[2]])
+            #expect(throws: expected) { try storage.write(ChangeSet(inserts: records)) }
+            // No record and no index entry of the failed write is stored.
+            var problems: [String] = []
+            #expect(try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) } == 0)
+            #expect(problems.isEmpty)
+            storage.close()
+        }
+    }
+}
