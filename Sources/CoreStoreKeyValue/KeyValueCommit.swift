@@ -8,8 +8,9 @@ import CoreStoreStorage
 /// entries of updated records whose indexed values changed, are removed; (3) the entries of
 /// inserted records and the changed entries of updated ones are written, each unique entry
 /// checked against the entries already there — so swapping unique values inside one change set
-/// succeeds. A large insert through an engine that prefers puts in key order writes its
-/// non-unique entries one index after the other, sorted (see ``putEntries(of:keyBuffer:)``). An update that leaves an index's values alone does not touch that index. The
+/// succeeds. Through an engine that prefers puts in key order, a large commit deletes its stale
+/// entries in key order, and writes its non-unique new entries sorted: one index after the
+/// other for inserts (see ``putEntries(of:keyBuffer:)``). An update that leaves an index's values alone does not touch that index. The
 /// engine discards everything when this throws.
 struct KeyValueCommit {
     let writer: any KeyValueWriter
@@ -66,10 +67,29 @@ struct KeyValueCommit {
                 try putRecord(at: inserts.baseAddress.unsafelyUnwrapped + i, key: recordKey.bytes, encodingInto: &valueBuffer)
             }
         }
-        for entry in staleEntries { try writer.delete(entry) }
-        for (entry, record, plan) in changedEntries {
-            if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-            try putEntry(entry)
+        let sortsWrites = writer.prefersPutsInKeyOrder
+        if sortsWrites && staleEntries.count >= Self.fewestInsertsSortedByEntry {
+            var sorted = IndexEntryBatch(reservingCapacity: staleEntries.count, entrySize: 24)
+            for entry in staleEntries { sorted.append(entry) }
+            try sorted.forEachInKeyOrder { try writer.delete(Array($0)) }
+        } else {
+            for entry in staleEntries { try writer.delete(entry) }
+        }
+        if sortsWrites && changedEntries.count >= Self.fewestInsertsSortedByEntry {
+            // Unique entries in the updates' order (the first violation is the first in that
+            // order, as with the reference store), the others sorted.
+            var others = IndexEntryBatch(reservingCapacity: changedEntries.count, entrySize: 24)
+            for (entry, record, plan) in changedEntries {
+                guard plan.index.kind == .unique else { others.append(entry); continue }
+                try checkUnique(record, plan.index)
+                try putEntry(entry)
+            }
+            try others.forEachInKeyOrder { try putEntry($0) }
+        } else {
+            for (entry, record, plan) in changedEntries {
+                if plan.index.kind == .unique { try checkUnique(record, plan.index) }
+                try putEntry(entry)
+            }
         }
         try putEntries(of: changes.inserts, keyBuffer: &keyBuffer)
     }
@@ -133,8 +153,8 @@ struct KeyValueCommit {
         }
     }
 
-    /// The fewest inserts whose index entries a writer that prefers puts in key order gets
-    /// sorted.
+    /// The fewest inserts whose index entries, or removed or changed entries of updates, a writer
+    /// that prefers puts in key order gets sorted.
     static let fewestInsertsSortedByEntry = 64
 
     /// The entry plans of the entity last asked for, kept for the next record.

@@ -131,7 +131,8 @@ struct LMDBReader: KeyValueReader {
 final class LMDBWriter: KeyValueWriter {
     private let reader: LMDBReader
     private(set) var mapFull = false
-    /// The cursor every put goes through, opened on the first put and closed by ``finish()``.
+    /// The cursor every put and delete goes through, opened on the first and closed by
+    /// ``finish()``.
     /// A cursor that stays where its last put left it lets LMDB skip the descent from the root
     /// when the next key belongs on the same leaf page (or past the last key of the database),
     /// which is what a commit's puts mostly are: records with new keys in ascending order, and
@@ -200,12 +201,20 @@ final class LMDBWriter: KeyValueWriter {
         try LMDBStatus.check(code, "mdb_put")
     }
 
+    /// Finds `key` with the put cursor (which skips the descent from the root when the key is
+    /// on the page of the last put or delete) and deletes it there.
     func delete(_ key: [UInt8]) throws {
         guard !key.isEmpty, key.count <= reader.maximumKeySize else { return }
-        let code = LMDBBytes.withValue(key) { mdbKey in
-            mdb_del(reader.transaction, reader.database, &mdbKey, nil)
+        if putCursor == nil {
+            try LMDBStatus.check(mdb_cursor_open(reader.transaction, reader.database, &putCursor), "mdb_cursor_open")
+        }
+        var value = MDB_val()
+        var code = LMDBBytes.withValue(key) { mdbKey in
+            mdb_cursor_get(putCursor, &mdbKey, &value, MDB_SET)
         }
         if code == MDB_NOTFOUND { return }
+        try LMDBStatus.check(code, "mdb_cursor_get")
+        code = mdb_cursor_del(putCursor, 0)
         if code == MDB_MAP_FULL { mapFull = true }
         try LMDBStatus.check(code, "mdb_del")
     }

@@ -3,11 +3,12 @@ import Testing
 import CoreStoreKeyValue
 import CoreStoreStorage
 
-/// Large inserts on every key-value store: LMDB writes their index entries one index at a time,
-/// sorted (its writer prefers puts in key order); the others record by record. Both leave the
-/// same indexes, and both report the first unique violation in record order.
-@Suite("Index entries of large inserts")
-struct LargeInsertIndexTests {
+/// Large inserts and updates on every key-value store: LMDB writes their index entries sorted
+/// (its writer prefers puts in key order; inserts one index at a time) and removes stale ones
+/// sorted; the others in record order. Both leave the same indexes, and both report the first
+/// unique violation in the change set's order.
+@Suite("Index entries of large commits")
+struct LargeCommitIndexTests {
     /// Person (indexed age and name, unique email) and Pet ← Dog (unique tag, indexed breed).
     static let schema = StoreSchema(modelVersion: "L", schemaHash: "hash-l", entities: [
         EntityDescription(name: "Person", attributes: [
@@ -96,6 +97,90 @@ struct LargeInsertIndexTests {
             #expect(try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) } == 0)
             #expect(problems.isEmpty)
             storage.close()
+        }
+    }
+
+    /// Every record updated: people a year older, pets' tags swapped in pairs (each
+    /// unique value moves to another record of the same commit), dogs of another breed.
+    static func updates(of records: [Record]) -> [RecordUpdate] {
+        var updated = records
+        let pets = records.indices.filter { records[$0].id.entity == "Pet" }
+        for pair in stride(from: 0, to: pets.count - 1, by: 2) {
+            updated[pets[pair]].attributes[0] = records[pets[pair + 1]].attributes[0]
+            updated[pets[pair + 1]].attributes[0] = records[pets[pair]].attributes[0]
+        }
+        for i in updated.indices {
+            switch updated[i].id.entity {
+            case "Person":
+                if case .int(let age) = updated[i].attributes[1] { updated[i].attributes[1] = .int((age + 1) % 10) }
+            case "Dog":
+                updated[i].attributes[1] = .string(updated[i].attributes[1] == .string("a") ? "c" : "a")
+            default:
+                break
+            }
+        }
+        let changed: [String: Set<String>] = ["Person": ["age"], "Pet": ["tag"], "Dog": ["breed"]]
+        return updated.map { RecordUpdate(record: $0, changedKeys: changed[$0.id.entity]!) }
+    }
+
+    @Test("Large updates move their entries, unique values swapped inside the commit included",
+          arguments: MigrationStoreKind.allCases, counts)
+    func largeUpdatesMoveTheirEntries(_ kind: MigrationStoreKind, count: Int) throws {
+        try withMigrationSite(kind) { site in
+            let storage = site.storage()
+            _ = try storage.open(schema: Self.schema)
+            defer { storage.close() }
+            let records = Self.inserts(count, seed: UInt64(count))
+            _ = try storage.write(ChangeSet(inserts: records))
+            let updates = Self.updates(of: records)
+            _ = try storage.write(ChangeSet(updates: updates))
+
+            var problems: [String] = []
+            let looked = try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) }
+            #expect(problems.isEmpty)
+            let people = records.filter { $0.id.entity == "Person" }.count
+            let pets = records.filter { $0.id.entity == "Pet" }.count
+            let dogs = records.filter { $0.id.entity == "Dog" }.count
+            #expect(looked == count + 3 * people + pets + 2 * dogs)
+
+            let now = updates.map(\.record)
+            for age in [Int64(0), 4] {
+                let request = FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(age))))
+                let found = try storage.read { try $0.fetch(request).completed(for: request, schema: Self.schema) }
+                #expect(found == now.filter { $0.id.entity == "Person" && $0.attributes[1] == .int(age) })
+            }
+            let tagged = FetchRequest(entity: "Pet", includesSubentities: false, predicate: .comparison(Comparison("tag", .equal, .int(Int64(count - 1)))))
+            let found = try storage.read { try $0.fetch(tagged).completed(for: tagged, schema: Self.schema) }
+            #expect(found == now.filter { $0.id.entity == "Pet" && $0.attributes[0] == .int(Int64(count - 1)) })
+        }
+    }
+
+    @Test("The first unique value taken twice by updates, in their order, is reported, and nothing is written",
+          arguments: MigrationStoreKind.allCases, counts)
+    func duplicateUniqueValuesInUpdates(_ kind: MigrationStoreKind, count: Int) throws {
+        try withMigrationSite(kind) { site in
+            let storage = site.storage()
+            _ = try storage.open(schema: Self.schema)
+            defer { storage.close() }
+            let records = Self.inserts(count, seed: 3)
+            _ = try storage.write(ChangeSet(inserts: records))
+            var updates = Self.updates(of: records)
+            let pets = updates.indices.filter { updates[$0].record.id.entity == "Pet" }
+            let people = updates.indices.filter { updates[$0].record.id.entity == "Person" }
+            // The last person takes the first person's email; the last pet the first pet's new tag.
+            updates[people.last!].record.attributes[2] = records[people.first!].attributes[2]
+            updates[people.last!].changedKeys.insert("email")
+            updates[pets.last!].record.attributes[0] = updates[pets.first!].record.attributes[0]
+            let expected = pets.last! < people.last!
+                ? StorageError.uniqueConstraintViolation(entity: "Pet", attributes: ["tag"], values: [updates[pets.first!].record.attributes[0]])
+                : StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [records[people.first!].attributes[2]])
+            let everything = FetchRequest(entity: "Person")
+            let before = try storage.read { try $0.fetch(everything).completed(for: everything, schema: Self.schema) }
+            #expect(throws: expected) { try storage.write(ChangeSet(updates: updates)) }
+            #expect(try storage.read { try $0.fetch(everything).completed(for: everything, schema: Self.schema) } == before)
+            var problems: [String] = []
+            _ = try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) }
+            #expect(problems.isEmpty)
         }
     }
 }
