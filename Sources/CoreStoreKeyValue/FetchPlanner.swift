@@ -30,8 +30,8 @@ public struct FetchPlan: Sendable, Hashable {
 
     /// The concrete entities whose records the request selects.
     public var entities: Set<String>
-    /// How candidates are found. The whole predicate is re-checked on every candidate, so an
-    /// index only narrows the set.
+    /// How candidates are found. Unless the plan ``isExact``, the whole predicate is re-checked
+    /// on every candidate, so an index only narrows the set.
     public var access: Access
     /// Whether the candidates come in the request's sort order (ties by record key), so that
     /// no sort is needed and the read can stop once offset + limit records matched.
@@ -39,7 +39,8 @@ public struct FetchPlan: Sendable, Hashable {
     /// Whether the index entries the plan reads are exactly the selected records that satisfy
     /// the whole predicate, one entry per record: every conjunct of the predicate is a
     /// comparison the ranges apply, on a non-unique index that only the selected entities
-    /// maintain. A count then counts entries and reads no record.
+    /// maintain. A count then counts entries and reads no record, and a fetch does not test
+    /// the predicate again on the records it reads.
     public var isExact = false
 }
 

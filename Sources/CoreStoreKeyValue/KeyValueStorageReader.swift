@@ -1,8 +1,8 @@
 import CoreStoreStorage
 
 /// The ``StorageReader`` of a ``KeyValueStorage``: reads one engine snapshot, narrows fetches
-/// with ``FetchPlanner``, re-checks the whole predicate on every candidate (``FieldPredicate``,
-/// with ``PredicateEvaluator``'s semantics), ranks with ``RecordRanking`` (in
+/// with ``FetchPlanner``, re-checks the whole predicate on every candidate of a plan that is not
+/// exact (``FieldPredicate``, with ``PredicateEvaluator``'s semantics), ranks with ``RecordRanking`` (in
 /// ``RecordOrder``) and windows; aggregates stream (``StreamingAggregate``). Nothing is left pending.
 struct KeyValueStorageReader: StorageReader {
     let snapshot: any KeyValueReader
@@ -213,7 +213,9 @@ struct KeyValueStorageReader: StorageReader {
         let selected = names.names.map { plan.entities.contains($0) }
         let box = SnapshotBox(reader: self)
         let evaluator = PredicateEvaluator(schema: schema) { id in try box.reader.record(id) }
-        let filter = ScanFilter(predicate, names: names.names, schema: schema, evaluator: evaluator)
+        // An exact plan reads exactly the records that satisfy the predicate (as a count of it
+        // trusts): testing them again would only repeat the index's answer.
+        let filter = ScanFilter(plan.isExact ? nil : predicate, names: names.names, schema: schema, evaluator: evaluator)
         let candidate = ScanCandidate(names: names)
         // Returns whether to go on.
         func consider(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
