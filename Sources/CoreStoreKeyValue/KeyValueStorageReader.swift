@@ -356,6 +356,9 @@ struct RecordRanking {
     private let layout: KeyValueLayout
     /// The sort-key ordinals per entity index; `nil` until the entity's first record.
     private var ordinals: [[Int]?]
+    /// The entity index of the last record added, and the ordinal of its first sort key (`-1`
+    /// for none): what the quick test of most records reads, without touching ``ordinals``.
+    private var lastEntity = -1, lastFirstOrdinal = -1
     /// The error ``RecordSorter`` would throw (a sort key the entity lacks), thrown once the
     /// scan is over so that errors of the predicate, which come first in a fetch, still win.
     private var error: (any Error)?
@@ -373,21 +376,26 @@ struct RecordRanking {
 
     /// Ranks the candidate, a record of the entity at `entity` in ``KeyValueLayout/entityNames``.
     mutating func add(_ candidate: ScanCandidate, entity: Int) throws {
-        if ordinals[entity] == nil {
-            do {
-                ordinals[entity] = try ranking.order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
-            } catch {
-                if self.error == nil { self.error = error }
-                ordinals[entity] = []
+        if entity != lastEntity {
+            if ordinals[entity] == nil {
+                do {
+                    ordinals[entity] = try ranking.order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
+                } catch {
+                    if self.error == nil { self.error = error }
+                    ordinals[entity] = []
+                }
             }
+            lastEntity = entity
+            lastFirstOrdinal = ordinals[entity]?.first ?? -1
         }
-        guard error == nil, let entityOrdinals = ordinals[entity] else { return }
+        guard error == nil else { return }
         // Once the ranking is full, most records rank after it by their first sort value:
         // a number read straight from the bytes settles that without making a `Value`.
-        if ranking.capacity != nil, let first = entityOrdinals.first,
-           ranking.ranksAfterKeptEntries(firstNumber: try candidate.number(first)) {
+        if ranking.capacity != nil, lastFirstOrdinal >= 0,
+           ranking.ranksAfterKeptEntries(firstNumber: try candidate.number(lastFirstOrdinal)) {
             return
         }
+        guard let entityOrdinals = ordinals[entity] else { return }
         if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
         guard try ranking.collect(&scratch, key: candidate.key, { try candidate.attribute(entityOrdinals[$0]) }) else { return }
         let key = candidate.key
