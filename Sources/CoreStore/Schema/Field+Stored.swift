@@ -8,7 +8,9 @@ extension FieldDefinition {
         public let keyPath: String
         /// The bits of ``keyPath`` (see `StringBits`), valid as long as this field: what a
         /// property getter finds the attribute's ordinal with, without copying the key.
-        @usableFromInline let keyBits: StringBits
+        @usableFromInline var keyBits: StringBits {
+            @inline(__always) get { StringBits(keyPath) }
+        }
         /// The key this attribute had in the previous model version, for migrations.
         public let previousVersionKeyPath: String?
         @usableFromInline let initialValue: () -> V
@@ -23,7 +25,6 @@ extension FieldDefinition {
         @inlinable
         init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: @escaping () -> Set<String>) {
             self.keyPath = keyPath
-            self.keyBits = StringBits(keyPath)
             self.previousVersionKeyPath = previousVersionKeyPath
             self.initialValue = initialValue
             self.isDynamic = isDynamic
