@@ -43,44 +43,56 @@ struct LargeCommitIndexTests {
         }
     }
 
+    /// Runs `body` with an open store of `kind` in a fresh directory, holding `stored` (none by
+    /// default); closes it afterwards.
+    static func withStore(_ kind: MigrationStoreKind, holding stored: [Record] = [], _ body: (any MigratableStorage) throws -> Void) throws {
+        try withMigrationSite(kind) { site in
+            let storage = site.storage()
+            _ = try storage.open(schema: Self.schema)
+            defer { storage.close() }
+            if !stored.isEmpty { _ = try storage.write(ChangeSet(inserts: stored)) }
+            try body(storage)
+        }
+    }
+
+    /// Expects the store's integrity check to find nothing wrong after looking at each of
+    /// `records` and its entries: per person name, age and email; per pet its tag; per dog its
+    /// tag and breed.
+    static func expectWholeIndexes(_ storage: any MigratableStorage, holding records: [Record]) throws {
+        var problems: [String] = []
+        let looked = try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) }
+        #expect(problems.isEmpty)
+        let entries = ["Person": 3, "Pet": 1, "Dog": 2]
+        #expect(looked == records.reduce(0) { $0 + 1 + entries[$1.id.entity]! })
+    }
+
+    /// Expects the records of exactly `entity` whose `key` holds `value` to be those of `records`.
+    static func expectFetch(_ storage: any MigratableStorage, _ entity: String, _ key: String, _ value: Value, in records: [Record]) throws {
+        let request = FetchRequest(entity: entity, includesSubentities: false, predicate: .comparison(Comparison(key, .equal, value)))
+        let found = try storage.read { try $0.fetch(request).completed(for: request, schema: Self.schema) }
+        let ordinal = Self.schema.attributeOrdinal(key, in: entity)!
+        #expect(found == records.filter { $0.id.entity == entity && $0.attributes[ordinal] == value })
+    }
+
     /// Insert counts on both sides of the count from which LMDB's inserts are sorted (64).
     static let counts = [10, 63, 64, 700]
 
     @Test("Every record has its entries and every entry its record", arguments: MigrationStoreKind.allCases, counts)
     func largeInsertsLeaveTheIndexesWhole(_ kind: MigrationStoreKind, count: Int) throws {
-        try withMigrationSite(kind) { site in
-            let storage = site.storage()
-            _ = try storage.open(schema: Self.schema)
-            defer { storage.close() }
-            let records = Self.inserts(count, seed: UInt64(count))
-            _ = try storage.write(ChangeSet(inserts: records))
-
-            var problems: [String] = []
-            let looked = try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) }
-            #expect(problems.isEmpty)
-            // Per person: name, age, email; per pet: tag; per dog: tag and breed.
-            let people = records.filter { $0.id.entity == "Person" }.count
-            let pets = records.filter { $0.id.entity == "Pet" }.count
-            let dogs = records.filter { $0.id.entity == "Dog" }.count
-            #expect(looked == count + 3 * people + pets + 2 * dogs)
-
+        let records = Self.inserts(count, seed: UInt64(count))
+        try Self.withStore(kind, holding: records) { storage in
+            try Self.expectWholeIndexes(storage, holding: records)
             for age in [Int64(0), 3, 9] {
-                let request = FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(age))))
-                let found = try storage.read { try $0.fetch(request).completed(for: request, schema: Self.schema) }
-                #expect(found == records.filter { $0.id.entity == "Person" && $0.attributes[1] == .int(age) })
+                try Self.expectFetch(storage, "Person", "age", .int(age), in: records)
             }
-            let dogsByBreed = FetchRequest(entity: "Dog", predicate: .comparison(Comparison("breed", .equal, .string("a"))))
-            let found = try storage.read { try $0.fetch(dogsByBreed).completed(for: dogsByBreed, schema: Self.schema) }
-            #expect(found == records.filter { $0.id.entity == "Dog" && $0.attributes[1] == .string("a") })
+            try Self.expectFetch(storage, "Dog", "breed", .string("a"), in: records)
         }
     }
 
     @Test("The first unique value taken twice, in record order, is reported, and nothing is written",
           arguments: MigrationStoreKind.allCases, counts)
     func duplicateUniqueValues(_ kind: MigrationStoreKind, count: Int) throws {
-        try withMigrationSite(kind) { site in
-            let storage = site.storage()
-            _ = try storage.open(schema: Self.schema)
+        try Self.withStore(kind) { storage in
             var records = Self.inserts(count, seed: 9)
             // The last pet takes the first pet's tag, and later the last person the first
             // person's email: the tag comes first in record order.
@@ -93,10 +105,7 @@ struct LargeCommitIndexTests {
                 : StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [records[people.first!].attributes[2]])
             #expect(throws: expected) { try storage.write(ChangeSet(inserts: records)) }
             // No record and no index entry of the failed write is stored.
-            var problems: [String] = []
-            #expect(try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) } == 0)
-            #expect(problems.isEmpty)
-            storage.close()
+            try Self.expectWholeIndexes(storage, holding: [])
         }
     }
 
@@ -126,44 +135,25 @@ struct LargeCommitIndexTests {
     @Test("Large updates move their entries, unique values swapped inside the commit included",
           arguments: MigrationStoreKind.allCases, counts)
     func largeUpdatesMoveTheirEntries(_ kind: MigrationStoreKind, count: Int) throws {
-        try withMigrationSite(kind) { site in
-            let storage = site.storage()
-            _ = try storage.open(schema: Self.schema)
-            defer { storage.close() }
-            let records = Self.inserts(count, seed: UInt64(count))
-            _ = try storage.write(ChangeSet(inserts: records))
+        let records = Self.inserts(count, seed: UInt64(count))
+        try Self.withStore(kind, holding: records) { storage in
             let updates = Self.updates(of: records)
             _ = try storage.write(ChangeSet(updates: updates))
 
-            var problems: [String] = []
-            let looked = try #require(storage as? any StorageIntegrityChecking).checkIntegrity { problems.append($0) }
-            #expect(problems.isEmpty)
-            let people = records.filter { $0.id.entity == "Person" }.count
-            let pets = records.filter { $0.id.entity == "Pet" }.count
-            let dogs = records.filter { $0.id.entity == "Dog" }.count
-            #expect(looked == count + 3 * people + pets + 2 * dogs)
-
             let now = updates.map(\.record)
+            try Self.expectWholeIndexes(storage, holding: now)
             for age in [Int64(0), 4] {
-                let request = FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(age))))
-                let found = try storage.read { try $0.fetch(request).completed(for: request, schema: Self.schema) }
-                #expect(found == now.filter { $0.id.entity == "Person" && $0.attributes[1] == .int(age) })
+                try Self.expectFetch(storage, "Person", "age", .int(age), in: now)
             }
-            let tagged = FetchRequest(entity: "Pet", includesSubentities: false, predicate: .comparison(Comparison("tag", .equal, .int(Int64(count - 1)))))
-            let found = try storage.read { try $0.fetch(tagged).completed(for: tagged, schema: Self.schema) }
-            #expect(found == now.filter { $0.id.entity == "Pet" && $0.attributes[0] == .int(Int64(count - 1)) })
+            try Self.expectFetch(storage, "Pet", "tag", .int(Int64(count - 1)), in: now)
         }
     }
 
     @Test("The first unique value taken twice by updates, in their order, is reported, and nothing is written",
           arguments: MigrationStoreKind.allCases, counts)
     func duplicateUniqueValuesInUpdates(_ kind: MigrationStoreKind, count: Int) throws {
-        try withMigrationSite(kind) { site in
-            let storage = site.storage()
-            _ = try storage.open(schema: Self.schema)
-            defer { storage.close() }
-            let records = Self.inserts(count, seed: 3)
-            _ = try storage.write(ChangeSet(inserts: records))
+        let records = Self.inserts(count, seed: 3)
+        try Self.withStore(kind, holding: records) { storage in
             var updates = Self.updates(of: records)
             let pets = updates.indices.filter { updates[$0].record.id.entity == "Pet" }
             let people = updates.indices.filter { updates[$0].record.id.entity == "Person" }
