@@ -8,10 +8,11 @@ import CoreStoreStorage
 /// entries of updated records whose indexed values changed, are removed; (3) the entries of
 /// inserted records and the changed entries of updated ones are written, each unique entry
 /// checked against the entries already there — so swapping unique values inside one change set
-/// succeeds. Through an engine that prefers puts in key order, a large commit deletes its stale
-/// entries in key order, and writes its non-unique new entries sorted: one index after the
-/// other for inserts (see ``putEntries(of:keyBuffer:)``). An update that leaves an index's values alone does not touch that index. The
-/// engine discards everything when this throws.
+/// succeeds. An update that leaves an index's values alone does not touch that index. Through
+/// an engine that ``KeyValueWriter/prefersPutsInKeyOrder``, a large commit removes its stale
+/// entries in key order and writes its non-unique new entries sorted, one index after the other
+/// for inserts (see ``putEntries(of:keyBuffer:)``); unique entries keep the change set's order.
+/// The engine discards everything when this throws.
 struct KeyValueCommit {
     let writer: any KeyValueWriter
     let layout: KeyValueLayout
@@ -68,14 +69,14 @@ struct KeyValueCommit {
             }
         }
         let sortsWrites = writer.prefersPutsInKeyOrder
-        if sortsWrites && staleEntries.count >= Self.fewestInsertsSortedByEntry {
+        if sortsWrites && staleEntries.count >= Self.fewestWritesSorted {
             var sorted = IndexEntryBatch(reservingCapacity: staleEntries.count, entrySize: 24)
             for entry in staleEntries { sorted.append(entry) }
             try sorted.forEachInKeyOrder { try writer.delete(Array($0)) }
         } else {
             for entry in staleEntries { try writer.delete(entry) }
         }
-        if sortsWrites && changedEntries.count >= Self.fewestInsertsSortedByEntry {
+        if sortsWrites && changedEntries.count >= Self.fewestWritesSorted {
             // Unique entries in the updates' order (the first violation is the first in that
             // order, as with the reference store), the others sorted.
             var others = IndexEntryBatch(reservingCapacity: changedEntries.count, entrySize: 24)
@@ -95,12 +96,12 @@ struct KeyValueCommit {
     }
 
     /// Writes the index entries of `inserts`, record by record; for a writer that
-    /// ``KeyValueWriter/prefersPutsInKeyOrder``, from ``fewestInsertsSortedByEntry`` inserts on,
+    /// ``KeyValueWriter/prefersPutsInKeyOrder``, from ``fewestWritesSorted`` inserts on,
     /// see ``putEntriesInKeyOrder(of:keyBuffer:)``. Each unique entry is checked as it is
     /// written, so the first violation reported is the first in record order, as the reference
     /// store reports it.
     private func putEntries(of inserts: [Record], keyBuffer: inout [UInt8]) throws {
-        if writer.prefersPutsInKeyOrder && inserts.count >= Self.fewestInsertsSortedByEntry {
+        if writer.prefersPutsInKeyOrder && inserts.count >= Self.fewestWritesSorted {
             return try putEntriesInKeyOrder(of: inserts, keyBuffer: &keyBuffer)
         }
         try inserts.withUnsafeBufferPointer { inserts in
@@ -153,9 +154,9 @@ struct KeyValueCommit {
         }
     }
 
-    /// The fewest inserts whose index entries, or removed or changed entries of updates, a writer
-    /// that prefers puts in key order gets sorted.
-    static let fewestInsertsSortedByEntry = 64
+    /// The fewest index writes of one kind (the inserts' entries, the stale entries, the changed
+    /// entries) that a writer preferring puts in key order gets sorted; fewer go as they come.
+    static let fewestWritesSorted = 64
 
     /// The entry plans of the entity last asked for, kept for the next record.
     private struct PlanCursor {

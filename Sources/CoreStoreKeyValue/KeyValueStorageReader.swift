@@ -74,7 +74,10 @@ struct KeyValueStorageReader: StorageReader {
         var records: [Record] = []
         if request.sortDescriptors.isEmpty || plan.isOrdered {
             // Matches come in the requested order: decode them as they come and stop early.
-            if window != 0 {
+            if window != 0, !request.knownRecords.isEmpty, plan.isExact, plan.entities.count == 1, let entity = plan.entities.first {
+                // The index names the matches; only those the asker does not hold are read.
+                records = try exactRecords(plan, entity: entity, window: window, known: request.knownRecords)
+            } else if window != 0 {
                 let known = request.knownRecords, skipsKnown = !known.isEmpty, names = layout.entityNames.names
                 try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, entity in
                     if skipsKnown && known.contains(candidate.key) {
@@ -111,33 +114,7 @@ struct KeyValueStorageReader: StorageReader {
         var ids: [RecordID] = []
         if window == 0 { return [] }
         if plan.isExact, plan.entities.count == 1, let entity = plan.entities.first {
-            let ranges: [FetchPlan.KeyRange]
-            switch plan.access {
-            case .indexRange(_, let lower, let upper): ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
-            case .indexRanges(_, let all): ranges = all
-            case .entityScan: ranges = []
-            }
-            var keys: [Int64] = []
-            for range in ranges {
-                try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
-                    try IndexEntryChecksum.check(entry: entry, value: value)
-                    keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
-                    // In index order the first `window` entries are the answer; in key order
-                    // (no sort) every entry must be seen first.
-                    return !(plan.isOrdered && window.map { keys.count >= $0 } ?? false)
-                }
-                if plan.isOrdered, let window, keys.count >= window { break }
-            }
-            if !plan.isOrdered {
-                // Record-key order, each record once, as a fetch visits them.
-                keys.sort()
-                ids.reserveCapacity(keys.count)
-                for (i, key) in keys.enumerated() where i == 0 || keys[i - 1] != key {
-                    ids.append(RecordID(entity: entity, key: key))
-                }
-            } else {
-                ids = keys.map { RecordID(entity: entity, key: $0) }
-            }
+            ids = try exactKeys(plan, window: window).map { RecordID(entity: entity, key: $0) }
         } else {
             let names = layout.entityNames.names
             try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, index in
@@ -146,6 +123,59 @@ struct KeyValueStorageReader: StorageReader {
             }
         }
         return RecordWindow.apply(ids, offset: request.offset, limit: request.limit)
+    }
+
+    /// The record keys an exact plan of one entity reads from its index alone, in the order a
+    /// fetch visits them: index order for an ordered plan (the first `window` entries are the
+    /// answer), otherwise record-key order, each key once.
+    private func exactKeys(_ plan: FetchPlan, window: Int?) throws -> [Int64] {
+        let ranges: [FetchPlan.KeyRange]
+        switch plan.access {
+        case .indexRange(_, let lower, let upper): ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
+        case .indexRanges(_, let all): ranges = all
+        case .entityScan: ranges = []
+        }
+        var keys: [Int64] = []
+        for range in ranges {
+            try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
+                try IndexEntryChecksum.check(entry: entry, value: value)
+                keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
+                // In index order the first `window` entries are the answer; in key order
+                // (no sort) every entry must be seen first.
+                return !(plan.isOrdered && window.map { keys.count >= $0 } ?? false)
+            }
+            if plan.isOrdered, let window, keys.count >= window { break }
+        }
+        if plan.isOrdered { return keys }
+        keys.sort()
+        var unique: [Int64] = []
+        unique.reserveCapacity(keys.count)
+        for (i, key) in keys.enumerated() where i == 0 || keys[i - 1] != key { unique.append(key) }
+        return unique
+    }
+
+    /// The records of an exact plan of one entity when the asker holds some of them: the
+    /// held ones named from the index alone (no record is read for them), the others read in
+    /// runs of close keys. In the order ``forEachMatch(_:_:entity:_:)`` visits them, at most
+    /// `window` of them.
+    private func exactRecords(_ plan: FetchPlan, entity: String, window: Int?, known: KnownRecordKeys) throws -> [Record] {
+        var keys = try exactKeys(plan, window: window)
+        if let window, keys.count > window { keys.removeLast(keys.count - window) }
+        let missing = keys.filter { !known.contains($0) }
+        let loaded = try records(missing.map { RecordID(entity: entity, key: $0) })
+        var records: [Record] = []
+        records.reserveCapacity(keys.count)
+        var next = 0
+        for key in keys {
+            if known.contains(key) {
+                records.append(Record(identifierOnly: RecordID(entity: entity, key: key)))
+            } else {
+                // An entry whose record is gone is skipped, as a scan of the index skips it.
+                if let record = loaded[next] { records.append(record) }
+                next += 1
+            }
+        }
+        return records
     }
 
     func count(_ request: FetchRequest) throws -> Int {

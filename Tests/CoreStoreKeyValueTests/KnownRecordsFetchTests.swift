@@ -42,4 +42,36 @@ struct KnownRecordsFetchTests {
         }
         #expect(answer.records.contains { known.contains($0.id.key) })
     }
+
+    /// Requests whose plan is exact (the index ranges are the whole predicate): the held records
+    /// are named from the index alone, without reading them.
+    static let exactRequests = [
+        FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .equal, .int(3)))),
+        FetchRequest(entity: "Person", predicate: .comparison(Comparison(["age"], .in, .list([.int(4), .int(1)]))), limit: 6, offset: 1),
+        FetchRequest(entity: "Person", predicate: .and([.comparison(Comparison("age", .greaterOrEqual, .int(1))), .comparison(Comparison("age", .less, .int(4)))]),
+                     sortDescriptors: [RecordSortDescriptor(key: "age", ascending: true)], limit: 9, offset: 2),
+        FetchRequest(entity: "Person", predicate: .comparison(Comparison("name", .equal, .string("p17")))),
+    ]
+
+    @Test("Exact plans name held records from the index and read the others, in the same order", arguments: exactRequests)
+    func exactPlansReadOnlyWhatIsNotHeld(_ request: FetchRequest) throws {
+        let storage = try KV.openStore()
+        let info = try storage.write(ChangeSet(inserts: Self.people))
+        #expect(try FetchPlanner(layout: KeyValueLayout(schema: KV.schema)).plan(request).isExact)
+        let whole = try storage.read { try $0.fetch(request) }
+        #expect(!whole.records.isEmpty)
+        // None held, some held, all held.
+        let keys = info.permanentIDs.values.map(\.key)
+        for holds in [{ (_: Int64) in false }, { (key: Int64) in key % 3 != 0 }, { (_: Int64) in true }] {
+            var known = KnownRecordKeys()
+            for key in keys where holds(key) { known.insert(key) }
+            var hinted = request
+            hinted.knownRecords = known
+            let answer = try storage.read { try $0.fetch(hinted) }
+            #expect(answer.records.map(\.id) == whole.records.map(\.id))
+            for (record, expected) in zip(answer.records, whole.records) {
+                #expect(known.contains(record.id.key) ? record.holdsNoValues : record == expected, "\(record.id)")
+            }
+        }
+    }
 }
