@@ -42,6 +42,15 @@ public struct FetchPlan: Sendable, Hashable {
     /// maintain. A count then counts entries and reads no record, and a fetch does not test
     /// the predicate again on the records it reads.
     public var isExact = false
+
+    /// The index key ranges the plan reads; none for an entity scan.
+    var indexRanges: [KeyRange] {
+        switch access {
+        case .indexRange(_, let lower, let upper): [KeyRange(lowerBound: lower, upperBound: upper)]
+        case .indexRanges(_, let all): all
+        case .entityScan: []
+        }
+    }
 }
 
 /// Chooses the index a fetch reads, after the FoundationDB Record Layer's planner: the index

@@ -1,9 +1,10 @@
 import CoreStoreStorage
 
 /// The ``StorageReader`` of a ``KeyValueStorage``: reads one engine snapshot, narrows fetches
-/// with ``FetchPlanner``, re-checks the whole predicate on every candidate of a plan that is not
-/// exact (``FieldPredicate``, with ``PredicateEvaluator``'s semantics), ranks with ``RecordRanking`` (in
-/// ``RecordOrder``) and windows; aggregates stream (``StreamingAggregate``). Nothing is left pending.
+/// with ``FetchPlanner``, re-checks the whole predicate on every candidate of a plan that is
+/// not exact (``FieldPredicate``, with ``PredicateEvaluator``'s semantics), ranks with
+/// ``RecordRanking`` (in ``RecordOrder``) and windows; aggregates stream
+/// (``StreamingAggregate``). Nothing is left pending.
 struct KeyValueStorageReader: StorageReader {
     let snapshot: any KeyValueReader
     let layout: KeyValueLayout
@@ -129,14 +130,8 @@ struct KeyValueStorageReader: StorageReader {
     /// fetch visits them: index order for an ordered plan (the first `window` entries are the
     /// answer), otherwise record-key order, each key once.
     private func exactKeys(_ plan: FetchPlan, window: Int?) throws -> [Int64] {
-        let ranges: [FetchPlan.KeyRange]
-        switch plan.access {
-        case .indexRange(_, let lower, let upper): ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
-        case .indexRanges(_, let all): ranges = all
-        case .entityScan: ranges = []
-        }
         var keys: [Int64] = []
-        for range in ranges {
+        for range in plan.indexRanges {
             try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
                 try IndexEntryChecksum.check(entry: entry, value: value)
                 keys.append(try KeyValueLayout.recordKey(ofEntry: entry))
@@ -194,13 +189,7 @@ struct KeyValueStorageReader: StorageReader {
                 }
             } else if plan.isExact {
                 // The entries in the plan's ranges are the answer: count them, read no record.
-                let ranges: [FetchPlan.KeyRange]
-                switch plan.access {
-                case .indexRange(_, let lower, let upper): ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
-                case .indexRanges(_, let all): ranges = all
-                case .entityScan: ranges = []
-                }
-                for range in ranges {
+                for range in plan.indexRanges {
                     try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
                         try IndexEntryChecksum.check(entry: entry, value: value)
                         n += 1

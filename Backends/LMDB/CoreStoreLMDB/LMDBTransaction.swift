@@ -131,12 +131,11 @@ struct LMDBReader: KeyValueReader {
 final class LMDBWriter: KeyValueWriter {
     private let reader: LMDBReader
     private(set) var mapFull = false
-    /// The cursor every put and delete goes through, opened on the first and closed by
-    /// ``finish()``.
-    /// A cursor that stays where its last put left it lets LMDB skip the descent from the root
-    /// when the next key belongs on the same leaf page (or past the last key of the database),
-    /// which is what a commit's puts mostly are: records with new keys in ascending order, and
-    /// the entries of one index.
+    /// The cursor every put and delete goes through, opened by the first (``cursor()``) and
+    /// closed by ``finish()``. A cursor that stays where its last write left it lets LMDB skip
+    /// the descent from the root when the next key belongs on the same leaf page (or past the
+    /// last key of the database), which is what a commit's puts mostly are: records with new
+    /// keys in ascending order, and the entries of one index.
     private var putCursor: OpaquePointer?
 
     init(transaction: OpaquePointer, database: MDB_dbi, maximumKeySize: Int) {
@@ -145,6 +144,14 @@ final class LMDBWriter: KeyValueWriter {
 
     /// `true`: puts go through one cursor that stays on the page of the last one.
     var prefersPutsInKeyOrder: Bool { true }
+
+    /// The put cursor, opened on first use.
+    private func cursor() throws -> OpaquePointer? {
+        if putCursor == nil {
+            try LMDBStatus.check(mdb_cursor_open(reader.transaction, reader.database, &putCursor), "mdb_cursor_open")
+        }
+        return putCursor
+    }
 
     /// Closes the put cursor: called before the transaction commits or aborts (LMDB frees a
     /// write transaction's cursors when it ends).
@@ -189,12 +196,10 @@ final class LMDBWriter: KeyValueWriter {
 
     /// ``put(_:_:)`` from the bytes in place: LMDB copies them into the page.
     func put(keyBytes key: UnsafeRawBufferPointer, valueBytes value: UnsafeRawBufferPointer) throws {
-        if putCursor == nil {
-            try LMDBStatus.check(mdb_cursor_open(reader.transaction, reader.database, &putCursor), "mdb_cursor_open")
-        }
+        let cursor = try cursor()
         let code = LMDBBytes.withValue(key) { mdbKey in
             LMDBBytes.withValue(value) { mdbValue in
-                mdb_cursor_put(putCursor, &mdbKey, &mdbValue, 0)
+                mdb_cursor_put(cursor, &mdbKey, &mdbValue, 0)
             }
         }
         if code == MDB_MAP_FULL { mapFull = true }
@@ -205,16 +210,14 @@ final class LMDBWriter: KeyValueWriter {
     /// on the page of the last put or delete) and deletes it there.
     func delete(_ key: [UInt8]) throws {
         guard !key.isEmpty, key.count <= reader.maximumKeySize else { return }
-        if putCursor == nil {
-            try LMDBStatus.check(mdb_cursor_open(reader.transaction, reader.database, &putCursor), "mdb_cursor_open")
-        }
+        let cursor = try cursor()
         var value = MDB_val()
         var code = LMDBBytes.withValue(key) { mdbKey in
-            mdb_cursor_get(putCursor, &mdbKey, &value, MDB_SET)
+            mdb_cursor_get(cursor, &mdbKey, &value, MDB_SET)
         }
         if code == MDB_NOTFOUND { return }
         try LMDBStatus.check(code, "mdb_cursor_get")
-        code = mdb_cursor_del(putCursor, 0)
+        code = mdb_cursor_del(cursor, 0)
         if code == MDB_MAP_FULL { mapFull = true }
         try LMDBStatus.check(code, "mdb_del")
     }
