@@ -146,6 +146,7 @@ final class LMDBWriter: KeyValueWriter {
     var prefersPutsInKeyOrder: Bool { true }
 
     /// The put cursor, opened on first use.
+    @inline(__always)
     private func cursor() throws -> OpaquePointer? {
         if putCursor == nil {
             try LMDBStatus.check(mdb_cursor_open(reader.transaction, reader.database, &putCursor), "mdb_cursor_open")
