@@ -58,6 +58,59 @@ struct SharedStoreTests {
         #expect(listRecorder.events.count == 4 && objectRecorder.events.count == 2)
     }
 
+    @Test func readsPinnedToOneSnapshotDoNotSeeLaterCommits() throws {
+        let url = try TestStoreFiles.newFile()
+        let writer = try Self.stack(url)
+        let reader = try Self.stack(url)
+        try insertPeople(writer, [("Ann", 30)])
+        let store = try #require(reader.stores.first)
+        let (before, writerSees, after, names) = try reader.gateway.readingOneSnapshot(of: [store]) { () throws(CoreStoreError) in
+            do {
+                let before = try reader.fetchCount(From<Person>())
+                try insertPeople(writer, [("Bob", 40)])
+                return (before, try writer.fetchCount(From<Person>()), try reader.fetchCount(From<Person>()), try reader.fetchAll(From<Person>()).map(\.name))
+            } catch {
+                throw CoreStoreError.wrap(error)
+            }
+        }
+        // The writer's commit is in the file, but the pinned thread read the moment it pinned.
+        #expect(before == 1 && after == 1 && names == ["Ann"])
+        #expect(writerSees == 2)
+        #expect(try reader.fetchCount(From<Person>()) == 2)
+    }
+
+    @Test func aCatchUpReadsObjectsAndListsAsOfOneCommit() throws {
+        let url = try TestStoreFiles.newFile()
+        let writer = try Self.stack(url)
+        let reader = try Self.stack(url)
+        try insertPeople(writer, [("Ann", 30)])
+        let ann = try #require(try reader.fetchOne(From<Person>().where(\.$name == "Ann")))
+        // Caught up with Ann's insert: the next refresh is for the commit below.
+        try reader.refreshFromSharedStores()
+        // Commits as soon as the reader has read its objects again, before its monitors read
+        // their lists: what a commit landing in the middle of a catch-up looks like.
+        let intruder = CommitDuringRefresh(reader: reader) {
+            try writer.perform(synchronous: { t in
+                try t.fetchOne(From<Person>().where(\.$name == "Ann"))?.age = 99
+                t.create(Into<Person>()).name = "Cy"
+            })
+        }
+        try reader.addCommitObserver(intruder) { () throws(CoreStoreError) in }
+        try writer.perform(synchronous: { t in
+            try t.fetchOne(From<Person>().where(\.$name == "Ann"))?.age = 31
+            t.create(Into<Person>()).name = "Bob"
+        })
+        try reader.refreshFromSharedStores()
+        // What the refresh read is the first commit, not the second (which the stack's watcher
+        // may already have caught up with by now).
+        #expect(intruder.seen == [["Ann", "Bob"]])
+        // The next check brings the second commit, if the watcher has not.
+        try reader.refreshFromSharedStores()
+        #expect(ann.age == 99)
+        #expect(try reader.fetchCount(From<Person>()) == 3)
+        withExtendedLifetime(intruder) {}
+    }
+
     @Test func theOtherStackNoticesWithoutBeingAsked() throws {
         let url = try TestStoreFiles.newFile()
         let writer = try Self.stack(url)
@@ -202,5 +255,32 @@ extension DataStack {
     func flushDeliveries(_ list: ListMonitor<Person>, _ object: ObjectMonitor<Person>) {
         list.delivery.flush()
         object.delivery.flush()
+    }
+}
+
+/// A commit observer that, the first time its stack refreshes, commits through another stack
+/// and then lists the people its own stack sees.
+private final class CommitDuringRefresh: CommitObserver {
+    private let reader: DataStack
+    private var commit: (() throws -> Void)?
+    private(set) var seen: [[String]] = []
+
+    init(reader: DataStack, commit: @escaping () throws -> Void) {
+        self.reader = reader
+        self.commit = commit
+    }
+
+    func stackDidCommit(_ commits: [StoreCommit]) -> ObservationDelivery? { nil }
+
+    func stackDidRefresh(_ commits: [StoreCommit]) -> ObservationDelivery? {
+        guard let commit else { return nil }
+        self.commit = nil
+        do {
+            try commit()
+            seen.append(try reader.fetchAll(From<Person>().orderBy(.ascending(\.$name))).map(\.name))
+        } catch {
+            Issue.record(error)
+        }
+        return nil
     }
 }

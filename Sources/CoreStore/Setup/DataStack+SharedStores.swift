@@ -77,8 +77,10 @@ extension DataStack {
         guard !moved.isEmpty else { return [] }
         guard let summaries else {
             // The sequences were read first: a commit landing during the refresh is
-            // noticed by the next check.
-            let deliveries = try refreshObjectsAndMonitors()
+            // noticed by the next check. The objects and the monitors' lists are read as of
+            // one moment of each store that moved, so that observers never hear of half of a
+            // commit (its insert now, its update on the next check).
+            let deliveries = try gateway.readingOneSnapshot(of: moved.map(\.store), refreshObjectsAndMonitors)
             for (store, sequence) in moved { store.caughtUp(with: sequence) }
             return deliveries
         }

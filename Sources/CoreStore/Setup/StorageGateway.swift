@@ -104,13 +104,40 @@ final class StorageGateway: @unchecked Sendable {
 
     // MARK: Reading and writing
 
-    /// Runs `body` on a consistent snapshot of `store`. A failure of the store, or of `body`,
-    /// is a ``CoreStoreError``.
+    /// Runs `body` on a consistent snapshot of `store` (the one this thread pinned, inside
+    /// ``readingOneSnapshot(of:_:)``). A failure of the store, or of `body`, is a
+    /// ``CoreStoreError``.
     func read<T>(_ store: AttachedStore, _ body: (any StorageReader) throws -> T) throws(CoreStoreError) -> T {
         do {
+            if let pinned = PinnedSnapshots.reader(for: store, of: ObjectIdentifier(self)) { return try body(pinned) }
             return try store.storage.read(body)
         } catch {
             throw CoreStoreError.wrap(error)
+        }
+    }
+
+    /// Runs `body` with one read transaction open on each of `stores`: every ``read(_:_:)`` of
+    /// them that `body` makes on this thread sees the same moment of the store, whatever other
+    /// connections commit meanwhile. A stack that reads its objects and then its monitors' lists
+    /// again (a full catch-up with a shared store) reads them as of one commit, so that no
+    /// observer hears of half of another connection's commit.
+    func readingOneSnapshot<T>(of stores: [AttachedStore], _ body: () throws(CoreStoreError) -> T) throws(CoreStoreError) -> T {
+        let previous = PinnedSnapshots.current
+        let pinned = PinnedSnapshots(gateway: ObjectIdentifier(self))
+        PinnedSnapshots.current = pinned
+        defer { PinnedSnapshots.current = previous }
+        do {
+            return try pin(stores[...], in: pinned, body)
+        } catch {
+            throw CoreStoreError.wrap(error)
+        }
+    }
+
+    /// Opens a read on the first of `stores`, pins it, and goes on with the rest; then `body`.
+    private func pin<T>(_ stores: ArraySlice<AttachedStore>, in pinned: PinnedSnapshots, _ body: () throws(CoreStoreError) -> T) throws -> T {
+        guard let store = stores.first else { return try body() }
+        return try store.storage.read { reader in
+            try pinned.with(reader, for: store.id) { try pin(stores.dropFirst(), in: pinned, body) }
         }
     }
 
