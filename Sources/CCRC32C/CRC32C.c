@@ -5,6 +5,7 @@
 #include "CCRC32C.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -131,24 +132,37 @@ static int has_hardware(void) {
 
 // MARK: - Dispatch
 
-static crc_function chosen;
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static crc_function best;
 
 static void choose(void) {
 #if defined(__x86_64__) || defined(__aarch64__)
     if (has_hardware()) {
-        chosen = crc32c_hardware;
+        best = crc32c_hardware;
         return;
     }
 #endif
     pthread_once(&table_once, build_table);
-    chosen = crc32c_table;
+    best = crc32c_table;
+}
+
+static uint32_t choose_and_run(uint32_t crc, const uint8_t *bytes, size_t length);
+
+/// The implementation calls go to: first one that makes the choice (once, whichever thread
+/// gets there first) and then runs it; from then on the chosen one, read with one load
+/// instead of a pthread_once check per call.
+static _Atomic(crc_function) chosen = choose_and_run;
+
+static uint32_t choose_and_run(uint32_t crc, const uint8_t *bytes, size_t length) {
+    pthread_once(&chosen_once, choose);
+    atomic_store_explicit(&chosen, best, memory_order_release);
+    return best(crc, bytes, length);
 }
 
 uint32_t corestore_crc32c(const void *data, size_t length) {
-    pthread_once(&chosen_once, choose);
-    return chosen(0xFFFFFFFFu, (const uint8_t *)data, length) ^ 0xFFFFFFFFu;
+    crc_function function = atomic_load_explicit(&chosen, memory_order_acquire);
+    return function(0xFFFFFFFFu, (const uint8_t *)data, length) ^ 0xFFFFFFFFu;
 }
 
 uint32_t corestore_crc32c_table(const void *data, size_t length) {

@@ -119,6 +119,25 @@ struct ByteReader {
     /// hold raw pointers (``RecordFields``) and for ``varint()``'s multi-byte case.
     @inline(__always)
     static func varint(_ base: UnsafeRawPointer, _ p: inout Int, end: Int) -> UInt64? {
+        // Up to three bytes (values below 2^21: record keys, lengths, counts) without the
+        // loop's per-byte checks.
+        if end - p >= 3 {
+            let b0 = UInt64(base.load(fromByteOffset: p, as: UInt8.self))
+            if b0 < 0x80 {
+                p += 1
+                return b0
+            }
+            let b1 = UInt64(base.load(fromByteOffset: p + 1, as: UInt8.self))
+            if b1 < 0x80 {
+                p += 2
+                return b0 & 0x7F | b1 << 7
+            }
+            let b2 = UInt64(base.load(fromByteOffset: p + 2, as: UInt8.self))
+            if b2 < 0x80 {
+                p += 3
+                return b0 & 0x7F | (b1 & 0x7F) << 7 | b2 << 14
+            }
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var q = p

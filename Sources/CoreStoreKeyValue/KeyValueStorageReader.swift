@@ -411,7 +411,7 @@ struct RecordRanking {
         // Once the ranking is full, most records rank after it by their first sort value:
         // a number read straight from the bytes settles that without making a `Value`.
         if ranking.capacity != nil, lastFirstOrdinal >= 0,
-           ranking.ranksAfterKeptEntries(firstNumber: try candidate.number(lastFirstOrdinal)) {
+           ranking.ranksAfterKeptEntries(firstNumber: try candidate.rememberedNumber(lastFirstOrdinal)) {
             return
         }
         guard let entityOrdinals = ordinals[entity] else { return }

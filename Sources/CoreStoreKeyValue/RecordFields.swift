@@ -35,17 +35,27 @@ struct EntityNames: Sendable {
     func matches(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let range = ranges[index]
         guard range.count == bytes.count else { return false }
-        if bytes.isEmpty { return true }
-        // Names are short: eight bytes at a time, then a byte loop, costs less than memcmp.
+        let count = bytes.count
+        if count == 0 { return true }
+        // Names are short: two overlapping loads of eight (or four) bytes cover up to sixteen
+        // (or eight) bytes, which costs less than memcmp or a byte loop.
         return utf8.withUnsafeBytes { all in
             let name = all.baseAddress.unsafelyUnwrapped + range.lowerBound
             let other = bytes.baseAddress.unsafelyUnwrapped
-            var i = 0
-            while i + 8 <= bytes.count {
-                if name.loadUnaligned(fromByteOffset: i, as: UInt64.self) != other.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-                i += 8
+            if count >= 8 {
+                var i = 0
+                while i + 8 < count {
+                    if name.loadUnaligned(fromByteOffset: i, as: UInt64.self) != other.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                    i += 8
+                }
+                return name.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == other.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
             }
-            while i < bytes.count {
+            if count >= 4 {
+                return name.loadUnaligned(as: UInt32.self) == other.loadUnaligned(as: UInt32.self)
+                    && name.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == other.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            }
+            var i = 0
+            while i < count {
                 if name.load(fromByteOffset: i, as: UInt8.self) != other.load(fromByteOffset: i, as: UInt8.self) { return false }
                 i += 1
             }

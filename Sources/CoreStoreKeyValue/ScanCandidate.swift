@@ -11,6 +11,12 @@ final class ScanCandidate: PredicateFields {
     private let fields = RecordFields()
     /// The current record, once decoded.
     @exclusivity(unchecked) private var decoded: Record?
+    /// Whether ``decoded`` holds a record (tested without copying it).
+    @exclusivity(unchecked) private var hasDecoded = false
+    /// The ordinal of the last number ``number(_:)`` read from this record, `-1` for none.
+    @exclusivity(unchecked) private var lastNumberOrdinal = -1
+    /// The number at ``lastNumberOrdinal``.
+    @exclusivity(unchecked) private var lastNumber = StoredNumber.other
     /// The schema's entity names, for decoding without new strings.
     private let names: EntityNames
 
@@ -29,7 +35,12 @@ final class ScanCandidate: PredicateFields {
     /// entity in ``EntityNames`` (`nil` when the schema lacks it). The bytes must stay valid
     /// until the next `reset`.
     func reset(_ bytes: UnsafeRawBufferPointer) throws -> Int? {
-        decoded = nil
+        // Most scans never decode a whole record: nothing to release then.
+        if hasDecoded {
+            decoded = nil
+            hasDecoded = false
+        }
+        lastNumberOrdinal = -1
         return try fields.loadHeader(bytes, names: names)
     }
 
@@ -39,10 +50,29 @@ final class ScanCandidate: PredicateFields {
     }
 
     /// The attribute at `ordinal` when it is stored as an integer or a double, without making
-    /// a ``Value`` (see ``RecordFields/number(_:)``).
+    /// a ``Value`` (see ``RecordFields/number(_:)``); remembered until the next record, for
+    /// ``rememberedNumber(_:)``.
     @inline(__always)
     func number(_ ordinal: Int) throws -> StoredNumber {
+        let number = try fields.number(ordinal)
+        lastNumberOrdinal = ordinal
+        lastNumber = number
+        return number
+    }
+
+    /// ``number(_:)`` without remembering it, for a scan that reads each attribute once (an
+    /// aggregate).
+    @inline(__always)
+    func numberReadOnce(_ ordinal: Int) throws -> StoredNumber {
         try fields.number(ordinal)
+    }
+
+    /// ``number(_:)``, without reading the bytes again when it was the last number read from
+    /// this record: a limited sort ranks on the attribute its filter just tested.
+    @inline(__always)
+    func rememberedNumber(_ ordinal: Int) throws -> StoredNumber {
+        if ordinal == lastNumberOrdinal { return lastNumber }
+        return try fields.number(ordinal)
     }
 
     /// The whole record.
@@ -50,6 +80,7 @@ final class ScanCandidate: PredicateFields {
         if let decoded { return decoded }
         let record = try fields.record(names: names)
         decoded = record
+        hasDecoded = true
         return record
     }
 }

@@ -153,7 +153,7 @@ struct StreamingAggregate {
             resolved[entity] = true
         }
         let groupIndex: Int
-        if groupsBySmallIntegers, case .integer(let value) = try candidate.number(ordinals[firstOrdinal]),
+        if groupsBySmallIntegers, case .integer(let value) = try candidate.numberReadOnce(ordinals[firstOrdinal]),
            value >= 0, value < Self.smallIntegerLimit {
             let slot = Int(value)
             if slot < smallIntegerGroups.count, smallIntegerGroups[slot] >= 0 {
@@ -178,7 +178,7 @@ struct StreamingAggregate {
                 let (c, keyIndex, readsNumbers) = aggregated[a]
                 let ordinal = ordinals[firstOrdinal + keyIndex]
                 if readsNumbers {
-                    switch try candidate.number(ordinal) {
+                    switch try candidate.numberReadOnce(ordinal) {
                     case .integer(let value):
                         accumulators[first + c].add(integer: value)
                         continue

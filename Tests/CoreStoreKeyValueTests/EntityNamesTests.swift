@@ -38,4 +38,27 @@ struct EntityNamesTests {
             }
         }
     }
+
+    /// Every length from 1 to 24 (the byte loop, the two overlapping 4-byte loads, the 8-byte
+    /// steps with an overlapping last step), against a name of the same length that differs in
+    /// one byte, at every position.
+    @Test(arguments: 1...24)
+    func aNameDifferingInAnyOneByteIsAnother(length: Int) {
+        let name = String((0..<length).map { Character(UnicodeScalar(UInt8(0x41 + $0 % 26))) })
+        let schema = StoreSchema(modelVersion: "V1", schemaHash: "one", entities: [EntityDescription(name: name, attributes: [])])
+        let entityNames = EntityNames(schema: schema)
+        let bytes = Array(name.utf8)
+        bytes.withUnsafeBytes { #expect(entityNames.matches(0, $0), "\(name)") }
+        for position in 0..<length {
+            var other = bytes
+            other[position] ^= 0x20
+            other.withUnsafeBytes { buffer in
+                #expect(!entityNames.matches(0, buffer), "\(name) against byte \(position) changed")
+                #expect(entityNames.index(of: buffer) == nil)
+            }
+        }
+        // One byte shorter or longer is never the name.
+        Array(bytes.dropLast()).withUnsafeBytes { #expect(!entityNames.matches(0, $0)) }
+        (bytes + [0x41]).withUnsafeBytes { #expect(!entityNames.matches(0, $0)) }
+    }
 }
