@@ -40,7 +40,9 @@ final class ScanFilter {
     func accepts(_ candidate: ScanCandidate, entity: Int) throws -> Bool {
         guard tests else { return true }
         if let known = preparedReferences[entity] {
-            return try known._withUnsafeGuaranteedRef { try $0.evaluate(candidate, evaluator) }
+            // The evaluator (a large value) is passed only past the numeric range test.
+            if let decided = try known._withUnsafeGuaranteedRef({ try $0.rangeResult(candidate) }) { return decided }
+            return try known._withUnsafeGuaranteedRef { try $0.evaluateLeavesOrTree(candidate, evaluator) }
         }
         return try prepare(entity).evaluate(candidate, evaluator)
     }

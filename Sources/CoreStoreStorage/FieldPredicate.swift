@@ -131,16 +131,24 @@ package final class FieldPredicate {
     @inlinable @inline(__always)
     package func evaluate<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
         // The range test is inlined into the scan's loop; the rest is one specialized call.
-        if let range = numericRange {
-            let number = try candidate.number(range.ordinal)
-            if let lower = range.lower.evaluate(number), let upper = range.upper.evaluate(number) { return lower && upper }
-        }
+        if let decided = try rangeResult(candidate) { return decided }
         return try evaluateLeavesOrTree(candidate, evaluator)
+    }
+
+    /// The result when the predicate is one numeric range and the record's number decides it;
+    /// `nil` otherwise (then ask ``evaluateLeavesOrTree(_:_:)``). Needs no evaluator, so a scan's
+    /// loop tests the common case without passing one.
+    @inlinable @inline(__always)
+    package func rangeResult<Fields: PredicateFields>(_ candidate: Fields) throws -> Bool? {
+        guard let range = numericRange else { return nil }
+        let number = try candidate.number(range.ordinal)
+        if let lower = range.lower.evaluate(number), let upper = range.upper.evaluate(number) { return lower && upper }
+        return nil
     }
 
     /// ``evaluate(_:_:)`` past the range test: the numeric conjunction's loop, or the tree.
     @inlinable
-    func evaluateLeavesOrTree<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
+    package func evaluateLeavesOrTree<Fields: PredicateFields>(_ candidate: Fields, _ evaluator: PredicateEvaluator) throws -> Bool {
         guard let leaves = numericConjunction else { return try evaluate(nodes.count - 1, candidate, evaluator) }
         var i = 0
         // A range is two leaves on one attribute: its number is read once.
