@@ -26,12 +26,14 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
         case delete(key: [UInt8])
     }
 
+    // A writer serves one write, on one thread, and no method re-enters another, so accesses
+    // never overlap: the runtime exclusivity checks (one per put) are switched off.
     private let base: any KeyValueReader
     /// The writes since the last read, in order.
-    private var log = WriteLog()
+    @exclusivity(unchecked) private var log = WriteLog()
     /// The last operation per key of the writes before the last read: the value put, or `nil`
     /// for a delete (a tombstone that hides the snapshot's value).
-    private var merged = SortedKeyMap<[UInt8]?>()
+    @exclusivity(unchecked) private var merged = SortedKeyMap<[UInt8]?>()
 
     /// A writer over `base`, the snapshot of the committed data.
     public init(base: any KeyValueReader) {

@@ -60,7 +60,36 @@ struct LoggingTests {
         try insertPeople(stack, [("Ann", 1)])
         let ann = try #require(try stack.fetchOne(From<Person>()))
         ann.age = 2
-        #expect(logger.messages.contains { $0.hasPrefix("[assert]") && $0.contains("read-only context") })
+        #expect(logger.messages.contains { $0.hasPrefix("[assert]") && $0.contains("read-only context") && $0.contains("'Person.age'") })
+        #expect(ann.age == 1)
+    }
+
+    /// A property set where the object cannot change is ignored and reported, naming the
+    /// attribute: on a deleted object (the commit then fails with the misuse), and on an object
+    /// of a transaction that has ended.
+    @Test func aSetterReportsTheAttributeItCouldNotChange() throws {
+        let logger = CapturingLogger()
+        let previous = CoreStoreDefaults.logger
+        CoreStoreDefaults.logger = logger
+        defer { CoreStoreDefaults.logger = previous }
+        let stack = try makeStack(.inMemory)
+        try insertPeople(stack, [("Ann", 1)])
+        #expect {
+            try stack.perform(synchronous: { t in
+                let ann = try #require(try t.fetchOne(From<Person>()))
+                t.delete(ann)
+                ann.name = "Bea"
+            })
+        } throws: { error in
+            guard case CoreStoreError.invalidObject(let message) = error else { return false }
+            return message.contains("'Person.name' was set on a deleted object")
+        }
+        var kept: Person?
+        try stack.perform(synchronous: { t in kept = try t.fetchOne(From<Person>()) })
+        let person = try #require(kept)
+        person.age = 5
+        #expect(logger.messages.contains { $0.contains("'Person.age' was set after its transaction ended") })
+        #expect(try stack.fetchOne(From<Person>())?.age == 1)
     }
 
     @Test func defaultLoggerFiltersByLevel() {

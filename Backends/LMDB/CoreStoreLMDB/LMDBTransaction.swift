@@ -129,14 +129,16 @@ struct LMDBReader: KeyValueReader {
 /// Records whether LMDB reported `MDB_MAP_FULL`, so that the engine grows the map and retries
 /// even when the body caught the error.
 final class LMDBWriter: KeyValueWriter {
+    // One write transaction uses a writer, on one thread, and no method re-enters another, so
+    // accesses never overlap: the runtime exclusivity checks (one per put) are switched off.
     private let reader: LMDBReader
-    private(set) var mapFull = false
+    @exclusivity(unchecked) private(set) var mapFull = false
     /// The cursor every put and delete goes through, opened by the first (``cursor()``) and
     /// closed by ``finish()``. A cursor that stays where its last write left it lets LMDB skip
     /// the descent from the root when the next key belongs on the same leaf page (or past the
     /// last key of the database), which is what a commit's puts mostly are: records with new
     /// keys in ascending order, and the entries of one index.
-    private var putCursor: OpaquePointer?
+    @exclusivity(unchecked) private var putCursor: OpaquePointer?
 
     init(transaction: OpaquePointer, database: MDB_dbi, maximumKeySize: Int) {
         reader = LMDBReader(transaction: transaction, database: database, maximumKeySize: maximumKeySize)

@@ -15,11 +15,13 @@ final class SQLiteBoundBytes {
     /// The size of each chunk.
     static let chunkSize = 8_192
 
-    private var chunks: [UnsafeMutableRawPointer] = []
+    // One thread at a time, and no method re-enters another: the runtime exclusivity checks
+    // (one per bound value) are switched off.
+    @exclusivity(unchecked) private var chunks: [UnsafeMutableRawPointer] = []
     /// The chunk being filled, an index into ``chunks``.
-    private var current = 0
+    @exclusivity(unchecked) private var current = 0
     /// How many bytes of the current chunk are taken.
-    private var used = 0
+    @exclusivity(unchecked) private var used = 0
 
     deinit {
         for chunk in chunks { chunk.deallocate() }

@@ -9,6 +9,13 @@ extension ObjectContext {
         }
     }
 
+    /// Whether `state` may be changed now; reports why not otherwise, naming the attribute at
+    /// `ordinal` (only then looked up).
+    func checkWritable(_ state: ObjectState, attributeOrdinal ordinal: Int) -> Bool {
+        if !isReadOnly && isActive && !state.isDeleted { return true }
+        return checkWritable(state, key: state.entity.description.attributes[ordinal].name)
+    }
+
     /// Whether `state` may be changed now; reports why not otherwise.
     func checkWritable(_ state: ObjectState, key: String) -> Bool {
         if isReadOnly {

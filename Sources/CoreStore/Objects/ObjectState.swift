@@ -135,12 +135,33 @@ extension CoreStoreObject {
         context.lock.withLock {
             guard context.checkWritable(self, key: key) else { return }
             guard let ordinal = attributeOrdinal(forKey: key) else { return }
-            // Assigning the value already held is no change: nothing to commit or observe.
-            if attributes[ordinal] == value { return }
-            context.journalWillChange(self)
-            updateValues { attributes[ordinal] = value }
-            context.markChanged(self)
+            setAttributeValueLocked(value, ordinal: ordinal, context: context)
         }
+    }
+
+    /// Sets the attribute at `ordinal` (of the object's entity): what a property setter calls
+    /// once it has found the ordinal from its field's key, as the getter does (no copy or
+    /// lookup of the key string). Ignored, with the misuse reported, like
+    /// ``setAttributeValue(_:forKey:)``, on a meta instance or where the object cannot change.
+    @usableFromInline
+    final func setAttributeValue(_ value: Value, ordinal: Int) {
+        guard let context else {
+            Log.assert(false, "An attribute was set on an object that belongs to no context; the value was ignored.")
+            return
+        }
+        context.lock.withLock {
+            guard context.checkWritable(self, attributeOrdinal: ordinal) else { return }
+            setAttributeValueLocked(value, ordinal: ordinal, context: context)
+        }
+    }
+
+    /// The change itself, with the context's lock held and the object writable.
+    private func setAttributeValueLocked(_ value: Value, ordinal: Int, context: ObjectContext) {
+        // Assigning the value already held is no change: nothing to commit or observe.
+        if attributes[ordinal] == value { return }
+        context.journalWillChange(self)
+        updateValues { attributes[ordinal] = value }
+        context.markChanged(self)
     }
 
     func relationshipObjects(forKey key: String) -> [CoreStoreObject] {

@@ -234,6 +234,12 @@ extension FieldContainer {
                     setter(instance, newValue)
                     return
                 }
+                // As the getter: the ordinal from the key's bits, without copying the key.
+                if let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits) {
+                    instance.setAttributeValue(newValue.cs_toStoredValue(), ordinal: ordinal)
+                    return
+                }
+                // A meta instance, or a key spelled by another string than the schema's.
                 FieldDefinition.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: instance[keyPath: storageKeyPath].projectedValue.keyPath)
             }
         }
