@@ -41,10 +41,8 @@ struct LoggingTests {
     }
 
     @Test func aSchemaWithoutVersionLockLogsTheLiteralToPaste() throws {
-        let logger = CapturingLogger()
-        let previous = CoreStoreDefaults.logger
-        CoreStoreDefaults.logger = logger
-        defer { CoreStoreDefaults.logger = previous }
+        let logger = CapturingLogger.installed()
+        defer { logger.uninstall() }
         let schema = CoreStoreSchema(modelVersion: "Unlocked", entities: [Entity<Renamed>("Renamed")])
         let lock = try schema.computedVersionLock()
         let message = try #require(logger.messages.first { $0.contains("'Unlocked' has no VersionLock") })
@@ -52,10 +50,8 @@ struct LoggingTests {
     }
 
     @Test func misuseIsReportedAsAnAssertion() throws {
-        let logger = CapturingLogger()
-        let previous = CoreStoreDefaults.logger
-        CoreStoreDefaults.logger = logger
-        defer { CoreStoreDefaults.logger = previous }
+        let logger = CapturingLogger.installed()
+        defer { logger.uninstall() }
         let stack = try makeStack(.inMemory)
         try insertPeople(stack, [("Ann", 1)])
         let ann = try #require(try stack.fetchOne(From<Person>()))
@@ -68,10 +64,8 @@ struct LoggingTests {
     /// attribute: on a deleted object (the commit then fails with the misuse), and on an object
     /// of a transaction that has ended.
     @Test func aSetterReportsTheAttributeItCouldNotChange() throws {
-        let logger = CapturingLogger()
-        let previous = CoreStoreDefaults.logger
-        CoreStoreDefaults.logger = logger
-        defer { CoreStoreDefaults.logger = previous }
+        let logger = CapturingLogger.installed()
+        defer { logger.uninstall() }
         let stack = try makeStack(.inMemory)
         try insertPeople(stack, [("Ann", 1)])
         #expect {

@@ -6,6 +6,23 @@ import Testing
 final class CapturingLogger: CoreStoreLogger, @unchecked Sendable {
     private let lock = NSLock()
     private var _messages: [String] = []
+    /// The logger this one replaced, while installed.
+    private var previous: (any CoreStoreLogger)?
+
+    /// A new capturing logger, installed as `CoreStoreDefaults.logger` until ``uninstall()``
+    /// (for suites that run their tests one at a time).
+    static func installed() -> CapturingLogger {
+        let logger = CapturingLogger()
+        logger.previous = CoreStoreDefaults.logger
+        CoreStoreDefaults.logger = logger
+        return logger
+    }
+
+    /// Puts back the logger ``installed()`` replaced.
+    func uninstall() {
+        if let previous { CoreStoreDefaults.logger = previous }
+        previous = nil
+    }
 
     var messages: [String] { lock.withLock { _messages } }
 

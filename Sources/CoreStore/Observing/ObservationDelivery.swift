@@ -104,16 +104,11 @@ final class ObservationDelivery: @unchecked Sendable {
 private final class HeldWakeUps {
     var deliveries: [ObservationDelivery] = []
 
-    private static let slot: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let slot = ThreadSlot<HeldWakeUps>()
 
-    /// The calling thread's promise in progress, if any. The slot does not retain it: the
-    /// scope that sets it keeps it alive and puts back the previous one before it ends.
+    /// The calling thread's promise in progress, if any (see ``ThreadSlot``).
     static var current: HeldWakeUps? {
-        get { pthread_getspecific(slot).map { Unmanaged<HeldWakeUps>.fromOpaque($0).takeUnretainedValue() } }
-        set { pthread_setspecific(slot, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
+        get { slot.value }
+        set { slot.value = newValue }
     }
 }

@@ -29,16 +29,11 @@ final class PinnedSnapshots {
         return try body()
     }
 
-    private static let slot: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let slot = ThreadSlot<PinnedSnapshots>()
 
-    /// The calling thread's pinned readers, if any. The slot does not retain them: the scope
-    /// that sets them keeps them alive and puts back the previous value before it ends.
+    /// The calling thread's pinned readers, if any (see ``ThreadSlot``).
     static var current: PinnedSnapshots? {
-        get { pthread_getspecific(slot).map { Unmanaged<PinnedSnapshots>.fromOpaque($0).takeUnretainedValue() } }
-        set { pthread_setspecific(slot, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
+        get { slot.value }
+        set { slot.value = newValue }
     }
 }
