@@ -29,6 +29,41 @@ extension LifecycleCases {
             _ = try ctx.commit(first, ChangeSet(inserts: [Fixtures.person(-1, "Yan", age: 8)]), into: &world)
             try ctx.expectSameFetch(second, world, FetchRequest(entity: "Person"))
         },
+        sharing("a read sees one moment while the other instance commits") { ctx in
+            // A stack catching up without commit summaries reads its objects and then its
+            // monitors' lists inside one read: both must see the same commits. The other
+            // instance commits from another thread while the read is open; an engine whose
+            // readers hold writers off (SQLite with a rollback journal) lets it finish only
+            // once the read has ended, which this case accepts.
+            let (store, _) = try ctx.seeded(Fixtures.world())
+            let (first, second) = try sharedPair(ctx, store)
+            let request = FetchRequest(entity: "Person")
+            let results = SharedResults()
+            let committed = DispatchSemaphore(value: 0)
+            var inside: [Int] = []
+            try first.read { reader in
+                inside.append(try reader.fetch(request).records.count)
+                Thread.detachNewThread {
+                    do {
+                        results.add(Array(try second.write(ChangeSet(inserts: [Fixtures.person(-1, "Zed", age: 9)])).permanentIDs.values.map(\.key)))
+                    } catch {
+                        results.fail("\(error)")
+                    }
+                    committed.signal()
+                }
+                // Give the commit time to land inside the read where the engine lets it.
+                _ = committed.wait(timeout: .now() + 0.5)
+                inside.append(try reader.fetch(request).records.count)
+                inside.append(try reader.count(request))
+            }
+            if results.keys.isEmpty && results.failures.isEmpty { committed.wait() }
+            try ctx.expect(results.failures.isEmpty, "the other instance's commit failed: \(results.failures)")
+            let count = try ctx.unwrap(inside.first, "people seen at the read's start")
+            try ctx.expectEqual(inside, [count, count, count], "people seen inside one read while the other instance committed")
+            let after = try first.read { try $0.fetch(request) }.records
+            try ctx.expectEqual(after.count, count + 1, "people seen by the next read")
+            try ctx.expect(after.contains { $0.attributes.contains(.string("Zed")) }, "the other instance's record seen by the next read")
+        },
         sharing("the stored commit sequence counts the commits of both instances") { ctx in
             let (store, seeded) = try ctx.seeded(Fixtures.world())
             var world = seeded
