@@ -30,19 +30,27 @@ struct IndexEntryBatch {
 
     /// Adds `entry`.
     mutating func append(_ entry: [UInt8]) {
-        if let previousStart = count == 0 ? nil : starts[starts.count - 2] {
+        appendEntry { $0.append(contentsOf: entry) }
+    }
+
+    /// Adds the entry that `build` appends to the batch's bytes (written in place: no array
+    /// per entry).
+    mutating func appendEntry(_ build: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        build(&bytes)
+        if count > 0 {
+            let previousStart = starts[starts.count - 2]
             let (ascends, shared) = bytes.withUnsafeBufferPointer { all in
-                entry.withUnsafeBufferPointer { next in
-                    (!ascending || BytewiseOrder.compare(UnsafeBufferPointer(rebasing: all[previousStart...]), next) < 0,
-                     Self.sharedPrefixCount(all, next, atMost: sharedPrefixCount))
-                }
+                let previous = UnsafeBufferPointer(rebasing: all[previousStart..<start])
+                let next = UnsafeBufferPointer(rebasing: all[start...])
+                return (!ascending || BytewiseOrder.compare(previous, next) < 0,
+                        Self.sharedPrefixCount(all, next, atMost: sharedPrefixCount))
             }
             ascending = ascending && ascends
             sharedPrefixCount = shared
         } else {
-            sharedPrefixCount = entry.count
+            sharedPrefixCount = bytes.count - start
         }
-        bytes.append(contentsOf: entry)
         starts.append(bytes.count)
     }
 
@@ -55,6 +63,16 @@ struct IndexEntryBatch {
         var i = 0
         while a[i] == b[i] { i += 1 }
         return i
+    }
+
+    /// Visits the entries in the order they were added; the bytes are valid only during the
+    /// call.
+    func forEachInAddedOrder(_ visit: (_ entry: UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try bytes.withUnsafeBytes { all in
+            for i in 0..<count {
+                try visit(UnsafeRawBufferPointer(rebasing: all[starts[i]..<starts[i + 1]]))
+            }
+        }
     }
 
     /// Visits the entries in ascending byte order (equal entries in the order they were
@@ -70,41 +88,20 @@ struct IndexEntryBatch {
                     for i in 0..<count { try visit(entry(i)) }
                     return
                 }
-                // Sorted by the first 16 bytes after the prefix every entry shares, loaded as two
-                // big-endian integers (what distinguishes most entries), and by all the bytes
-                // only where those tie.
+                // Sorted by the first 16 bytes after the prefix every entry shares (see
+                // ``SortKey``), and by all the bytes only where those tie.
                 let shared = sharedPrefixCount
                 var order: [SortKey] = []
                 order.reserveCapacity(count)
                 for i in 0..<count { order.append(SortKey(entry(i), skipping: shared, index: i)) }
-                order.sort { (a: SortKey, b: SortKey) -> Bool in
-                    if a.high != b.high { return a.high < b.high }
-                    if a.low != b.low { return a.low < b.low }
-                    let c = BytewiseOrder.compare(entry(a.index).assumingMemoryBound(to: UInt8.self),
-                                                  entry(b.index).assumingMemoryBound(to: UInt8.self))
-                    return c < 0 || (c == 0 && a.index < b.index)
+                SortKey.radixSort(&order)
+                SortKey.sortTies(&order) { a, b in
+                    let c = BytewiseOrder.compare(entry(a).assumingMemoryBound(to: UInt8.self),
+                                                  entry(b).assumingMemoryBound(to: UInt8.self))
+                    return c < 0 || (c == 0 && a < b)
                 }
                 for key in order { try visit(entry(key.index)) }
             }
-        }
-    }
-
-    /// An entry's place in the sort: 16 of its bytes as two integers, and its position.
-    private struct SortKey {
-        let high: UInt64
-        let low: UInt64
-        let index: Int
-
-        /// The bytes of `entry` after its first `shared`, zero-padded to 16.
-        init(_ entry: UnsafeRawBufferPointer, skipping shared: Int, index: Int) {
-            var words: (UInt64, UInt64) = (0, 0)
-            let count = Swift.min(16, entry.count - shared)
-            if count > 0 {
-                withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: entry[shared..<shared + count])) }
-            }
-            high = UInt64(bigEndian: words.0)
-            low = UInt64(bigEndian: words.1)
-            self.index = index
         }
     }
 }

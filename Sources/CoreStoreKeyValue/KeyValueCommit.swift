@@ -32,12 +32,12 @@ struct KeyValueCommit {
         var keyBuffer: [UInt8] = [], valueBuffer: [UInt8] = []
         keyBuffer.reserveCapacity(64)
         // Entries to remove, and the changed entries of updated records with what they index.
-        var staleEntries: [[UInt8]] = []
+        var staleEntries = IndexEntryBatch(reservingCapacity: changes.deletes.count + changes.updates.count, entrySize: 24)
         var changedEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
         for old in changes.deletes {
             recordKey.set(entity: old.id.entity, key: old.id.key)
             try writer.delete(recordKey.bytes)
-            for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.append(plan.entry(of: old)) }
+            for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.appendEntry { plan.appendEntry(of: old, to: &$0) } }
         }
         for update in changes.updates {
             let record = update.new
@@ -70,11 +70,9 @@ struct KeyValueCommit {
         }
         let sortsWrites = writer.prefersPutsInKeyOrder
         if sortsWrites && staleEntries.count >= Self.fewestWritesSorted {
-            var sorted = IndexEntryBatch(reservingCapacity: staleEntries.count, entrySize: 24)
-            for entry in staleEntries { sorted.append(entry) }
-            try sorted.forEachInKeyOrder { try writer.delete(Array($0)) }
+            try staleEntries.forEachInKeyOrder { try writer.delete(Array($0)) }
         } else {
-            for entry in staleEntries { try writer.delete(entry) }
+            try staleEntries.forEachInAddedOrder { try writer.delete(Array($0)) }
         }
         if sortsWrites && changedEntries.count >= Self.fewestWritesSorted {
             // Unique entries in the updates' order (the first violation is the first in that
@@ -108,7 +106,7 @@ struct KeyValueCommit {
             for i in inserts.indices {
                 for plan in layout.entryPlans(maintainedBy: inserts[i].id.entity) {
                     if plan.index.kind == .unique { try checkUnique(inserts[i], plan.index) }
-                    plan.entry(of: inserts[i], into: &keyBuffer)
+                    plan.entry(ofRecordAt: inserts.baseAddress.unsafelyUnwrapped + i, into: &keyBuffer)
                     try putEntry(keyBuffer)
                 }
             }
@@ -130,7 +128,7 @@ struct KeyValueCommit {
                     hasPlans = true
                     guard plan.index.kind == .unique else { continue }
                     try checkUnique(inserts[i], plan.index)
-                    plan.entry(of: inserts[i], into: &keyBuffer)
+                    plan.entry(ofRecordAt: inserts.baseAddress.unsafelyUnwrapped + i, into: &keyBuffer)
                     try putEntry(keyBuffer)
                 }
             }
@@ -145,8 +143,7 @@ struct KeyValueCommit {
                     if position + 1 < entityPlans.count { more = true }
                     let plan = entityPlans[position]
                     if plan.index.kind == .unique { continue }
-                    plan.entry(of: inserts[i], into: &keyBuffer)
-                    batch.append(keyBuffer)
+                    batch.appendEntry { plan.appendEntry(ofRecordAt: inserts.baseAddress.unsafelyUnwrapped + i, to: &$0) }
                 }
                 try batch.forEachInKeyOrder { try putEntry($0) }
                 position += 1

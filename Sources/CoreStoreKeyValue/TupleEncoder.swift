@@ -167,9 +167,7 @@ public enum TupleEncoder {
 
     /// The double's bits transformed so that unsigned order is numeric order; `-0.0` as `0.0`.
     static func appendOrderedDouble(_ d: Double, into bytes: inout [UInt8]) {
-        let canonical = d == 0 ? 0.0 : d
-        let bits = canonical.bitPattern
-        appendBigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), into: &bytes)
+        appendBigEndian(orderedBits(of: d), into: &bytes)
     }
 
     static func appendEscaped<C: Sequence>(_ data: C, into bytes: inout [UInt8]) where C.Element == UInt8 {

@@ -48,4 +48,41 @@ struct IndexEntryBatchTests {
         for entry in entries { batch.append(entry) }
         #expect(visited(batch) == entries)
     }
+
+    @Test("Entries built in place sort and keep their added order like appended arrays")
+    func entriesBuiltInPlace() {
+        var g = SeededGenerator(seed: 31)
+        let entries: [[UInt8]] = (0..<200).map { _ in [4, 4] + (0..<Int.random(in: 0...20, using: &g)).map { _ in UInt8.random(in: 0...2, using: &g) } }
+        var built = IndexEntryBatch(reservingCapacity: 1, entrySize: 1)
+        var appended = IndexEntryBatch(reservingCapacity: 1, entrySize: 1)
+        for entry in entries {
+            built.appendEntry { $0.append(contentsOf: entry) }
+            appended.append(entry)
+        }
+        var inAddedOrder: [[UInt8]] = []
+        built.forEachInAddedOrder { inAddedOrder.append(Array($0)) }
+        #expect(inAddedOrder == entries)
+        #expect(visited(built) == visited(appended))
+        #expect(visited(built) == entries.sorted { $0.lexicographicallyPrecedes($1) })
+    }
+
+    @Test("Index-shaped entries sort by value, then record key, whichever bytes differ", arguments: [0, 1, 2])
+    func indexShapedEntriesSort(shape: Int) {
+        var g = SeededGenerator(seed: UInt64(40 + shape))
+        let prefix: [UInt8] = [1, 0x20] + Array("Item|i|age".utf8) + [0]
+        var entries: [[UInt8]] = []
+        for key in Int64(1)...3_000 {
+            var entry = prefix
+            switch shape {
+            case 0: TupleEncoder.encodeInt(Int64.random(in: 0..<100, using: &g), into: &entry)
+            case 1: TupleEncoder.encode(.double(Double.random(in: -1e6...1e6, using: &g)), into: &entry)
+            default: TupleEncoder.encodeString(["", "a", "ab", "abcdefghijklmnopqrstu"][Int.random(in: 0..<4, using: &g)], into: &entry)
+            }
+            TupleEncoder.encodeInt(shape == 2 ? Int64.random(in: .min ... .max, using: &g) : key, into: &entry)
+            entries.append(entry)
+        }
+        var batch = IndexEntryBatch(reservingCapacity: entries.count, entrySize: 24)
+        for entry in entries { batch.append(entry) }
+        #expect(visited(batch) == entries.sorted { $0.lexicographicallyPrecedes($1) })
+    }
 }
