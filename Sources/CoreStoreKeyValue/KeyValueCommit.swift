@@ -31,28 +31,43 @@ struct KeyValueCommit {
         var recordKey = RecordKeyBuffer(layout: layout)
         var keyBuffer: [UInt8] = [], valueBuffer: [UInt8] = []
         keyBuffer.reserveCapacity(64)
-        // Entries to remove, and the changed entries of updated records with what they index.
+        // Entries to remove; the changed entries of updated records, those of unique indexes
+        // with what they index (each is checked as it is written), the others in one batch.
         var staleEntries = IndexEntryBatch(reservingCapacity: changes.deletes.count + changes.updates.count, entrySize: 24)
-        var changedEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
+        var changedUniqueEntries: [(entry: [UInt8], record: Record, plan: IndexEntryPlan)] = []
+        var changedEntries = IndexEntryBatch(reservingCapacity: changes.updates.count, entrySize: 24)
         for old in changes.deletes {
             recordKey.set(entity: old.id.entity, key: old.id.key)
             try writer.delete(recordKey.bytes)
             for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.appendEntry { plan.appendEntry(of: old, to: &$0) } }
         }
-        for update in changes.updates {
-            let record = update.new
-            recordKey.set(entity: record.id.entity, key: record.id.key)
-            try putRecord(record, key: recordKey.bytes, encodingInto: &valueBuffer)
-            // An entry whose indexed values did not change stays as it is. (A unique entry is
-            // kept only when its values are exactly equal: `0.0` → `-0.0` keeps the encoding
-            // but must still be checked against the other records.)
-            for plan in layout.entryPlans(maintainedBy: record.id.entity) {
-                if plan.holdsSameValues(update.old, record) { continue }
-                let before = plan.entry(of: update.old), after = plan.entry(of: record)
-                if before == after, plan.index.kind != .unique
-                    || layout.values(of: update.old, in: plan.index) == layout.values(of: record, in: plan.index) { continue }
-                staleEntries.append(before)
-                changedEntries.append((after, record, plan))
+        // Both versions of each update are read in place (as the inserts are below), and each
+        // entry is built in one of two buffers reused for every update.
+        var before: [UInt8] = [], after: [UInt8] = []
+        before.reserveCapacity(64)
+        after.reserveCapacity(64)
+        try changes.updates.withUnsafeBufferPointer { updates in
+            for i in updates.indices {
+                try Self.withVersions(of: updates.baseAddress.unsafelyUnwrapped + i) { old, new in
+                    recordKey.set(entity: new.pointee.id.entity, key: new.pointee.id.key)
+                    try putRecord(at: new, key: recordKey.bytes, encodingInto: &valueBuffer)
+                    // An entry whose indexed values did not change stays as it is. (A unique
+                    // entry is kept only when its values are exactly equal: `0.0` → `-0.0` keeps
+                    // the encoding but must still be checked against the other records.)
+                    for plan in layout.entryPlans(maintainedBy: new.pointee.id.entity) {
+                        if plan.holdsSameValues(old.pointee, new.pointee) { continue }
+                        plan.entry(ofRecordAt: old, into: &before)
+                        plan.entry(ofRecordAt: new, into: &after)
+                        if before == after, plan.index.kind != .unique
+                            || layout.values(of: old.pointee, in: plan.index) == layout.values(of: new.pointee, in: plan.index) { continue }
+                        staleEntries.append(before)
+                        if plan.index.kind == .unique {
+                            changedUniqueEntries.append((after, new.pointee, plan))
+                        } else {
+                            changedEntries.append(after)
+                        }
+                    }
+                }
             }
         }
         let unchecked = try insertsKnownToBeNew(changes.inserts)
@@ -74,21 +89,16 @@ struct KeyValueCommit {
         } else {
             try staleEntries.forEachInAddedOrder { try writer.delete(Array($0)) }
         }
+        // Unique entries in the updates' order (the first violation is the first in that order,
+        // as with the reference store), then the others, sorted for a writer that prefers it.
+        for (entry, record, plan) in changedUniqueEntries {
+            try checkUnique(record, plan.index)
+            try putEntry(entry)
+        }
         if sortsWrites && changedEntries.count >= Self.fewestWritesSorted {
-            // Unique entries in the updates' order (the first violation is the first in that
-            // order, as with the reference store), the others sorted.
-            var others = IndexEntryBatch(reservingCapacity: changedEntries.count, entrySize: 24)
-            for (entry, record, plan) in changedEntries {
-                guard plan.index.kind == .unique else { others.append(entry); continue }
-                try checkUnique(record, plan.index)
-                try putEntry(entry)
-            }
-            try others.forEachInKeyOrder { try putEntry($0) }
+            try changedEntries.forEachInKeyOrder { try putEntry($0) }
         } else {
-            for (entry, record, plan) in changedEntries {
-                if plan.index.kind == .unique { try checkUnique(record, plan.index) }
-                try putEntry(entry)
-            }
+            try changedEntries.forEachInAddedOrder { try putEntry($0) }
         }
         try putEntries(of: changes.inserts, keyBuffer: &keyBuffer)
     }
@@ -151,6 +161,23 @@ struct KeyValueCommit {
         }
     }
 
+    /// Runs `body` with pointers to the stored and the new version of the replacement at
+    /// `replacement`, read in place: passing them by value would retain and release their
+    /// arrays per update.
+    private static func withVersions<T>(
+        of replacement: UnsafePointer<RecordReplacement>,
+        _ body: (_ old: UnsafePointer<Record>, _ new: UnsafePointer<Record>) throws -> T
+    ) rethrows -> T {
+        guard let oldOffset = MemoryLayout<RecordReplacement>.offset(of: \.old),
+              let newOffset = MemoryLayout<RecordReplacement>.offset(of: \.new) else {
+            // Not laid out as stored properties (never with this package's types): copies.
+            let (old, new) = (replacement.pointee.old, replacement.pointee.new)
+            return try withUnsafePointer(to: old) { old in try withUnsafePointer(to: new) { try body(old, $0) } }
+        }
+        let base = UnsafeRawPointer(replacement)
+        return try body((base + oldOffset).assumingMemoryBound(to: Record.self), (base + newOffset).assumingMemoryBound(to: Record.self))
+    }
+
     /// The fewest index writes of one kind (the inserts' entries, the stale entries, the changed
     /// entries) that a writer preferring puts in key order gets sorted; fewer go as they come.
     static let fewestWritesSorted = 64
@@ -175,11 +202,6 @@ struct KeyValueCommit {
     /// Writes the record at `record` under the record key `key`, encoded in `buffer`.
     private func putRecord(at record: UnsafePointer<Record>, key: [UInt8], encodingInto buffer: inout [UInt8]) throws {
         try put(RecordCodec.encode(recordAt: record, into: &buffer), bytesOf: buffer, at: key)
-    }
-
-    /// Writes `record` under the record key `key`, encoded in `buffer`.
-    private func putRecord(_ record: Record, key: [UInt8], encodingInto buffer: inout [UInt8]) throws {
-        try put(RecordCodec.encode(record, into: &buffer), bytesOf: buffer, at: key)
     }
 
     /// Writes the first `count` bytes of `buffer` under `key`.

@@ -54,6 +54,38 @@ enum UniquenessCases {
             let (store, world) = try ctx.seeded([Fixtures.code(-1, "\u{E9}", 1), Fixtures.code(-2, "e\u{301}", 1), Fixtures.code(-3, "E\u{301}", 1)])
             try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
         },
+        c("a hundred updates rotating unique values and moving indexed ones commit in one change set") { ctx in
+            // Enough updates that a store may order its index writes (key-value stores sort from
+            // 64 on): every entry must still be replaced exactly.
+            var (store, world) = try ctx.seeded((1...100).map { Fixtures.person(-Int64($0), "P\($0)", age: Int64($0 % 7), email: "p\($0)@x") })
+            let updates = world.all.enumerated().map { i, record in
+                var record = record
+                record.attributes[0] = .string("Q\((i * 37) % 100)")
+                record.attributes[1] = .int(Int64((i * 5) % 11))
+                record.attributes[2] = .string("p\((i + 1) % 100 + 1)@x")
+                return RecordUpdate(record: record, changedKeys: ["name", "age", "email"])
+            }
+            try ctx.commit(store, ChangeSet(updates: updates), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+            for age in Int64(0)..<11 {
+                try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person", predicate: .comparison(Comparison(["age"], .equal, .value(.int(age))))))
+            }
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person", predicate: .comparison(Comparison(["name"], .beginsWith, .value(.string("Q1"))))))
+        },
+        c("among a hundred updates, the collision reported is the first in the change set's order") { ctx in
+            let (store, world) = try ctx.seeded((1...102).map { Fixtures.person(-Int64($0), "P\($0)", age: Int64($0 % 7), email: "p\($0)@x") })
+            // Records 101 and 102 keep their values; updates 40 and 70 take them.
+            let updates = world.all.prefix(100).enumerated().map { i, record in
+                var record = record
+                record.attributes[1] = .int(Int64(i % 5) + 100)
+                record.attributes[2] = .string(i == 40 ? "p102@x" : i == 70 ? "p101@x" : "new\(i)@x")
+                return RecordUpdate(record: record, changedKeys: ["age", "email"])
+            }
+            let error = try ctx.expectError("taking two kept values") { _ = try store.write(ChangeSet(updates: updates)) }
+            try ctx.expectEqual(error, StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [.string("p102@x")]), "the error")
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person", predicate: .comparison(Comparison(["age"], .greaterOrEqual, .value(.int(100))))))
+        },
         c("an update keeping its own value does not collide") { ctx in
             var (store, world) = try ctx.seeded([Fixtures.person(-1, "A", email: "a@x")])
             var a = world.all[0]
