@@ -14,7 +14,7 @@ final class ObjectContext: @unchecked Sendable {
     let gateway: StorageGateway
     let runtime: RuntimeSchema
     let isReadOnly: Bool
-    let lock = NSRecursiveLock()
+    let lock = ContextLock()
 
     /// The identity map. It holds its objects strongly; the read-only context drops the ones
     /// nobody else holds when the map has doubled (``sweepUnreferencedObjects(making:)``), a
