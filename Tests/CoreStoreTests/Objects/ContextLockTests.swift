@@ -11,6 +11,16 @@ struct ContextLockTests {
         var value = 0
     }
 
+    /// Runs `body` on a new thread and waits until it returns.
+    private func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
+        done.wait()
+    }
+
     @Test("The holder takes the lock again, in any nesting")
     func recursion() {
         let lock = ContextLock()
@@ -24,12 +34,7 @@ struct ContextLockTests {
             counter.value += 1
         }
         // Free again: another thread takes it.
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            lock.withLock { counter.value += 10 }
-            done.signal()
-        }
-        done.wait()
+        onAnotherThread { lock.withLock { counter.value += 10 } }
         #expect(counter.value == 12)
     }
 
@@ -86,12 +91,7 @@ struct ContextLockTests {
         let lock = ContextLock()
         #expect(throws: Failure.self) { try lock.withLock { () throws(Failure) in throw Failure() } }
         let counter = Counter()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            lock.withLock { counter.value += 1 }
-            done.signal()
-        }
-        done.wait()
+        onAnotherThread { lock.withLock { counter.value += 1 } }
         #expect(counter.value == 1)
     }
 }
