@@ -59,7 +59,7 @@ struct KeyValueCommit {
                         plan.entry(ofRecordAt: old, into: &before)
                         plan.entry(ofRecordAt: new, into: &after)
                         if before == after, plan.index.kind != .unique
-                            || layout.values(of: old.pointee, in: plan.index) == layout.values(of: new.pointee, in: plan.index) { continue }
+                            || plan.values(of: old.pointee) == plan.values(of: new.pointee) { continue }
                         staleEntries.append(before)
                         if plan.index.kind == .unique {
                             changedUniqueEntries.append((after, new.pointee, plan))
