@@ -32,10 +32,13 @@ final class PostgresStatement: SQLStatement {
         defer { PQclear(result) }
         guard let result else { return }
         let count = PQntuples(result)
-        var index: Int32 = 0
-        while index < count {
-            try row(PostgresRow(result: result, connection: Unmanaged.passUnretained(connection), row: index, isBinary: binaryResults))
-            index += 1
+        let columns = PostgresResultColumns(result: result, connection: connection)
+        try withExtendedLifetime(columns) {
+            var index: Int32 = 0
+            while index < count {
+                try row(PostgresRow(result: result, columns: Unmanaged.passUnretained(columns), row: index, isBinary: binaryResults))
+                index += 1
+            }
         }
     }
 
@@ -54,21 +57,41 @@ final class PostgresStatement: SQLStatement {
     }
 }
 
+/// What the rows of one result share: the connection that ran it (it names the server in
+/// messages) and each column's type, read from the result once rather than once per value.
+final class PostgresResultColumns {
+    /// The connection, which outlives the query that makes the rows.
+    unowned(unsafe) let connection: PostgresConnection
+    /// The type of each column, by index.
+    private let types: [Oid]
+
+    init(result: OpaquePointer, connection: PostgresConnection) {
+        self.connection = connection
+        types = (0..<PQnfields(result)).map { PQftype(result, $0) }
+    }
+
+    /// The type of the column at `index`; 0 (no type) past the last one, as `PQftype` answers.
+    @inline(__always)
+    func type(_ index: Int32) -> Oid {
+        index >= 0 && Int(index) < types.count ? types[Int(index)] : 0
+    }
+}
+
 /// One row of a result in the text or the binary format, decoded by attribute type as
 /// ``PostgresDialect`` writes each one.
 ///
 /// Small enough (three words) to be handed over as an `any SQLRow` without a heap box per row:
-/// the connection, which outlives the query that makes its rows, is held unretained.
+/// what the result's rows share, which outlives them, is held unretained.
 struct PostgresRow: SQLRow {
     let result: OpaquePointer
-    /// The connection that ran the query; it names the server in messages.
-    let connection: Unmanaged<PostgresConnection>
+    /// The result's connection and column types.
+    let columns: Unmanaged<PostgresResultColumns>
     let row: Int32
     /// Whether the result is in the binary format (``PostgresBinaryValue``).
     var isBinary = false
 
     /// Where the row comes from, for messages.
-    private var location: String { connection._withUnsafeGuaranteedRef { $0.location } }
+    private var location: String { columns._withUnsafeGuaranteedRef { $0.connection.location } }
 
     private func isNull(_ index: Int32) -> Bool {
         PQgetisnull(result, row, index) != 0
@@ -81,7 +104,7 @@ struct PostgresRow: SQLRow {
     }
 
     private func type(_ index: Int32) -> Oid {
-        PQftype(result, index)
+        columns._withUnsafeGuaranteedRef { $0.type(index) }
     }
 
     func text(_ index: Int32) -> String? {
@@ -127,7 +150,27 @@ struct PostgresRow: SQLRow {
             // A `NULL` reads as zero bytes, so only an empty value is asked whether it is one.
             let length = PQgetlength(result, row, index)
             if length == 0, isNull(index) { return .null }
-            return try binaryValue(index, UnsafeRawBufferPointer(start: PQgetvalue(result, row, index), count: Int(length)), as: type)
+            let raw = UnsafeRawBufferPointer(start: PQgetvalue(result, row, index), count: Int(length))
+            // The columns PostgresDialect declares, each read with one load; anything else
+            // (another column type, a damaged value) goes on to the general reader.
+            let column = self.type(index)
+            switch type {
+            case .integer where column == PostgresBinaryValue.TypeID.numeric:
+                // A whole number that fits 64 bits; a larger sum goes on to become a decimal.
+                if let i = PostgresBinaryValue.Numeric.int64(raw) { return .int(i) }
+                return try binaryValue(index, raw, as: type)
+            case .integer where column == PostgresBinaryValue.TypeID.int8 && length == 8:
+                return .int(Int64(bigEndian: raw.baseAddress.unsafelyUnwrapped.loadUnaligned(as: Int64.self)))
+            case .double where column == PostgresBinaryValue.TypeID.float8 && length == 8:
+                return .double(Double(bitPattern: UInt64(bigEndian: raw.baseAddress.unsafelyUnwrapped.loadUnaligned(as: UInt64.self))))
+            case .date where column == PostgresBinaryValue.TypeID.float8 && length == 8:
+                let interval = Double(bitPattern: UInt64(bigEndian: raw.baseAddress.unsafelyUnwrapped.loadUnaligned(as: UInt64.self)))
+                return .date(Date(timeIntervalSinceReferenceDate: interval))
+            case .string where column == PostgresBinaryValue.TypeID.bytea || column == PostgresBinaryValue.TypeID.text:
+                return .string(StoredText.repaired(raw))
+            default:
+                return try binaryValue(index, raw, as: type)
+            }
         }
         if isNull(index) { return .null }
         switch type {
