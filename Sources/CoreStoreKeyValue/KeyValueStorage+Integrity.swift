@@ -19,7 +19,7 @@ extension KeyValueStorage: StorageIntegrityChecking {
                     do {
                         record = try value.withUnsafeBytes { bytes in
                             guard try candidate.reset(bytes) != nil else { throw KeyValueFormatError.damaged("record", "it names an entity the schema lacks") }
-                            return try candidate.record()
+                            return try candidate.takeRecord()
                         }
                     } catch {
                         problem("\(root.name) hierarchy: the record under key \(Self.hex(key)) cannot be read: \(error)")

@@ -16,7 +16,7 @@ extension KeyValueStorageReader {
         try snapshot.scan(from: lower, to: TupleEncoder.elementsEnd(prefix), reverse: false) { _, value in
             let record = try value.withUnsafeBytes { bytes -> Record? in
                 guard try candidate.reset(bytes) == wanted else { return nil }
-                return try candidate.record()
+                return try candidate.takeRecord()
             }
             if let record { page.append(record) }
             return page.count < limit

@@ -85,7 +85,7 @@ struct KeyValueStorageReader: StorageReader {
                         // The asker holds this record's values: its identifier is enough.
                         records.append(Record(identifierOnly: RecordID(entity: names[entity], key: candidate.key)))
                     } else {
-                        records.append(try candidate.record())
+                        records.append(try candidate.takeRecord())
                     }
                     if let window, records.count >= window { return false }
                     return true

@@ -75,6 +75,16 @@ final class ScanCandidate: PredicateFields {
         return try fields.number(ordinal)
     }
 
+    /// The whole record, for a caller that keeps it and asks for this record no more: a record
+    /// already decoded is handed over, and one decoded now is not kept (keeping it would retain
+    /// its arrays here and release them again at the next record).
+    func takeRecord() throws -> Record {
+        guard hasDecoded, let decoded else { return try fields.record(names: names) }
+        self.decoded = nil
+        hasDecoded = false
+        return decoded
+    }
+
     /// The whole record.
     func record() throws -> Record {
         if let decoded { return decoded }
