@@ -24,8 +24,11 @@ struct KeyValueCommit {
         try KeyValueStorageReader(snapshot: writer, layout: layout).records(ids)
     }
 
-    /// Writes merged changes.
-    func write(_ changes: MergedChanges) throws {
+    /// Writes merged changes; returns how many records of each entity went in and out (see
+    /// ``RecordCounts``).
+    @discardableResult
+    func write(_ changes: MergedChanges) throws -> RecordCountDeltas {
+        var deltas = RecordCountDeltas()
         // Every record key, record and new entry is built in these buffers and lent to the
         // engine (``KeyValueWriter/put(keyBytes:valueBytes:)``): no arrays per write.
         var recordKey = RecordKeyBuffer(layout: layout)
@@ -39,6 +42,7 @@ struct KeyValueCommit {
         for old in changes.deletes {
             recordKey.set(entity: old.id.entity, key: old.id.key)
             try writer.delete(recordKey.bytes)
+            deltas.add(-1, entity: old.id.entity)
             for plan in layout.entryPlans(maintainedBy: old.id.entity) { staleEntries.appendEntry { plan.appendEntry(of: old, to: &$0) } }
         }
         // Both versions of each update are read in place (as the inserts are below), and each
@@ -81,6 +85,7 @@ struct KeyValueCommit {
                     throw RecordValidator.insertedTwice(inserts[i].id)
                 }
                 try putRecord(at: inserts.baseAddress.unsafelyUnwrapped + i, key: recordKey.bytes, encodingInto: &valueBuffer)
+                deltas.add(1, entity: inserts[i].id.entity)
             }
         }
         let sortsWrites = writer.prefersPutsInKeyOrder
@@ -101,6 +106,7 @@ struct KeyValueCommit {
             try changedEntries.forEachInAddedOrder { try putEntry($0) }
         }
         try putEntries(of: changes.inserts, keyBuffer: &keyBuffer)
+        return deltas
     }
 
     /// Writes the index entries of `inserts`, record by record; for a writer that

@@ -29,13 +29,14 @@ public final class KeyValueLayout: Sendable {
     /// The byte after the generation prefix of index entries.
     public static let indexSpace: UInt8 = 0x03
     /// The format version stored under the `format` metadata key: 2 once the store may hold
-    /// records of ``RecordCodec/formatVersion`` 2, with their checksums. A store of version 1,
-    /// written by an earlier release, is read as it is and marked 2 by its first commit, in the
-    /// same engine write; an earlier release then refuses it at open instead of failing on its
-    /// first new record.
-    public static let formatVersion: Int64 = 2
+    /// records of ``RecordCodec/formatVersion`` 2, with their checksums; 3 once its commits keep
+    /// the record count of each hierarchy (``RecordCounts``) up to date. A store of an earlier
+    /// version is read as it is and marked current by its first commit, in the same engine
+    /// write (which also counts its records); an earlier release then refuses it at open instead
+    /// of writing records it cannot read, or records its counts would not follow.
+    public static let formatVersion: Int64 = 3
     /// Every format version this release opens.
-    public static let readableFormatVersions: ClosedRange<Int64> = 1...2
+    public static let readableFormatVersions: ClosedRange<Int64> = 1...3
 
     /// The schema the store was opened with.
     public let schema: StoreSchema

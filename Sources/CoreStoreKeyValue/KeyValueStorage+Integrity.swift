@@ -4,17 +4,26 @@ extension KeyValueStorage: StorageIntegrityChecking {
     /// Checks the indexes against the records in one engine snapshot, in bounded memory: every
     /// record has each entry its indexes need, with an intact checksum; every index entry has
     /// an intact checksum and belongs to a record that exists and gives exactly that entry.
-    /// Records that do not decode are reported (their checksum, their shape) and skipped.
-    /// Returns the number of records and index entries looked at.
+    /// Records that do not decode are reported (their checksum, their shape) and skipped. The
+    /// stored record count of each hierarchy, where the generation keeps them, must be the
+    /// number of records found. Returns the number of records and index entries looked at.
     public func checkIntegrity(_ problem: (String) -> Void) throws -> Int {
         let layout = try lifecycle.open()
         return try engine.read { snapshot in
             var looked = 0
             let candidate = ScanCandidate(names: layout.entityNames)
+            var storedCounts: RecordCounts?
+            do {
+                storedCounts = try RecordCounts.stored(snapshot, layout: layout)
+            } catch {
+                problem("the record counts cannot be read: \(error)")
+            }
             for root in layout.schema.entities where root.parentName == nil {
                 let prefix = layout.recordPrefix(ofHierarchyOf: root.name)
+                var found: Int64 = 0
                 try snapshot.scan(from: prefix, to: TupleEncoder.elementsEnd(prefix), reverse: false) { key, value in
                     looked += 1
+                    found += 1
                     let record: Record
                     do {
                         record = try value.withUnsafeBytes { bytes in
@@ -38,6 +47,9 @@ extension KeyValueStorage: StorageIntegrityChecking {
                         }
                     }
                     return true
+                }
+                if let storedCounts, storedCounts.count(ofHierarchyOf: root.name) != found {
+                    problem("\(root.name) hierarchy: its stored record count is \(storedCounts.count(ofHierarchyOf: root.name)), but it holds \(found) records")
                 }
             }
             for index in layout.indexes {

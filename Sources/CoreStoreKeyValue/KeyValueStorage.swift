@@ -129,25 +129,29 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         if isOpenForReading { throw StorageError.openedForReading(storeDescription) }
         let generation = layout.generation.number
         let known = latestCounters.value(for: generation)
-        var written: CommitCounters?
+        var written: LatestCounters.Stored?
         let info = try engine.write { writer in
             let counters: CommitCounters
+            var records: RecordCounts
             if let known {
-                counters = known
+                (counters, records) = known
             } else {
-                // The first commit since the store opened: the counters are read, and the
-                // format marked current (a later commit finds ``latestCounters`` set).
+                // The first commit since the store opened: the counters and record counts are
+                // read, and the format marked current (a later commit finds ``latestCounters``
+                // set). A generation without record counts has its keys counted once, here.
                 counters = try Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
                 try Self.upgradeFormat(writer, generation: layout.generation)
+                records = try RecordCounts.stored(writer, layout: layout) ?? RecordCounts.counted(writer, layout: layout)
             }
             let commit = KeyValueCommit(writer: writer, layout: layout)
             let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
-            written = prepared.counters
-            try commit.write(prepared.changes)
+            records.apply(try commit.write(prepared.changes), schema: layout.schema)
+            written = (prepared.counters, records)
             if prepared.counters.nextKey != counters.nextKey {
                 try writer.put(layout.nextKeyCounterKey, TupleEncoder.encodeInt(prepared.counters.nextKey))
             }
-            try writer.put(layout.sequenceCounterKey, TupleEncoder.encodeInt(Int64(prepared.counters.sequence)))
+            // The sequence counter carries the record counts (``RecordCounts``).
+            try writer.put(layout.sequenceCounterKey, records.counterValue(sequence: prepared.counters.sequence))
             if let metadata = prepared.metadata {
                 try writer.put(layout.metadataKey("metadata"), Self.encode(metadata))
             }
@@ -242,10 +246,12 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         return CommitCounters(nextKey: nextKey, sequence: sequence)
     }
 
-    /// The stored counter `name` of `generation`.
+    /// The stored counter `name` of `generation`: the first value of its tuple (the `sequence`
+    /// counter's may be followed by the record counts, see ``RecordCounts``).
     private static func counter(_ reader: any KeyValueReader, _ generation: KeyValueGeneration, _ name: String, description: @autoclosure () -> String) throws -> Int64 {
         guard let bytes = try reader.get(generation.metadataKey(name)),
-              let values = try? TupleDecoder.decode(bytes), values.count == 1, case .int(let value) = values[0] else {
+              let values = try? TupleDecoder.decode(bytes), values.count == 1 || (values.count > 1 && name == KeyValueGeneration.sequenceCounter),
+              case .int(let value) = values[0] else {
             throw StorageError.incompatibleStore(path: description(), reason: "its '\(name)' counter is missing or damaged")
         }
         return value

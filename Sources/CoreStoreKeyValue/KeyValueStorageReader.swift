@@ -181,11 +181,17 @@ struct KeyValueStorageReader: StorageReader {
         var n = 0
         if stopAfter != 0 {
             if unsorted.predicate == nil, case .entityScan = plan.access, selectsWholeHierarchy(plan, of: unsorted.entity) {
-                // Every record in the hierarchy's key range counts: read the keys alone.
-                let prefix = layout.recordPrefix(ofHierarchyOf: unsorted.entity)
-                try snapshot.scanKeys(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { _ in
-                    n += 1
-                    return stopAfter.map { n < $0 } ?? true
+                // Every record in the hierarchy's key range counts: the stored count says how
+                // many, or where the generation has none yet, the keys alone are counted.
+                if let counts = try RecordCounts.stored(snapshot, layout: layout) {
+                    let stored = counts.count(ofHierarchyOf: schema.rootEntity(of: unsorted.entity))
+                    n = Int(clamping: stopAfter.map { min(Int64($0), stored) } ?? stored)
+                } else {
+                    let prefix = layout.recordPrefix(ofHierarchyOf: unsorted.entity)
+                    try snapshot.scanKeys(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { _ in
+                        n += 1
+                        return stopAfter.map { n < $0 } ?? true
+                    }
                 }
             } else if plan.isExact {
                 // The entries in the plan's ranges are the answer: count them, read no record.

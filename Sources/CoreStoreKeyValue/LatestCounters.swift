@@ -1,27 +1,30 @@
 import Foundation
 import CoreStoreStorage
 
-/// The counters a ``KeyValueStorage``'s last successful write stored, with their generation,
-/// so that the next write need not read them back from the engine.
+/// The counters and record counts a ``KeyValueStorage``'s last successful write stored, with
+/// their generation, so that the next write need not read them back from the engine.
 final class LatestCounters: @unchecked Sendable {
+    /// What a write stored: its commit counters and the record count of each hierarchy.
+    typealias Stored = (counters: CommitCounters, records: RecordCounts)
+
     private let lock = NSLock()
     /// Guarded by ``lock``.
-    private var latest: (generation: UInt64, counters: CommitCounters)?
+    private var latest: (generation: UInt64, stored: Stored)?
 
-    /// The counters remembered for `generation`, `nil` when there are none.
-    func value(for generation: UInt64) -> CommitCounters? {
+    /// What was remembered for `generation`, `nil` when there is nothing.
+    func value(for generation: UInt64) -> Stored? {
         lock.withLock {
             guard let latest, latest.generation == generation else { return nil }
-            return latest.counters
+            return latest.stored
         }
     }
 
     /// Remembers what a write of `generation` stored.
-    func remember(_ counters: CommitCounters, for generation: UInt64) {
-        lock.withLock { latest = (generation, counters) }
+    func remember(_ stored: Stored, for generation: UInt64) {
+        lock.withLock { latest = (generation, stored) }
     }
 
-    /// Forgets the counters: the next write reads them from the engine.
+    /// Forgets what was remembered (the engine was closed, erased or migrated).
     func forget() {
         lock.withLock { latest = nil }
     }

@@ -68,7 +68,9 @@ struct RecordFormatVersionTests {
         #expect(try storage.read { try $0.records([RecordID(entity: "Person", key: 2)]) }.first??.attributes[1] == .int(40))
 
         _ = try storage.write(ChangeSet(inserts: [KV.person(-1, "Cid", age: 7)]))
-        #expect(try Self.storedFormat(engine) == 2)
+        #expect(try Self.storedFormat(engine) == KeyValueLayout.formatVersion)
+        // The same write counted the records the earlier format kept no count of.
+        #expect(try engine.read { try RecordCounts.stored($0, layout: Self.layout) }?.byRoot == ["Person": 3])
         #expect(try Self.recordVersions(engine) == [1, 1, RecordCodec.formatVersion])
         _ = try storage.write(ChangeSet(updates: [RecordUpdate(record: KV.person(1, "Ann", age: 4, email: "ann@x"), changedKeys: ["age"])]))
         #expect(try Self.recordVersions(engine) == [RecordCodec.formatVersion, 1, RecordCodec.formatVersion])

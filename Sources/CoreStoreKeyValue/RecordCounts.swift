@@ -1,0 +1,162 @@
+import CoreStoreStorage
+
+/// How many records each entity hierarchy holds, stored after the commit sequence number in the
+/// value of a generation's `sequence` counter, which every commit writes: a commit that inserts
+/// or deletes records keeps the counts in the same engine write at no extra key, and a count of
+/// every record of a hierarchy is then one read, not a scan of its keys.
+///
+/// The counter's value is the tuple `(sequence, k, root₁, count₁, …, rootₖ, countₖ)`, roots in
+/// ascending order, counts positive. Records are keyed by their hierarchy's root entity
+/// (``KeyValueLayout/recordPrefix(ofHierarchyOf:)``), so the counts are per root: they answer
+/// exactly the counts a key scan of one hierarchy answered. A counter holding the sequence
+/// alone has no counts (a store written before format version 3, a new store or a migration's
+/// new generation before their first commit): reads then scan the keys, and the next commit
+/// counts them.
+struct RecordCounts: Equatable, Sendable {
+    /// One hierarchy's count.
+    struct Entry: Equatable, Sendable {
+        var root: String
+        var count: Int64
+    }
+
+    /// The hierarchies that hold records, by root name in ascending order (a schema has few:
+    /// a short array costs less to look up, change and encode in every commit than a dictionary).
+    private(set) var entries: [Entry] = []
+
+    /// The counts by root name.
+    var byRoot: [String: Int64] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.root, $0.count) })
+    }
+
+    /// The records under `root`'s key range.
+    func count(ofHierarchyOf root: String) -> Int64 {
+        entries.first { $0.root == root }?.count ?? 0
+    }
+
+    /// Adds each delta (inserted minus deleted records) to its root's count.
+    mutating func apply(_ deltas: RecordCountDeltas, schema: StoreSchema) {
+        deltas.forEach { entity, delta in
+            if delta != 0 { add(Int64(delta), root: schema.rootEntity(of: entity)) }
+        }
+    }
+
+    /// Adds `delta` to `root`'s count; a count that reaches zero is dropped.
+    private mutating func add(_ delta: Int64, root: String) {
+        guard let i = entries.firstIndex(where: { $0.root >= root }), entries[i].root == root else {
+            let at = entries.firstIndex { $0.root > root } ?? entries.endIndex
+            entries.insert(Entry(root: root, count: delta), at: at)
+            return
+        }
+        entries[i].count += delta
+        if entries[i].count == 0 { entries.remove(at: i) }
+    }
+
+    // MARK: Stored form
+
+    /// The value of the `sequence` counter: `sequence`, then these counts.
+    func counterValue(sequence: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(18 + entries.count * 24)
+        TupleEncoder.encodeInt(Int64(sequence), into: &bytes)
+        TupleEncoder.encodeInt(Int64(entries.count), into: &bytes)
+        for entry in entries {
+            TupleEncoder.encodeString(entry.root, into: &bytes)
+            TupleEncoder.encodeInt(entry.count, into: &bytes)
+        }
+        return bytes
+    }
+
+    /// The counts `reader` holds for `layout`'s generation; `nil` when its counter holds none.
+    /// Throws when they are damaged.
+    static func stored(_ reader: any KeyValueReader, layout: KeyValueLayout) throws -> RecordCounts? {
+        guard let bytes = try reader.get(layout.sequenceCounterKey) else { return nil }
+        return try decode(counterValue: bytes)
+    }
+
+    /// The counts in a `sequence` counter's value; `nil` when it holds the sequence alone.
+    /// Throws when what follows the sequence is not a count of entries, each a name after the
+    /// previous one and a positive count.
+    static func decode(counterValue bytes: [UInt8]) throws -> RecordCounts? {
+        let values: [Value]
+        do { values = try TupleDecoder.decode(bytes) } catch {
+            throw KeyValueFormatError.damaged("record counts", "\(error)")
+        }
+        guard values.count > 1 else { return nil }
+        guard case .int(let k) = values[1], k >= 0, values.count == 2 + 2 * Int(k) else {
+            throw KeyValueFormatError.damaged("record counts", "\(values.count - 1) values after the sequence do not make a count and that many entries")
+        }
+        var counts = RecordCounts()
+        var i = 2
+        while i < values.count {
+            guard case .string(let root) = values[i], case .int(let count) = values[i + 1], count > 0,
+                  counts.entries.last.map({ $0.root < root }) ?? true else {
+                throw KeyValueFormatError.damaged("record counts", "entry \((i - 2) / 2) is not a name after the previous one and a positive count")
+            }
+            counts.entries.append(Entry(root: root, count: count))
+            i += 2
+        }
+        return counts
+    }
+
+    /// The counts of every hierarchy of `layout`'s schema, from the keys `reader` holds.
+    static func counted(_ reader: any KeyValueReader, layout: KeyValueLayout) throws -> RecordCounts {
+        var counts = RecordCounts()
+        for description in layout.schema.entities where description.parentName == nil {
+            let prefix = layout.recordPrefix(ofHierarchyOf: description.name)
+            var n: Int64 = 0
+            try reader.scanKeys(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { _ in
+                n += 1
+                return true
+            }
+            if n > 0 { counts.add(n, root: description.name) }
+        }
+        return counts
+    }
+}
+
+/// The records a commit inserted minus those it deleted, per entity, collected as it writes.
+struct RecordCountDeltas {
+    /// The first entity met and its delta: most commits touch one entity, which then costs no
+    /// array.
+    private var first: (entity: String, delta: Int)?
+    /// The other entities, in the order they were first met.
+    private var others: [(entity: String, delta: Int)] = []
+    /// Where the entity last counted is in ``others`` (`-1`: ``first``).
+    private var last = -1
+
+    /// Whether no record was inserted or deleted.
+    var isEmpty: Bool { first == nil }
+
+    /// Each entity and its delta, in the order they were first met.
+    func forEach(_ body: (String, Int) -> Void) {
+        guard let first else { return }
+        body(first.entity, first.delta)
+        for other in others { body(other.entity, other.delta) }
+    }
+
+    /// Counts one record of `entity` in (`+1`) or out (`-1`).
+    mutating func add(_ delta: Int, entity: String) {
+        if last < 0, first?.entity == entity {
+            first!.delta += delta
+            return
+        }
+        if last >= 0, others[last].entity == entity {
+            others[last].delta += delta
+            return
+        }
+        guard first != nil else {
+            first = (entity, delta)
+            return
+        }
+        if first!.entity == entity {
+            last = -1
+            first!.delta += delta
+        } else if let i = others.firstIndex(where: { $0.entity == entity }) {
+            last = i
+            others[i].delta += delta
+        } else {
+            last = others.count
+            others.append((entity, delta))
+        }
+    }
+}
