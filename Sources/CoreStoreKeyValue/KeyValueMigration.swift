@@ -57,8 +57,10 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
     func writeDestination(_ changes: MergedChanges) throws {
         try requireRunning()
         if changes.isEmpty { return }
+        // The destination keeps no record counts yet: its first commit after the switch counts
+        // them (``RecordCounts``).
         try engine.write { writer in
-            try KeyValueCommit(writer: writer, layout: destination).write(changes)
+            _ = try KeyValueCommit(writer: writer, layout: destination).write(changes)
         }
     }
 
