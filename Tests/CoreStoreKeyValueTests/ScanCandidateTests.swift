@@ -27,13 +27,13 @@ struct ScanCandidateTests {
     }
 
     @Test("takeRecord() throws for damaged bytes instead of handing over a record")
-    func damagedBytesThrow() throws {
+    func damagedBytesThrow() {
         let record = RecordFieldsTests.record(seed: 3)
         var bytes = RecordCodec.encode(record)
         bytes[bytes.count - 1] ^= 0xFF
         let candidate = ScanCandidate(names: RecordFieldsTests.names)
-        try bytes.withUnsafeBytes { buffer in
-            #expect(throws: (any Error).self) {
+        #expect(throws: (any Error).self) {
+            try bytes.withUnsafeBytes { buffer in
                 _ = try candidate.reset(buffer)
                 _ = try candidate.takeRecord()
             }
