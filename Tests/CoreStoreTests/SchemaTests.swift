@@ -118,6 +118,31 @@ struct SchemaTests {
         #expect(entity.description.attributes.first?.renamingIdentifier == "oldTitle")
     }
 
+    @Test func aPlainFieldKeepsNoDetailsAndADeclaredOneKeepsThem() throws {
+        // Every object holds each of its fields: a plain declaration keeps its key and its
+        // initial value, and nothing else.
+        #expect(MemoryLayout<FieldContainer<Renamed>.Stored<Int>>.size <= 40)
+        let renamed = Renamed(asMeta: ())
+        #expect(renamed.$code.details == nil)
+        #expect(renamed.$code.previousVersionKeyPath == nil)
+        #expect(renamed.$title.previousVersionKeyPath == "oldTitle")
+        let account = ProxiedAccount(asMeta: ())
+        #expect(account.$first.details == nil)
+        #expect(account.$initials.cs_affectedByKeyPaths == ["first"])
+        #expect(account.$title.accessors?.getter != nil)
+        let stamped = Stamped(asMeta: ())
+        #expect(stamped.$created.isDynamic)
+        #expect(stamped.$note.details == nil)
+        #expect(!stamped.$note.isDynamic)
+        // What the schema records of each.
+        let entity = try #require(CoreStoreSchema(modelVersion: "V1", entities: [Entity<Stamped>("Stamped")], versionLock: nil).runtime().entitiesByName["Stamped"])
+        let created = try #require(entity.description.attributes.firstIndex { $0.name == "created" })
+        let note = try #require(entity.description.attributes.firstIndex { $0.name == "note" })
+        #expect(entity.initialValues[created] != nil)
+        #expect(entity.initialValues[note] == nil)
+        #expect(entity.description.attributes[note].defaultValue == .null)
+    }
+
     @Test func uniqueConstraintsAndIndexesAreResolvedToKeys() throws {
         let schema = CoreStoreSchema(
             modelVersion: "V1",
@@ -133,4 +158,9 @@ struct SchemaTests {
 final class Renamed: CoreStoreObject {
     @Field.Stored("title", previousVersionKeyPath: "oldTitle") var title: String = ""
     @Field.Stored("code") var code: Int = 0
+}
+
+final class Stamped: CoreStoreObject {
+    @Field.Stored("created", dynamicInitialValue: { Date(timeIntervalSince1970: 1) }) var created: Date
+    @Field.Stored("note") var note: String?
 }

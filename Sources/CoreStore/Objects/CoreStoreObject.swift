@@ -32,8 +32,6 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     @usableFromInline let attributeKeys: AttributeKeys?
     /// The store the object lives in (`nil` only for meta instances).
     let store: AttachedStore!
-    /// Guards the values below against a reader on another thread (see `ObjectState.swift`).
-    @usableFromInline let valuesLock = ValuesLock()
     /// The record's identity; temporary until the inserting transaction commits.
     @exclusivity(unchecked) var recordID: RecordID
     /// The current attribute values, in the entity's attribute order.
@@ -41,14 +39,18 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// The current destinations of each relationship, in the entity's relationship order.
     @exclusivity(unchecked) var relationships: [[RecordID]]
     /// The last committed version known to the context, when it is not the current values
-    /// (see ``valuesAreCommitted``); `nil` while inserted and uncommitted.
-    @exclusivity(unchecked) var committedCopy: Record?
+    /// (see ``valuesAreCommitted``); `nil` while inserted and uncommitted. Boxed: most objects
+    /// never have one, and a box costs them one word where a record took five.
+    @exclusivity(unchecked) var committedBox: CommittedRecord?
     /// Whether the current values are the last committed version: the common case (fetched,
     /// unchanged), which needs no copy of the record. The first change copies them into
     /// ``committedCopy`` (see `updateValues`).
     @exclusivity(unchecked) var valuesAreCommitted: Bool
     /// Whether the object was deleted (in its transaction, or by a commit its context merged).
     @exclusivity(unchecked) var isDeleted: Bool
+    /// Guards the values against a reader on another thread (see `ObjectState.swift`). One
+    /// byte, declared beside the flags so that it takes no word of its own.
+    @usableFromInline let valuesLock = ValuesLock()
     /// The primitive values of virtual fields (`ObjectProxy.FieldProxy.primitiveValue`), kept
     /// in memory only; guarded by ``valuesLock``.
     @exclusivity(unchecked) var transientValues = [String: Any]()
@@ -73,7 +75,7 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
             self.attributes = record.pointee.attributes
             self.relationships = record.pointee.relationships
         }
-        self.committedCopy = nil
+        self.committedBox = nil
         self.valuesAreCommitted = rawObject.isCommitted
         self.isDeleted = rawObject.isDeleted
     }
@@ -88,7 +90,7 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         self.recordID = RecordID(entity: "", key: 0)
         self.attributes = []
         self.relationships = []
-        self.committedCopy = nil
+        self.committedBox = nil
         self.valuesAreCommitted = false
         self.isDeleted = false
     }

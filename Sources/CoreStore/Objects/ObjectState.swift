@@ -35,18 +35,21 @@ extension CoreStoreObject {
         }
     }
 
+    /// The committed version kept apart from the values (see ``committedBox``).
+    var committedCopy: Record? {
+        get { committedBox?.record }
+        set { committedBox = newValue.map(CommittedRecord.init) }
+    }
+
     /// Whether the object has a committed version (it is not an uncommitted insert): the
     /// same as `committed != nil`, without making the record.
     var hasCommittedVersion: Bool {
-        // A pattern match, not `!= nil`, which would copy the record to compare it.
-        if valuesAreCommitted { return true }
-        if case .some = committedCopy { return true }
-        return false
+        valuesAreCommitted || committedBox != nil
     }
 
     /// Notes that the current values are the committed version (call inside `updateValues`).
     func markValuesCommitted() {
-        committedCopy = nil
+        committedBox = nil
         valuesAreCommitted = true
     }
 
@@ -56,7 +59,7 @@ extension CoreStoreObject {
     func updateValues(_ body: () -> Void) {
         valuesLock.withLock {
             if valuesAreCommitted {
-                committedCopy = record
+                committedBox = CommittedRecord(record)
                 valuesAreCommitted = false
             }
             body()
@@ -85,10 +88,10 @@ extension CoreStoreObject {
             if !Self.sharesStorage(attributes, record.pointee.attributes) { attributes = record.pointee.attributes }
             if !Self.sharesStorage(relationships, record.pointee.relationships) { relationships = record.pointee.relationships }
             if record.pointee.id == recordID {
-                committedCopy = nil
+                committedBox = nil
                 valuesAreCommitted = true
             } else {
-                committedCopy = record.pointee
+                committedBox = CommittedRecord(record.pointee)
                 valuesAreCommitted = false
             }
         }
@@ -190,5 +193,15 @@ extension CoreStoreObject {
         }
         lines.append("}")
         return lines.joined(separator: "\n")
+    }
+}
+
+/// A committed version an object keeps beside its changed values (see
+/// ``CoreStoreObject/committedBox``).
+final class CommittedRecord {
+    let record: Record
+
+    init(_ record: Record) {
+        self.record = record
     }
 }

@@ -11,25 +11,35 @@ extension FieldDefinition {
         @usableFromInline var keyBits: StringBits {
             @inline(__always) get { StringBits(keyPath) }
         }
-        /// The key this attribute had in the previous model version, for migrations.
-        public let previousVersionKeyPath: String?
         @usableFromInline let initialValue: () -> V
-        @usableFromInline let isDynamic: Bool
+        /// The rest of the declaration; `nil` when it says nothing more (see
+        /// ``StoredFieldDetails``: every object holds a copy of this field).
+        @usableFromInline let details: StoredFieldDetails<V>?
+
+        /// The key this attribute had in the previous model version, for migrations.
+        public var previousVersionKeyPath: String? { details?.previousVersionKeyPath }
+        /// Whether the initial value is computed anew for every inserted object.
+        var isDynamic: Bool { details?.isDynamic ?? false }
         /// The custom getter and setter, when declared.
-        @usableFromInline let accessors: FieldAccessors<V>?
-        /// The keys whose changes change this field's value too (observers hear about both).
-        @usableFromInline let affectedByKeyPaths: () -> Set<String>
+        @usableFromInline var accessors: FieldAccessors<V>? {
+            @inline(__always) get { details?.accessors }
+        }
 
         /// Inlinable, like the property wrapper's common initializers, so that declaring a
         /// field (which every object's initialization does) is specialized for its value type.
         @inlinable
-        init(_ keyPath: String, previousVersionKeyPath: String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: @escaping () -> Set<String>) {
+        init(_ keyPath: String, previousVersionKeyPath: () -> String?, initialValue: @escaping () -> V, isDynamic: Bool, accessors: FieldAccessors<V>?, affectedByKeyPaths: () -> Set<String>) {
             self.keyPath = keyPath
-            self.previousVersionKeyPath = previousVersionKeyPath
             self.initialValue = initialValue
-            self.isDynamic = isDynamic
-            self.accessors = accessors
-            self.affectedByKeyPaths = affectedByKeyPaths
+            self.details = StoredFieldDeclaration.details(isDynamic: isDynamic, previousVersionKeyPath: previousVersionKeyPath, affectedByKeyPaths: affectedByKeyPaths, accessors: accessors)
+        }
+
+        /// A field declared with a fixed initial value and nothing else.
+        @inlinable
+        init(_ keyPath: String, initialValue: @escaping () -> V) {
+            self.keyPath = keyPath
+            self.initialValue = initialValue
+            self.details = nil
         }
 
         /// The value of a meta instance (the initial value), or of a stored value the type
@@ -75,7 +85,7 @@ extension FieldDefinition {
             return nil
         }
 
-        var cs_affectedByKeyPaths: Set<String> { affectedByKeyPaths() }
+        var cs_affectedByKeyPaths: Set<String> { details?.affectedByKeyPaths ?? [] }
 
         var cs_fieldKind: FieldKind {
             let initial = initialValue
@@ -144,8 +154,15 @@ extension FieldContainer {
             previousVersionKeyPath: @autoclosure @escaping () -> String? = nil,
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
-            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath, initialValue: initialValue, isDynamic: false,
                       accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
+        }
+
+        /// Declares an attribute with a fixed initial value and nothing else: the common
+        /// declaration, which makes a field that keeps no details (see ``StoredFieldDetails``).
+        @inlinable
+        public init(wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString) {
+            self.projectedValue = FieldDefinition.Stored(keyPath, initialValue: initialValue)
         }
 
         /// Declares an attribute whose initial value is computed anew for every inserted object.
@@ -157,7 +174,7 @@ extension FieldContainer {
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
             dynamicInitialValue: @escaping () -> V
         ) {
-            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath, initialValue: dynamicInitialValue, isDynamic: true,
                       accessors: nil, affectedByKeyPaths: affectedByKeyPaths)
         }
 
@@ -173,8 +190,8 @@ extension FieldContainer {
             customSetter: ((_ object: ObjectProxy<O>, _ field: ObjectProxy<O>.FieldProxy<V>, _ newValue: V) -> Void)? = nil,
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
         ) {
-            let plain = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false, accessors: nil, affectedByKeyPaths: { [] })
-            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: initialValue, isDynamic: false,
+            let plain = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath, initialValue: initialValue, isDynamic: false, accessors: nil, affectedByKeyPaths: { [] })
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath, initialValue: initialValue, isDynamic: false,
                       accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
                       affectedByKeyPaths: affectedByKeyPaths)
         }
@@ -189,8 +206,8 @@ extension FieldContainer {
             affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = [],
             dynamicInitialValue: @escaping () -> V
         ) {
-            let plain = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true, accessors: nil, affectedByKeyPaths: { [] })
-            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath(), initialValue: dynamicInitialValue, isDynamic: true,
+            let plain = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath, initialValue: dynamicInitialValue, isDynamic: true, accessors: nil, affectedByKeyPaths: { [] })
+            self.projectedValue = FieldDefinition.Stored(keyPath, previousVersionKeyPath: previousVersionKeyPath, initialValue: dynamicInitialValue, isDynamic: true,
                       accessors: FieldAccessors.make(getter: customGetter, setter: customSetter, field: { plain.proxy(for: $0) }),
                       affectedByKeyPaths: affectedByKeyPaths)
         }
@@ -259,6 +276,13 @@ extension FieldContainer.Stored where V: ExpressibleByNilLiteral {
         affectedByKeyPaths: @autoclosure @escaping () -> Set<KeyPathString> = []
     ) {
         self.init(wrappedValue: nil, keyPath, previousVersionKeyPath: previousVersionKeyPath(), affectedByKeyPaths: affectedByKeyPaths())
+    }
+
+    /// Declares an optional attribute that starts as `nil` and says nothing else: a field that
+    /// keeps no details (see ``StoredFieldDetails``).
+    @inlinable
+    public init(_ keyPath: KeyPathString) {
+        self.init(wrappedValue: nil, keyPath)
     }
 }
 
