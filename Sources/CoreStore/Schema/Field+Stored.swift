@@ -159,7 +159,7 @@ extension FieldContainer {
         }
 
         /// Declares an attribute with a fixed initial value and nothing else: the common
-        /// declaration, which makes a field that keeps no details (see ``StoredFieldDetails``).
+        /// declaration, whose field keeps only its key and initial value in every object.
         @inlinable
         public init(wrappedValue initialValue: @autoclosure @escaping () -> V, _ keyPath: KeyPathString) {
             self.projectedValue = FieldDefinition.Stored(keyPath, initialValue: initialValue)
@@ -279,7 +279,7 @@ extension FieldContainer.Stored where V: ExpressibleByNilLiteral {
     }
 
     /// Declares an optional attribute that starts as `nil` and says nothing else: a field that
-    /// keeps no details (see ``StoredFieldDetails``).
+    /// keeps only its key and initial value in every object.
     @inlinable
     public init(_ keyPath: KeyPathString) {
         self.init(wrappedValue: nil, keyPath)
