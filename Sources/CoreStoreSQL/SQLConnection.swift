@@ -82,4 +82,12 @@ package protocol SQLRow {
     /// The attribute value in column `index`, as a column of `type` holds it; throws when it
     /// holds something this type never writes.
     func value(_ index: Int32, as type: AttributeType) throws -> Value
+    /// How many rows the whole result holds, when the connection has them all before the first
+    /// is handed out (a client-side result); `nil` when rows are stepped one at a time.
+    var rowsInResult: Int? { get }
+}
+
+extension SQLRow {
+    /// Unknown: rows are stepped one at a time.
+    package var rowsInResult: Int? { nil }
 }

@@ -45,6 +45,8 @@ package struct SQLRecordAccumulator {
 
     /// Adds the record of the statement's current row.
     package mutating func append(_ statement: any SQLRow) throws {
+        // A result held whole says its size: the records are then made in one allocation.
+        if records.capacity == 0, let rows = statement.rowsInResult { records.reserveCapacity(rows) }
         let entity: SQLSchemaMapping.EntityMapping
         if let soleEntity {
             entity = soleEntity

@@ -60,7 +60,28 @@ public struct KnownRecordKeys: Sendable, Hashable {
     /// Adds `key` (a key beyond the tracked range is ignored).
     public mutating func insert(_ key: Int64) {
         guard key >= 0, key < Self.keyLimit else { return }
-        let page = Int(truncatingIfNeeded: key >> Self.pageShift)
+        set(key, in: writableWords(ofPage: Int(truncatingIfNeeded: key >> Self.pageShift)))
+    }
+
+    /// Adds every key of `keys` (keys beyond the tracked range are ignored): what
+    /// ``insert(_:)`` does for each, with the page found and made writable once per run of
+    /// keys on one page instead of once per key.
+    public mutating func insert(contentsOf keys: UnsafeBufferPointer<Int64>) {
+        var currentPage = -1
+        var words = UnsafeMutablePointer<UInt64>(bitPattern: 1).unsafelyUnwrapped
+        for key in keys where key >= 0 && key < Self.keyLimit {
+            let page = Int(truncatingIfNeeded: key >> Self.pageShift)
+            if page != currentPage {
+                words = writableWords(ofPage: page)
+                currentPage = page
+            }
+            set(key, in: words)
+        }
+    }
+
+    /// The words of page `page`, made (with the pages before it) when missing, and copied
+    /// first when a snapshot shares it.
+    private mutating func writableWords(ofPage page: Int) -> UnsafeMutablePointer<UInt64> {
         if page >= pages.count {
             pages.append(contentsOf: repeatElement(nil, count: page + 1 - pages.count))
         }
@@ -71,8 +92,13 @@ public struct KnownRecordKeys: Sendable, Hashable {
         } else if !isKnownUniquelyReferenced(&pages[page]) {
             pages[page] = Page(copying: pages[page].unsafelyUnwrapped)
         }
+        return pages[page].unsafelyUnwrapped.words
+    }
+
+    /// Sets `key`'s bit in its page's `words`, counting it when it was clear.
+    @inline(__always)
+    private mutating func set(_ key: Int64, in words: UnsafeMutablePointer<UInt64>) {
         let bit = Int(truncatingIfNeeded: key) & ((1 << Self.pageShift) - 1)
-        let words = pages[page].unsafelyUnwrapped.words
         let mask: UInt64 = 1 << UInt64(bit & 63)
         if words[bit >> 6] & mask == 0 {
             words[bit >> 6] |= mask

@@ -29,6 +29,36 @@ struct KnownRecordKeysTests {
         }
     }
 
+    /// Inserting a batch is inserting its keys one by one: across pages, out of order, with
+    /// repeats, known keys and keys outside the tracked range among them; and a snapshot taken
+    /// before the batch does not see it.
+    @Test(arguments: [5, 13])
+    func aBatchIsItsKeysOneByOne(seed: UInt64) {
+        var batched = KnownRecordKeys(), single = KnownRecordKeys()
+        for key in [7, 40_000] as [Int64] {
+            batched.insert(key)
+            single.insert(key)
+        }
+        let snapshot = batched
+        var random = seed
+        var keys: [Int64] = [-3, KnownRecordKeys.keyLimit, 7]
+        for _ in 0..<5_000 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            keys.append(Int64((random >> 33) % 200_000))
+            // Runs of consecutive keys, as a fetch returns them.
+            if (random >> 20) % 4 == 0 { keys.append(keys[keys.count - 1] + 1) }
+        }
+        keys.withUnsafeBufferPointer { batched.insert(contentsOf: $0) }
+        for key in keys { single.insert(key) }
+        #expect(batched.count == single.count)
+        for key in -5..<200_005 as Range<Int64> where batched.contains(key) != single.contains(key) {
+            Issue.record("key \(key): the batch says \(batched.contains(key)), one by one \(single.contains(key))")
+        }
+        #expect(snapshot.count == 2)
+        #expect(snapshot.contains(7) && snapshot.contains(40_000))
+        #expect(!keys.contains { $0 != 7 && $0 != 40_000 && snapshot.contains($0) })
+    }
+
     /// A copy is a snapshot: the original's later inserts and removals, in pages the copy
     /// shares, leave it as it was; and the copy's own changes leave the original alone.
     @Test func aCopyIsASnapshot() {

@@ -90,6 +90,9 @@ struct PostgresRow: SQLRow {
     /// Whether the result is in the binary format (``PostgresBinaryValue``).
     var isBinary = false
 
+    /// The result is read whole before its rows are handed out.
+    var rowsInResult: Int? { Int(PQntuples(result)) }
+
     /// Where the row comes from, for messages.
     private var location: String { columns._withUnsafeGuaranteedRef { $0.connection.location } }
 

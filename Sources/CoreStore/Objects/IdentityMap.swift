@@ -41,6 +41,10 @@ struct IdentityMap {
     private var vacatedCount = 0
     /// The keys held, per store (a context reads one or a few stores: searched in order).
     private var known: [(storeID: UInt64, keys: KnownRecordKeys)] = []
+    /// Whether inserts leave their keys out of ``known`` for now: a batch of registrations
+    /// adds them all at its end (``endDeferringKnownKeys(_:of:)``), a page of the bitmap at a
+    /// time instead of one lookup per key.
+    private var defersKnownKeys = false
 
     /// An empty map. Its table is allocated by the first insert, so that a context or a
     /// transaction that never holds an object costs no allocation.
@@ -85,13 +89,35 @@ struct IdentityMap {
 
     /// Adds or removes `key` in store `storeID`'s known keys.
     private mutating func noteKnown(_ key: Int64, of storeID: UInt64, isHeld: Bool) {
+        guard let i = knownIndex(of: storeID, adding: isHeld) else { return }
+        if isHeld { known[i].keys.insert(key) } else { known[i].keys.remove(key) }
+    }
+
+    /// Where store `storeID`'s known keys are in ``known``; added when missing if `adding`.
+    private mutating func knownIndex(of storeID: UInt64, adding: Bool) -> Int? {
         var i = 0
         while i < known.count && known[i].storeID != storeID { i += 1 }
         if i == known.count {
-            guard isHeld else { return }
+            guard adding else { return nil }
             known.append((storeID, KnownRecordKeys()))
         }
-        if isHeld { known[i].keys.insert(key) } else { known[i].keys.remove(key) }
+        return i
+    }
+
+    /// Starts a batch of inserts whose keys the caller hands over at its end: until
+    /// ``endDeferringKnownKeys(_:of:)``, the known keys lag behind the table (call with the
+    /// context's lock held, and end the batch before releasing it, so that no reader sees them).
+    mutating func beginDeferringKnownKeys() {
+        defersKnownKeys = true
+    }
+
+    /// Ends the batch begun by ``beginDeferringKnownKeys()``: `keys`, which must include every
+    /// key of store `storeID` inserted since (keys already known may be among them), become
+    /// known. The batch inserted objects of that store only.
+    mutating func endDeferringKnownKeys(_ keys: [Int64], of storeID: UInt64) {
+        defersKnownKeys = false
+        guard !keys.isEmpty, let i = knownIndex(of: storeID, adding: true) else { return }
+        keys.withUnsafeBufferPointer { known[i].keys.insert(contentsOf: $0) }
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
@@ -143,7 +169,7 @@ struct IdentityMap {
         }
         if isNew {
             count += 1
-            noteKnown(key, of: storeID, isHeld: true)
+            if !defersKnownKeys { noteKnown(key, of: storeID, isHeld: true) }
         }
     }
 
@@ -250,6 +276,7 @@ struct IdentityMap {
             }
         }
         rebuilt.known = known
+        rebuilt.defersKnownKeys = defersKnownKeys
         self = rebuilt
     }
 }

@@ -192,16 +192,21 @@ extension ObjectContext {
         reserveRegistrations(records.count)
         var objects: [CoreStoreObject] = []
         objects.reserveCapacity(records.count)
+        // The keys of the objects made, which become known together at the end.
+        var madeKeys: [Int64] = []
+        madeKeys.reserveCapacity(records.count)
         var isComplete = true
+        beginRegistrationBatch()
         // In place: no record is copied out of the array, and none is retained on its way into
         // a new object (see ``CoreStoreObject/RawObject/takesRecord``).
         records.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for i in buffer.indices {
                 let record = base + i
+                let key = record.pointee.id.key
                 if valuesMayBeOmitted {
                     // Most records of such a fetch are those of objects held: one lookup.
-                    if let held = registeredObject(key: record.pointee.id.key, in: store) {
+                    if let held = registeredObject(key: key, in: store) {
                         objects.append(held)
                         continue
                     }
@@ -210,10 +215,14 @@ extension ObjectContext {
                         return
                     }
                 }
-                if let object = object(forRecordAt: record, in: store, readSince: ticket, takingRecord: true) { objects.append(object) }
+                if let object = object(forRecordAt: record, in: store, readSince: ticket, takingRecord: true) {
+                    objects.append(object)
+                    madeKeys.append(key)
+                }
             }
         }
-        finishRegistrations(callerReads: 1)
+        endRegistrationBatch(keys: madeKeys, of: store)
+        finishRegistrations(callerReads: 1, heldByCaller: objects.count)
         return (objects, isComplete)
     }
 
@@ -225,7 +234,7 @@ extension ObjectContext {
         for (store, record) in results {
             if let object = object(for: record, in: store, readSince: ticket) { objects.append(object) }
         }
-        finishRegistrations(callerReads: 1)
+        finishRegistrations(callerReads: 1, heldByCaller: objects.count)
         return objects
     }
 

@@ -85,6 +85,19 @@ final class ObjectContext: @unchecked Sendable {
         registeredObjects.reserveCapacity(registeredObjects.count + count)
     }
 
+    /// Begins a batch of registrations of objects of one store (call with the lock held, and
+    /// end it with ``endRegistrationBatch(keys:of:)`` before releasing the lock): their keys
+    /// join the known keys (``knownRecordKeys(of:)``) all at once at the end.
+    func beginRegistrationBatch() {
+        registeredObjects.beginDeferringKnownKeys()
+    }
+
+    /// Ends the batch begun by ``beginRegistrationBatch()``; `keys` must include the key of
+    /// every object the batch registered, all of `store`.
+    func endRegistrationBatch(keys: [Int64], of store: AttachedStore) {
+        registeredObjects.endDeferringKnownKeys(keys, of: store.id)
+    }
+
     /// Ends a batch of registrations (call with the lock held, while the caller still holds the
     /// objects it wants). The read-only context then drops the objects only its map holds:
     /// nobody can reach them but through a new fetch, which makes them again. The next sweep
@@ -94,9 +107,17 @@ final class ObjectContext: @unchecked Sendable {
     /// No sweep runs while another read is under way: that read may have told its store which
     /// objects the context holds (``FetchRequest/knownRecords``) and counts on finding them.
     /// `callerReads` is how many of the reads under way are the caller's own (not yet ended).
-    func finishRegistrations(callerReads: Int = 0) {
+    ///
+    /// `heldByCaller` is how many of the registered objects the caller holds (a fetch's own
+    /// results), which no sweep can drop: when the others are fewer than half the threshold,
+    /// the sweep would walk the whole table to drop at most those few, so it waits for the next
+    /// doubling instead (the first large fetch into an empty context sweeps nothing). The
+    /// objects held only here stay bounded by the threshold as before.
+    func finishRegistrations(callerReads: Int = 0, heldByCaller: Int = 0) {
         guard isReadOnly, registeredObjects.count >= sweepThreshold, mergeLog.readsUnderWay <= callerReads else { return }
-        registeredObjects.removeUnreferenced(keepingRoomFor: 0)
+        if registeredObjects.count - heldByCaller >= sweepThreshold / 2 {
+            registeredObjects.removeUnreferenced(keepingRoomFor: 0)
+        }
         sweepThreshold = max(1024, registeredObjects.count * 2)
     }
 

@@ -84,6 +84,29 @@ struct IdentityMapTests {
         #expect(map.removeObject(storeID: 2, key: 100_500) == nil)
     }
 
+    /// A batch of inserts whose known keys are handed over at its end: before the end they
+    /// are not known (nobody may ask then), after it they are, with the keys known before,
+    /// and removing one afterwards forgets it as usual.
+    @Test func aBatchMakesItsKeysKnownAtItsEnd() {
+        var map = IdentityMap()
+        let objects = (0..<100).map { _ in CoreStoreObject(asMeta: ()) }
+        map.insert(objects[0], storeID: 2, key: 1)
+        map.beginDeferringKnownKeys()
+        for key in 2..<100 as Range<Int64> { map.insert(objects[Int(key)], storeID: 2, key: key) }
+        #expect(map.knownKeys(of: 2)?.count == 1)
+        map.endDeferringKnownKeys(Array(1..<100), of: 2)
+        let known = map.knownKeys(of: 2)
+        #expect(known?.count == 99)
+        #expect((1..<100 as Range<Int64>).allSatisfy { known?.contains($0) == true })
+        #expect(map.knownKeys(of: 3) == nil)
+        map[ObjectID(storeID: 2, recordID: RecordID(entity: "E", key: 50))] = nil
+        #expect(map.knownKeys(of: 2)?.contains(50) == false)
+        #expect(map.knownKeys(of: 2)?.count == 98)
+        // Inserts after the batch are known at once again.
+        map.insert(objects[0], storeID: 3, key: 7)
+        #expect(map.knownKeys(of: 3)?.contains(7) == true)
+    }
+
     @Test func dropsOnlyTheObjectsNobodyElseHolds() {
         var map = IdentityMap()
         var kept: [CoreStoreObject] = []
@@ -115,6 +138,26 @@ struct IdentityMapTests {
             #expect(everyone.contains { $0 === held })
         }
         #expect(try stack.fetchOne(From<Person>().where(\.$age == 7)) === held)
+    }
+
+    /// Through the API: objects the caller let go of are freed by a later fetch's sweep, even
+    /// though a fetch whose own objects are nearly all the context holds skips its sweep.
+    @Test(arguments: StoreKind.allCases)
+    func droppedObjectsAreFreedByALaterSweep(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try stack.perform(synchronous: { transaction in
+            for i in 0..<3_000 { transaction.create(Into<Person>()).age = i }
+        })
+        weak var dropped: CoreStoreObject?
+        do {
+            let firstHalf = try stack.fetchAll(From<Person>().where(\.$age < 1_500))
+            #expect(firstHalf.count == 1_500)
+            dropped = firstHalf.first
+        }
+        for _ in 0..<3 {
+            #expect(try stack.fetchAll(From<Person>().where(\.$age >= 1_500)).count == 1_500)
+        }
+        #expect(dropped == nil)
     }
 }
 
