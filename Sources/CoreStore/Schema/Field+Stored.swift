@@ -232,33 +232,56 @@ extension FieldContainer {
             storage storageKeyPath: ReferenceWritableKeyPath<O, Self>
         ) -> V {
             get {
-                if let getter = instance[keyPath: storageKeyPath].projectedValue.accessors?.getter, instance.attributeKeys != nil {
-                    return getter(instance)
+                // The common path, inlined: no custom getter, the ordinal from the key's bits
+                // (copying the field, or even its key, would retain them on every read), and the
+                // value converted in place under the object's lock (neither the values array nor
+                // the stored value is copied). Everything else is out of line, so that the
+                // inlined getter stays small.
+                if instance[keyPath: storageKeyPath].projectedValue.accessors == nil,
+                   let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits),
+                   let value = instance.valuesLock.withLock({ FieldDefinition.cs_value(instance.attributes[ordinal], as: V.self) }) {
+                    return value
                 }
-                // The common path reads only the key's bits (copying the field, or even its key,
-                // would retain them on every read) and copies the value out under the object's
-                // lock (the values array itself is not retained).
-                if let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits) {
-                    let stored = instance.valuesLock.withLock { instance.attributes[ordinal] }
-                    if let value = FieldDefinition.cs_value(stored, as: V.self) { return value }
-                }
-                // A meta instance, a key spelled by another string than the schema's, or a value
-                // `V` cannot represent.
-                return FieldDefinition.Stored<V>.uncommonValue(of: instance, field: instance[keyPath: storageKeyPath].projectedValue)
+                return otherValue(of: instance, field: instance[keyPath: storageKeyPath].projectedValue)
             }
             set {
-                if let setter = instance[keyPath: storageKeyPath].projectedValue.accessors?.setter, instance.attributeKeys != nil {
-                    setter(instance, newValue)
-                    return
-                }
-                // As the getter: the ordinal from the key's bits, without copying the key.
-                if let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits) {
+                // As the getter: the common path inlined, the rest out of line.
+                if instance[keyPath: storageKeyPath].projectedValue.accessors == nil,
+                   let ordinal = instance.attributeKeys?.ordinal(ofBits: instance[keyPath: storageKeyPath].projectedValue.keyBits) {
                     instance.setAttributeValue(newValue.cs_toStoredValue(), ordinal: ordinal)
                     return
                 }
-                // A meta instance, or a key spelled by another string than the schema's.
-                FieldDefinition.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: instance[keyPath: storageKeyPath].projectedValue.keyPath)
+                setOtherValue(newValue, of: instance, field: instance[keyPath: storageKeyPath].projectedValue)
             }
+        }
+
+        /// The getter's uncommon cases: a custom getter, a meta instance, a key spelled by
+        /// another string than the schema's, or a value `V` cannot represent.
+        @usableFromInline @inline(never)
+        static func otherValue(of instance: O, field: FieldDefinition.Stored<V>) -> V {
+            if let getter = field.accessors?.getter, instance.attributeKeys != nil {
+                return getter(instance)
+            }
+            if let ordinal = instance.attributeKeys?.ordinal(ofBits: field.keyBits),
+               let value = instance.valuesLock.withLock({ FieldDefinition.cs_value(instance.attributes[ordinal], as: V.self) }) {
+                return value
+            }
+            return FieldDefinition.Stored<V>.uncommonValue(of: instance, field: field)
+        }
+
+        /// The setter's uncommon cases: a custom setter, a meta instance, or a key spelled by
+        /// another string than the schema's.
+        @usableFromInline @inline(never)
+        static func setOtherValue(_ newValue: V, of instance: O, field: FieldDefinition.Stored<V>) {
+            if let setter = field.accessors?.setter, instance.attributeKeys != nil {
+                setter(instance, newValue)
+                return
+            }
+            if let ordinal = instance.attributeKeys?.ordinal(ofBits: field.keyBits) {
+                instance.setAttributeValue(newValue.cs_toStoredValue(), ordinal: ordinal)
+                return
+            }
+            FieldDefinition.cs_setStoredValue(newValue.cs_toStoredValue(), of: instance, forKey: field.keyPath)
         }
 
         var cs_fieldKind: FieldKind { projectedValue.cs_fieldKind }
