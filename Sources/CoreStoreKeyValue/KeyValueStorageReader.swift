@@ -216,8 +216,6 @@ struct KeyValueStorageReader: StorageReader {
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
-    /// Whether the plan selects every concrete entity whose records share `entity`'s key range
-    /// (its root's hierarchy), so that every record in that range matches the entity.
     /// Makes room in `records` for every record of a read of a whole hierarchy without a
     /// predicate (up to `window`), from the stored count: the result is then built in one
     /// allocation, not grown and copied a dozen times on the way to 100,000 records.
@@ -229,6 +227,8 @@ struct KeyValueStorageReader: StorageReader {
         records.reserveCapacity(window.map { min($0, stored) } ?? stored)
     }
 
+    /// Whether the plan selects every concrete entity whose records share `entity`'s key range
+    /// (its root's hierarchy), so that every record in that range matches the entity.
     private func selectsWholeHierarchy(_ plan: FetchPlan, of entity: String) -> Bool {
         let root = schema.rootEntity(of: entity)
         return schema.entities.allSatisfy { description in

@@ -67,15 +67,11 @@ public struct KnownRecordKeys: Sendable, Hashable {
     /// ``insert(_:)`` does for each, with the page found and made writable once per run of
     /// keys on one page instead of once per key.
     public mutating func insert(contentsOf keys: UnsafeBufferPointer<Int64>) {
-        var currentPage = -1
-        var words = UnsafeMutablePointer<UInt64>(bitPattern: 1).unsafelyUnwrapped
+        var current: (page: Int, words: UnsafeMutablePointer<UInt64>)?
         for key in keys where key >= 0 && key < Self.keyLimit {
             let page = Int(truncatingIfNeeded: key >> Self.pageShift)
-            if page != currentPage {
-                words = writableWords(ofPage: page)
-                currentPage = page
-            }
-            set(key, in: words)
+            if current?.page != page { current = (page, writableWords(ofPage: page)) }
+            set(key, in: current.unsafelyUnwrapped.words)
         }
     }
 
