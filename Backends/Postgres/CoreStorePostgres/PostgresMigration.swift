@@ -22,7 +22,7 @@ import CoreStoreStorage
 /// Records are copied into tables beside the source ones (``SQLMigrationStaging``, shared with
 /// SQLite), named with ``destinationPrefix``; `finish` replaces the source tables with them,
 /// creates the indexes, stores the new metadata and clears the commit log (its summaries name
-/// the source model's entities).
+/// the source model's entities); once committed, the new tables are analyzed.
 final class PostgresMigration: StorageMigration {
     /// The start of the destination's table names while records are copied: short, because
     /// PostgreSQL keeps 63 bytes of a name, and not a name an entity can have.
@@ -104,6 +104,10 @@ final class PostgresMigration: StorageMigration {
             end(rollingBack: true)
             throw error
         }
+        // The new tables have no planner statistics yet; without them a lookup by an indexed
+        // attribute walks the whole `_key` index until autovacuum comes round. Best effort:
+        // the migration is committed either way.
+        try? PostgresStatistics.analyze(staging.destinationMapping.tableOrder, schemaName: schemaName, on: connection)
         end(rollingBack: false)
     }
 

@@ -34,6 +34,12 @@ import CoreStoreStorage
 /// commits (`LISTEN`; see the `SharedAccessStorage` conformance). Each carries the
 /// `application_name` `corestore:<schema>`. The password is never part of ``storeDescription``
 /// or of any message.
+///
+/// ## Planner statistics
+/// A commit that inserted or deleted at least 1,000 rows of a table, and at least half as many
+/// as the server's statistics counted in it, is followed by `ANALYZE` of that table, so that
+/// queries on a freshly loaded table use its indexes at once instead of after autovacuum's next
+/// round. The commit does not depend on it: a failed refresh is left to autovacuum.
 public final class PostgresStore: StorageInterface, @unchecked Sendable {
     /// How the connection is encrypted (libpq's `sslmode`).
     public enum TLS: String, Sendable, Hashable {
@@ -190,7 +196,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 // READ COMMITTED: each statement after the lock on the counters sees every
                 // commit that came before (see the type's documentation).
                 let writer = try state.writer.current()
-                return try writer.transaction("READ COMMITTED") {
+                let info = try writer.transaction("READ COMMITTED") {
                     var stored: CommitCounters?
                     let info = try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
                                          counters: { try PostgresMetadata.counters(writer, lock: true, expecting: state.mapping.schema) },
@@ -206,6 +212,10 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                     try PostgresCommitRecord.record(info, counters: stored, channel: channel, on: writer)
                     return info
                 }
+                // Committed: a table the commit filled or emptied is analyzed now, not a minute
+                // later (see PostgresStatistics); a failure here leaves that to autovacuum.
+                _ = try? PostgresStatistics.refresh(after: info.changes, mapping: state.mapping, schemaName: schemaName, on: writer)
+                return info
             } catch let error as StorageError where PostgresStore.isConflict(error) {
                 guard attempt < maximumCommitAttempts else {
                     throw StorageError.engine(code: PostgresSQLState.serializationFailure, message: "the commit to \(storeDescription) met concurrent commits \(attempt) times in a row and was given up; nothing was written")

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import CoreStore
+import CoreStoreSQL
+import CoreStoreStorage
+@testable import CoreStorePostgres
+
+final class StatisticsParcel: CoreStoreObject {
+    @Field.Stored("code") var code: Int = 0
+    @Field.Stored("label") var label: String = ""
+}
+
+/// A commit that fills or empties a table is followed by `ANALYZE` of that table, so that the
+/// planner looks an indexed value up at once (and not only after autovacuum's next round);
+/// small commits leave the statistics alone.
+@Suite("PostgreSQL planner statistics after large commits", .serialized)
+struct PostgresStatisticsTests {
+    static let schema = CoreStoreSchema(
+        modelVersion: "V1",
+        entities: [Entity<StatisticsParcel>("StatisticsParcel", indexes: [[\StatisticsParcel.$code]])]
+    )
+
+    /// A stack on a new store in its own PostgreSQL schema, a separate connection to inspect
+    /// it, and what removes the schema afterwards.
+    private static func makeStore() throws -> (DataStack, PostgresConnection, schemaName: String, cleanUp: () -> Void) {
+        let url = try PostgresTestServer.requireURL()
+        let schemaName = "statistics_\(UInt32.random(in: 0...UInt32.max))"
+        let stack = DataStack(Self.schema)
+        try stack.addStorageAndWait(PostgresStore(url: url, schemaName: schemaName))
+        let inspector = try PostgresConnection(connectionString: url, location: "test")
+        return (stack, inspector, schemaName, { try? PostgresStore(url: url, schemaName: schemaName).erase() })
+    }
+
+    /// The row count the table's statistics hold (`-1`: never analyzed).
+    private static func countedRows(_ connection: PostgresConnection, schemaName: String) throws -> Int64 {
+        var counted: Int64 = .min
+        try connection.statement("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)")
+            .query([.text("\(schemaName.sqlIdentifier).\"StatisticsParcel\"")]) { counted = $0.int64(0) }
+        return counted
+    }
+
+    private static func insert(_ codes: Range<Int>, into stack: DataStack) throws {
+        try stack.perform(synchronous: { transaction in
+            for code in codes {
+                let parcel = transaction.create(Into<StatisticsParcel>())
+                parcel.code = code
+                parcel.label = "parcel \(code)"
+            }
+        })
+    }
+
+    @Test func aBulkLoadIsAnalyzedAndLookedUpThroughItsIndex() throws {
+        let (stack, inspector, schemaName, cleanUp) = try Self.makeStore()
+        defer { cleanUp() }
+        try Self.insert(0..<3_000, into: stack)
+        #expect(try Self.countedRows(inspector, schemaName: schemaName) == 3_000)
+        // The shape of a `fetchOne` on the attribute: planned as a lookup in its index, not a
+        // walk of the `_key` index that filters every row.
+        var plan: [String] = []
+        try inspector.statement("EXPLAIN SELECT * FROM \(schemaName.sqlIdentifier).\"StatisticsParcel\" t0 WHERE t0.\"code\" = 2500 ORDER BY t0.\"_key\" LIMIT 1")
+            .query { plan.append($0.text(0) ?? "") }
+        #expect(plan.contains { $0.contains("Index Cond") && $0.contains("code") }, "plan: \(plan.joined(separator: "\n"))")
+        #expect(try stack.fetchOne(From<StatisticsParcel>().where(\.$code == 2500))?.label == "parcel 2500")
+    }
+
+    @Test func smallCommitsLeaveTheStatisticsToAutovacuum() throws {
+        let (stack, inspector, schemaName, cleanUp) = try Self.makeStore()
+        defer { cleanUp() }
+        try Self.insert(0..<2_500, into: stack)
+        #expect(try Self.countedRows(inspector, schemaName: schemaName) == 2_500)
+        // 999 rows: below the minimum. 1,200 rows: less than half of the 2,500 counted.
+        try Self.insert(2_500..<3_499, into: stack)
+        try Self.insert(3_499..<4_699, into: stack)
+        #expect(try Self.countedRows(inspector, schemaName: schemaName) == 2_500)
+        // 1,300 more: over half of what the statistics count, so analyzed.
+        try Self.insert(4_699..<5_999, into: stack)
+        #expect(try Self.countedRows(inspector, schemaName: schemaName) == 5_999)
+        #expect(try stack.fetchCount(From<StatisticsParcel>()) == 5_999)
+    }
+
+    @Test func emptyingMostOfATableIsAnalyzedToo() throws {
+        let (stack, inspector, schemaName, cleanUp) = try Self.makeStore()
+        defer { cleanUp() }
+        try Self.insert(0..<4_000, into: stack)
+        let deleted = try stack.perform(synchronous: { transaction in
+            try transaction.deleteAll(From<StatisticsParcel>().where(\.$code >= 1_000))
+        })
+        #expect(deleted == 3_000)
+        #expect(try Self.countedRows(inspector, schemaName: schemaName) == 1_000)
+    }
+
+    @Test func aMigrationAnalyzesTheTablesItFilled() async throws {
+        let url = try PostgresTestServer.requireURL()
+        // 500 notes: too few for the commit that wrote them to analyze the table.
+        let schemaName = try PostgresMigrationTests.seededV1(url: url, count: 500)
+        defer { try? PostgresStore(url: url, schemaName: schemaName).erase() }
+        let inspector = try PostgresConnection(connectionString: url, location: "test")
+        let counted = {
+            var rows: Int64 = .min
+            try inspector.statement("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)")
+                .query([.text("\(schemaName.sqlIdentifier).\"Note\"")]) { rows = $0.int64(0) }
+            return rows
+        }
+        #expect(try counted() != 500)
+        let stack = DataStack(MigratingNoteV1.schema, MigratingNoteV2.schema)
+        let store = PostgresStore(url: url, schemaName: schemaName, migrationMappingProviders: [PostgresMigrationTests.toV2(counting: CallCounter())])
+        #expect(try await PostgresMigrationTests.add(store, to: stack))
+        #expect(try counted() == 500)
+        #expect(try stack.fetchCount(From<MigratingNoteV2.Note>().where(\.$length > 0)) == 500)
+    }
+
+    @Test func changedRowsAreCountedPerTable() throws {
+        let storeSchema = StoreSchema(modelVersion: "S1", schemaHash: "statistics-1", entities: [
+            EntityDescription(name: "StatisticsParcel", attributes: [
+                AttributeDescription(name: "code", type: .integer, isOptional: false, isIndexed: true),
+                AttributeDescription(name: "label", type: .string, isOptional: false),
+            ]),
+        ])
+        let mapping = try SQLSchemaMapping(schema: storeSchema, dialect: PostgresDialect())
+        let record = { (key: Int64) in Record(id: RecordID(entity: "StatisticsParcel", key: key), attributes: [.int(key), .string("")], relationships: []) }
+        let changes = MergedChanges(
+            inserts: [record(1), record(2)],
+            deletes: [record(3), Record(id: RecordID(entity: "NotInTheSchema", key: 4), attributes: [], relationships: [])],
+            unreadDeletes: [RecordID(entity: "StatisticsParcel", key: 5)]
+        )
+        #expect(PostgresStatistics.changedRows(changes, mapping: mapping) == ["StatisticsParcel": 4])
+    }
+}
