@@ -69,6 +69,19 @@ package protocol SQLDialect: Sendable {
     /// deleting rows) select them.
     func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue])
 
+    // MARK: Batched inserts
+
+    /// The most parameters one statement may bind: a batched `INSERT` (see ``SQLWriter``) holds
+    /// as many rows as fit.
+    var maximumParameters: Int { get }
+    /// Whether a statement that fails leaves the transaction usable with its own changes undone
+    /// (SQLite), so that a batched `INSERT` a constraint refuses can be run again row by row to
+    /// find the row at fault. `false` for an engine whose failed statement ends the transaction
+    /// (PostgreSQL): its batches skip the rows a constraint refuses (`ON CONFLICT DO NOTHING`)
+    /// and return the keys they wrote, and the writer inserts each skipped row alone, which
+    /// fails with that row's own error.
+    var failedStatementKeepsTransaction: Bool { get }
+
     // MARK: Order and windows
 
     /// The ORDER BY term of a column compared natively in `direction` (`ASC` or `DESC`), with

@@ -77,7 +77,12 @@ package struct SQLSchemaMapping: Sendable {
         package let uniqueAttributes: Set<String>
         /// `INSERT` of a whole row: `?1` is the key, then one parameter per attribute, then one
         /// per relationship of ``foreignKeyOrdinals``. `_entity` is a literal.
-        package let insertSQL: String
+        package var insertSQL: String { insertSQL(rows: 1) }
+        /// The parameters of one row of an `INSERT` (``insertSQL``): the key, the attributes and
+        /// the foreign keys.
+        package var insertParameterCount: Int { 1 + slotColumns.count }
+        /// `INSERT INTO … (…) VALUES `, before the rows.
+        private let insertHead: String
         /// Whether some relationship is stored in a join table (whose rows a delete removes).
         package let hasJoinTables: Bool
         /// The update slot of each attribute and foreign-key relationship, by property name:
@@ -115,7 +120,6 @@ package struct SQLSchemaMapping: Sendable {
             uniqueAttributes = Set(schema.uniqueConstraints(applyingTo: name).flatMap(\.attributes))
 
             let tableIdentifier = table.sqlIdentifier
-            let entityLiteral = name.sqlLiteral
             var slots: [String: Int] = [:]
             var columns: [String] = []
             for (ordinal, column) in attributeColumns.enumerated() {
@@ -129,12 +133,30 @@ package struct SQLSchemaMapping: Sendable {
             }
             updateSlots = slots
             slotColumns = columns
-            let placeholders = columns.indices.map { ", " + dialect.placeholder($0 + 2) }.joined()
-            insertSQL = "INSERT INTO \(tableIdentifier) (\"_key\", \"_entity\"\(columns.map { ", " + $0 }.joined())) VALUES (\(dialect.placeholder(1)), \(entityLiteral)\(placeholders))"
+            insertHead = "INSERT INTO \(tableIdentifier) (\"_key\", \"_entity\"\(columns.map { ", " + $0 }.joined())) VALUES "
             hasJoinTables = relationships.contains {
                 if case .joinTable = $0.storage { return true }
                 return false
             }
+        }
+
+        /// `INSERT` of `rows` whole rows in one statement: row `r` takes the parameters from
+        /// `r * insertParameterCount + 1` on, laid out as in ``insertSQL``. With
+        /// `skippingConflicts`, a row that a unique index (or the key) refuses is left out rather
+        /// than failing the statement, and the statement returns the key of every row it wrote.
+        package func insertSQL(rows: Int, skippingConflicts: Bool = false) -> String {
+            let perRow = insertParameterCount
+            var sql = insertHead
+            sql.reserveCapacity(insertHead.utf8.count + rows * perRow * 6)
+            for row in 0..<rows {
+                let first = row * perRow + 1
+                sql += row == 0 ? "(" : ", ("
+                sql += dialect.placeholder(first) + ", " + name.sqlLiteral
+                for parameter in first + 1 ..< first + perRow { sql += ", " + dialect.placeholder(parameter) }
+                sql += ")"
+            }
+            if skippingConflicts { sql += " ON CONFLICT DO NOTHING RETURNING \"_key\"" }
+            return sql
         }
 
         /// `UPDATE` of the columns of `slots` (ascending) of the row with key `?1` of this very

@@ -34,6 +34,8 @@ package final class SQLWriter<Connection: SQLConnection> {
     private final class EntityStatements {
         let entity: SQLSchemaMapping.EntityMapping
         var insert: Connection.Statement?
+        /// Batched `INSERT`s by their number of rows (powers of two, see ``insertRun(_:count:)``).
+        var batchInserts: [Int: Connection.Statement] = [:]
         /// `UPDATE` statements by their sorted update slots.
         var updates: [[Int]: Connection.Statement] = [:]
 
@@ -68,7 +70,7 @@ package final class SQLWriter<Connection: SQLConnection> {
         try releaseUniqueValues(of: changes.updates)
         // Each record is read in place, by address (see `forEachElementAddress`).
         try changes.updates.forEachElementAddress { try updateRow(at: $0) }
-        try changes.inserts.forEachElementAddress { try insertRow(at: $0) }
+        try insertRows(changes.inserts)
         try changes.updates.forEachElementAddress { update in
             try writeToMany(at: RecordReplacement.newRecord(at: update), changedKeys: update.pointee.changedKeys)
         }
@@ -151,6 +153,84 @@ package final class SQLWriter<Connection: SQLConnection> {
         )
     }
 
+    /// The most rows one batched `INSERT` writes: beyond this, a longer statement saves little.
+    static var maximumRowsPerInsert: Int { 64 }
+
+    /// Inserts the records, each run of one entity in batched `INSERT`s: one statement writes
+    /// many rows, so that the engine opens its cursors once for them (SQLite then appends keys
+    /// handed out in order without searching the table for each) and PostgreSQL takes one round
+    /// trip for them instead of one per row.
+    private func insertRows(_ inserts: [Record]) throws {
+        try inserts.withUnsafeBufferPointer { inserts in
+            guard let base = inserts.baseAddress else { return }
+            var start = 0
+            while start < inserts.count {
+                let entity = base[start].id.entity
+                var end = start + 1
+                while end < inserts.count, base[end].id.entity == entity { end += 1 }
+                try insertRun(base + start, count: end - start)
+                start = end
+            }
+        }
+    }
+
+    /// Inserts `count` records of one entity from `first` on: as many full batches as fit, the
+    /// rest in batches of the next smaller powers of two (so that an entity needs at most seven
+    /// prepared statements), a single record alone.
+    private func insertRun(_ first: UnsafePointer<Record>, count: Int) throws {
+        let entry = try statements(first.pointee.id.entity)
+        let fitting = max(1, min(Self.maximumRowsPerInsert, dialect.maximumParameters / entry.entity.insertParameterCount))
+        var batch = 1
+        while batch * 2 <= fitting { batch *= 2 }
+        var offset = 0
+        while offset < count {
+            while batch > count - offset { batch /= 2 }
+            if batch == 1 {
+                try insertRow(at: first + offset)
+            } else {
+                try insertBatch(first + offset, rows: batch, entry: entry)
+            }
+            offset += batch
+        }
+    }
+
+    /// Inserts `rows` records of `entry`'s entity from `first` on with one statement. A row a
+    /// constraint refuses is then inserted alone (see ``SQLDialect/failedStatementKeepsTransaction``),
+    /// so that the error names it as ``insertRow(at:)`` does.
+    private func insertBatch(_ first: UnsafePointer<Record>, rows: Int, entry: EntityStatements) throws {
+        let entity = entry.entity
+        let keepsTransaction = dialect.failedStatementKeepsTransaction
+        let statement: Connection.Statement
+        if let prepared = entry.batchInserts[rows] {
+            statement = prepared
+        } else {
+            statement = try connection.statement(entity.insertSQL(rows: rows, skippingConflicts: !keepsTransaction))
+            entry.batchInserts[rows] = statement
+        }
+        statement.reset()
+        if keepsTransaction {
+            var index: Int32 = 1
+            for row in 0..<rows { try bindRow(at: first + row, of: entity, to: statement, from: &index) }
+            do {
+                try statement.run()
+            } catch let error as StorageError where connection.constraintViolation(in: error) != nil {
+                // The statement alone was undone: row by row, the row at fault fails with its
+                // own error.
+                for row in 0..<rows { try insertRow(at: first + row) }
+            }
+            return
+        }
+        var values: [SQLValue] = []
+        values.reserveCapacity(rows * entity.insertParameterCount)
+        for row in 0..<rows { appendRow(at: first + row, of: entity, to: &values) }
+        var written = Set<Int64>(minimumCapacity: rows)
+        try statement.query(values) { written.insert($0.int64(0)) }
+        guard written.count < rows else { return }
+        for row in 0..<rows where !written.contains(first[row].id.key) {
+            try insertRow(at: first + row)
+        }
+    }
+
     private func insertRow(at record: UnsafePointer<Record>) throws {
         let entry = try statements(record.pointee.id.entity)
         let entity = entry.entity
@@ -161,10 +241,21 @@ package final class SQLWriter<Connection: SQLConnection> {
             statement = try connection.statement(entity.insertSQL)
             entry.insert = statement
         }
-        // Parameters as laid out by `insertSQL`: the key, the attributes, the foreign keys.
         statement.reset()
-        try statement.bind(.integer(record.pointee.id.key), at: 1)
-        var index: Int32 = 2
+        var index: Int32 = 1
+        try bindRow(at: record, of: entity, to: statement, from: &index)
+        do {
+            try statement.run()
+        } catch let error as StorageError {
+            throw try explain(error, record: record.pointee, entity: entity)
+        }
+    }
+
+    /// Binds the record's row from parameter `index` on, as laid out by ``SQLSchemaMapping/EntityMapping/insertSQL``:
+    /// the key, the attributes, the foreign keys; `index` ends after them.
+    private func bindRow(at record: UnsafePointer<Record>, of entity: SQLSchemaMapping.EntityMapping, to statement: Connection.Statement, from index: inout Int32) throws {
+        try statement.bind(.integer(record.pointee.id.key), at: index)
+        index += 1
         for (ordinal, type) in entity.attributeTypes.enumerated() {
             try statement.bind(dialect.encode(record.pointee.attributes[ordinal], as: type), at: index)
             index += 1
@@ -173,10 +264,16 @@ package final class SQLWriter<Connection: SQLConnection> {
             try statement.bind(record.pointee.relationships[ordinal].first.map { .integer($0.key) } ?? .null, at: index)
             index += 1
         }
-        do {
-            try statement.run()
-        } catch let error as StorageError {
-            throw try explain(error, record: record.pointee, entity: entity)
+    }
+
+    /// ``bindRow(at:of:to:from:)``'s values, appended to `values`.
+    private func appendRow(at record: UnsafePointer<Record>, of entity: SQLSchemaMapping.EntityMapping, to values: inout [SQLValue]) {
+        values.append(.integer(record.pointee.id.key))
+        for (ordinal, type) in entity.attributeTypes.enumerated() {
+            values.append(dialect.encode(record.pointee.attributes[ordinal], as: type))
+        }
+        for ordinal in entity.foreignKeyOrdinals {
+            values.append(record.pointee.relationships[ordinal].first.map { .integer($0.key) } ?? .null)
         }
     }
 

@@ -203,7 +203,7 @@ final class PostgresConnection {
         let failure = sent ? nil : Self.trimmed(PQerrorMessage(handle))
         PQexitPipelineMode(handle)
         if let failure {
-            throw StorageError.engine(code: 0, message: "\(failure) (while running \(begin); \(sql) on \(location))")
+            throw StorageError.engine(code: 0, message: "\(failure) (while running \(begin); \(sql.statementExcerpt) on \(location))")
         }
         do {
             try check(beginResult, context: begin)
@@ -254,11 +254,11 @@ final class PostgresConnection {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
         guard let result else {
-            throw StorageError.engine(code: 0, message: "\(Self.trimmed(PQerrorMessage(handle))) (while running \(context) on \(location))")
+            throw StorageError.engine(code: 0, message: "\(Self.trimmed(PQerrorMessage(handle))) (while running \(context.statementExcerpt) on \(location))")
         }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
         let message = Self.trimmed(PQresultErrorMessage(result))
-        throw StorageError.engine(code: PostgresSQLState.code(of: state), message: "\(message) (SQLSTATE \(state), while running \(context) on \(location))")
+        throw StorageError.engine(code: PostgresSQLState.code(of: state), message: "\(message) (SQLSTATE \(state), while running \(context.statementExcerpt) on \(location))")
     }
 
     static func trimmed(_ message: UnsafePointer<CChar>?) -> String {

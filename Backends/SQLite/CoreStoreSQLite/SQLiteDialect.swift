@@ -117,6 +117,12 @@ struct SQLiteDialect: SQLDialect {
 
     private static let keyListChunk = 500
 
+    /// 999: what every SQLite build allows (3.32 raised the default to 32,766, but a system
+    /// library may be older or built lower); 64 rows of up to 14 columns fit.
+    var maximumParameters: Int { 999 }
+    /// A statement a constraint refuses is undone alone (`ABORT`); the transaction goes on.
+    var failedStatementKeepsTransaction: Bool { true }
+
     func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue]) {
         let placeholders = keys.count == keysPerCondition ? Self.fullKeyListPlaceholders : Self.placeholderList(keys.count)
         return ("\(column) IN (\(placeholders))", keys.map { .integer($0) })

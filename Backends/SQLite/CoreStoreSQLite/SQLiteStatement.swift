@@ -95,7 +95,7 @@ final class SQLiteStatement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = connection.error(rc, context: "running \(sql)")
+            let error = connection.error(rc, context: "running \(sql.statementExcerpt)")
             sqlite3_reset(handle)
             throw error
         }

@@ -86,6 +86,46 @@ enum UniquenessCases {
             try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
             try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person", predicate: .comparison(Comparison(["age"], .greaterOrEqual, .value(.int(100))))))
         },
+        c("among a hundred inserts, the collision reported is the first in the change set's order, and none is written") { ctx in
+            // Enough inserts that a store may write them in batches: the error must still name
+            // the first insert that collides, and the change set must leave nothing behind.
+            let (store, world) = try ctx.seeded([Fixtures.person(-1, "Kept1", email: "kept1@x"), Fixtures.person(-2, "Kept2", email: "kept2@x")])
+            let inserts = (1...100).map { (i: Int) -> Record in
+                let email: String = i == 40 ? "kept2@x" : i == 70 ? "kept1@x" : "n\(i)@x"
+                return Fixtures.person(-Int64(i), "N\(i)", age: Int64(i % 9), email: email)
+            }
+            let error = try ctx.expectError("inserting two taken values") { _ = try store.write(ChangeSet(inserts: inserts)) }
+            try ctx.expectEqual(error, StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [.string("kept2@x")]), "the error")
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+        c("two inserts of one change set sharing a unique value collide") { ctx in
+            let (store, world) = try ctx.seeded([Fixtures.person(-1, "Kept", email: "kept@x")])
+            let inserts = (1...100).map { (i: Int) -> Record in
+                let email: String = i == 30 || i == 80 ? "twin@x" : "n\(i)@x"
+                return Fixtures.person(-Int64(i), "N\(i)", email: email)
+            }
+            let error = try ctx.expectError("inserting twin@x twice") { _ = try store.write(ChangeSet(inserts: inserts)) }
+            try ctx.expectEqual(error, StorageError.uniqueConstraintViolation(entity: "Person", attributes: ["email"], values: [.string("twin@x")]), "the error")
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+        },
+        c("inserts in runs of every length, entities interleaved, are all written") { ctx in
+            var (store, world) = try ctx.seeded([])
+            // Runs of 1, 63, 64, 65 and 129 records of one entity between records of others.
+            var inserts: [Record] = []
+            var next: Int64 = 1
+            for (run, length) in [1, 63, 64, 65, 129].enumerated() {
+                for i in 0..<length {
+                    inserts.append(Fixtures.person(-next, "R\(run)-\(i)", age: Int64(i % 13), email: "r\(run)-\(i)@x"))
+                    next += 1
+                }
+                inserts.append(Fixtures.code(-next, "c\(run)", Int64(run)))
+                next += 1
+            }
+            try ctx.commit(store, ChangeSet(inserts: inserts), into: &world)
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person", predicate: .comparison(Comparison(["age"], .equal, .value(.int(12))))))
+        },
         c("an update keeping its own value does not collide") { ctx in
             var (store, world) = try ctx.seeded([Fixtures.person(-1, "A", email: "a@x")])
             var a = world.all[0]
