@@ -160,6 +160,14 @@ extension CoreStoreObject {
 
     /// The change itself, with the context's lock held and the object writable.
     private func setAttributeValueLocked(_ value: Value, ordinal: Int, context: ObjectContext) {
+        guard hasCommittedVersion else {
+            // An inserted object: nothing is committed to compare with or to keep, and nothing
+            // observes it yet, so the value is assigned without first comparing it with the one
+            // it replaces (a transaction filling new objects does little else).
+            context.journalWillChange(self)
+            valuesLock.withLock { attributes[ordinal] = value }
+            return
+        }
         // Assigning the value already held is no change: nothing to commit or observe.
         if attributes[ordinal] == value { return }
         context.journalWillChange(self)
