@@ -74,13 +74,9 @@ package protocol SQLDialect: Sendable {
     /// The most parameters one statement may bind: a batched `INSERT` (see ``SQLWriter``) holds
     /// as many rows as fit.
     var maximumParameters: Int { get }
-    /// Whether a statement that fails leaves the transaction usable with its own changes undone
-    /// (SQLite), so that a batched `INSERT` a constraint refuses can be run again row by row to
-    /// find the row at fault. `false` for an engine whose failed statement ends the transaction
-    /// (PostgreSQL): its batches skip the rows a constraint refuses (`ON CONFLICT DO NOTHING`)
-    /// and return the keys they wrote, and the writer inserts each skipped row alone, which
-    /// fails with that row's own error.
-    var failedStatementKeepsTransaction: Bool { get }
+    /// What a batched `INSERT` does with a row a constraint refuses (see
+    /// ``SQLBatchInsertConflicts``).
+    var batchInsertConflicts: SQLBatchInsertConflicts { get }
 
     // MARK: Order and windows
 
@@ -143,4 +139,20 @@ package struct SQLFallbackLeaf: Sendable {
 package struct SQLNeedsEvaluator: Error {
     /// The comparison that could not be translated.
     package let comparison: Comparison
+}
+
+/// What a batched `INSERT` (``SQLWriter``) does with a row that a constraint (the key, a unique
+/// index) refuses. Either way the rows it did not write are then inserted one by one, so that
+/// the commit fails with the refused row's own error, as it would have row by row.
+package enum SQLBatchInsertConflicts: Sendable {
+    /// `INSERT OR FAIL`: the statement stops at the refused row and fails, keeping the rows
+    /// before it, and the transaction goes on (SQLite). The default `ABORT` would undo the
+    /// statement's own rows instead, which needs a statement journal: a copy of every page
+    /// the statement changes, spilled to a temporary file beyond 64 KiB — 200,000 writes for
+    /// 100,000 rows inserted in batches.
+    case stopAtRefusedRow
+    /// `ON CONFLICT DO NOTHING RETURNING "_key"`: the refused rows are left out and the
+    /// statement returns the keys it wrote (PostgreSQL, where a failed statement ends the
+    /// whole transaction).
+    case skipRefusedRows
 }

@@ -141,12 +141,12 @@ package struct SQLSchemaMapping: Sendable {
         }
 
         /// `INSERT` of `rows` whole rows in one statement: row `r` takes the parameters from
-        /// `r * insertParameterCount + 1` on, laid out as in ``insertSQL``. With
-        /// `skippingConflicts`, a row that a unique index (or the key) refuses is left out rather
-        /// than failing the statement, and the statement returns the key of every row it wrote.
-        package func insertSQL(rows: Int, skippingConflicts: Bool = false) -> String {
+        /// `r * insertParameterCount + 1` on, laid out as in ``insertSQL``. With `conflicts`, a
+        /// row that the key or a unique index refuses is handled as it says; without, it fails
+        /// the statement.
+        package func insertSQL(rows: Int, conflicts: SQLBatchInsertConflicts? = nil) -> String {
             let perRow = insertParameterCount
-            var sql = insertHead
+            var sql = conflicts == .stopAtRefusedRow ? "INSERT OR FAIL" + insertHead.dropFirst("INSERT".count) : insertHead
             sql.reserveCapacity(insertHead.utf8.count + rows * perRow * 6)
             for row in 0..<rows {
                 let first = row * perRow + 1
@@ -155,7 +155,7 @@ package struct SQLSchemaMapping: Sendable {
                 for parameter in first + 1 ..< first + perRow { sql += ", " + dialect.placeholder(parameter) }
                 sql += ")"
             }
-            if skippingConflicts { sql += " ON CONFLICT DO NOTHING RETURNING \"_key\"" }
+            if conflicts == .skipRefusedRows { sql += " ON CONFLICT DO NOTHING RETURNING \"_key\"" }
             return sql
         }
 

@@ -194,38 +194,43 @@ package final class SQLWriter<Connection: SQLConnection> {
         }
     }
 
-    /// Inserts `rows` records of `entry`'s entity from `first` on with one statement. A row a
-    /// constraint refuses is then inserted alone (see ``SQLDialect/failedStatementKeepsTransaction``),
-    /// so that the error names it as ``insertRow(at:)`` does.
+    /// Inserts `rows` records of `entry`'s entity from `first` on with one statement. Rows the
+    /// key or a unique index refuses (see ``SQLBatchInsertConflicts``) are then inserted alone,
+    /// so that the error names the first of them as ``insertRow(at:)`` does.
     private func insertBatch(_ first: UnsafePointer<Record>, rows: Int, entry: EntityStatements) throws {
         let entity = entry.entity
-        let keepsTransaction = dialect.failedStatementKeepsTransaction
+        let conflicts = dialect.batchInsertConflicts
         let statement: Connection.Statement
         if let prepared = entry.batchInserts[rows] {
             statement = prepared
         } else {
-            statement = try connection.statement(entity.insertSQL(rows: rows, skippingConflicts: !keepsTransaction))
+            statement = try connection.statement(entity.insertSQL(rows: rows, conflicts: conflicts))
             entry.batchInserts[rows] = statement
         }
         statement.reset()
-        if keepsTransaction {
+        let written: Set<Int64>
+        switch conflicts {
+        case .stopAtRefusedRow:
             var index: Int32 = 1
             for row in 0..<rows { try bindRow(at: first + row, of: entity, to: statement, from: &index) }
             do {
                 try statement.run()
+                return
             } catch let error as StorageError where connection.constraintViolation(in: error) != nil {
-                // The statement alone was undone: row by row, the row at fault fails with its
-                // own error.
-                for row in 0..<rows { try insertRow(at: first + row) }
+                // The rows before the refused one are written, and the statement counts them as
+                // its changes. (Asking the table which keys it holds would not do: a row refused
+                // because its key is taken finds the record that took it.)
+                written = Set((0..<min(max(connection.changes, 0), rows)).map { first[$0].id.key })
             }
-            return
+        case .skipRefusedRows:
+            var values: [SQLValue] = []
+            values.reserveCapacity(rows * entity.insertParameterCount)
+            for row in 0..<rows { appendRow(at: first + row, of: entity, to: &values) }
+            var returned = Set<Int64>(minimumCapacity: rows)
+            try statement.query(values) { returned.insert($0.int64(0)) }
+            guard returned.count < rows else { return }
+            written = returned
         }
-        var values: [SQLValue] = []
-        values.reserveCapacity(rows * entity.insertParameterCount)
-        for row in 0..<rows { appendRow(at: first + row, of: entity, to: &values) }
-        var written = Set<Int64>(minimumCapacity: rows)
-        try statement.query(values) { written.insert($0.int64(0)) }
-        guard written.count < rows else { return }
         for row in 0..<rows where !written.contains(first[row].id.key) {
             try insertRow(at: first + row)
         }

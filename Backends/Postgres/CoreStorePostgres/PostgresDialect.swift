@@ -135,8 +135,8 @@ struct PostgresDialect: SQLDialect {
 
     /// The protocol counts a statement's parameters in 16 bits.
     var maximumParameters: Int { 65_535 }
-    /// An error aborts the whole transaction: batched inserts skip refused rows instead.
-    var failedStatementKeepsTransaction: Bool { false }
+    /// An error aborts the whole transaction: batches skip refused rows instead.
+    var batchInsertConflicts: SQLBatchInsertConflicts { .skipRefusedRows }
 
     func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue]) {
         var literal = "{"

@@ -120,8 +120,8 @@ struct SQLiteDialect: SQLDialect {
     /// 999: what every SQLite build allows (3.32 raised the default to 32,766, but a system
     /// library may be older or built lower); 64 rows of up to 14 columns fit.
     var maximumParameters: Int { 999 }
-    /// A statement a constraint refuses is undone alone (`ABORT`); the transaction goes on.
-    var failedStatementKeepsTransaction: Bool { true }
+    /// `INSERT OR FAIL`: no statement journal for a batch (see ``SQLBatchInsertConflicts``).
+    var batchInsertConflicts: SQLBatchInsertConflicts { .stopAtRefusedRow }
 
     func keyListCondition(_ column: String, keys: ArraySlice<Int64>) -> (sql: String, parameters: [SQLValue]) {
         let placeholders = keys.count == keysPerCondition ? Self.fullKeyListPlaceholders : Self.placeholderList(keys.count)
