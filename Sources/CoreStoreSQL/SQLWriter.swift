@@ -271,7 +271,9 @@ package final class SQLWriter<Connection: SQLConnection> {
         }
     }
 
-    /// ``bindRow(at:of:to:from:)``'s values, appended to `values`.
+    /// ``bindRow(at:of:to:from:)``'s values, appended to `values`. (The two are spelled out
+    /// apart on purpose: one loop handing each value to a closure cost SQLite's W1 4.5% more
+    /// instructions.)
     private func appendRow(at record: UnsafePointer<Record>, of entity: SQLSchemaMapping.EntityMapping, to values: inout [SQLValue]) {
         values.append(.integer(record.pointee.id.key))
         for (ordinal, type) in entity.attributeTypes.enumerated() {
