@@ -16,6 +16,9 @@ final class PostgresConnection {
     /// Where the connection goes, without the password (for messages).
     let location: String
     private var statements: [String: PostgresStatement] = [:]
+    /// The statements numbered up to this one were dropped on the server by the last
+    /// `DEALLOCATE ALL` (see ``statement(_:)``); a holder that kept one prepares it again.
+    private(set) var deallocatedThrough = 0
     private var statementCount = 0
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     private(set) var changes = 0
@@ -65,16 +68,28 @@ final class PostgresConnection {
         if statements.count >= 256 {
             statements.removeAll(keepingCapacity: true)
             try execute("DEALLOCATE ALL")
+            deallocatedThrough = statementCount
         }
-        statementCount += 1
-        let name = "corestore_\(statementCount)"
-        let result = PQprepare(handle, name, sql, 0, nil)
-        defer { PQclear(result) }
-        try check(result, context: sql)
-        let statement = PostgresStatement(connection: self, name: name, sql: sql)
+        let number = try prepare(sql)
+        let statement = PostgresStatement(connection: self, number: number, sql: sql)
         statements[sql] = statement
         return statement
     }
+
+    /// Prepares `sql` on the server under a new name (``statementName(_:)``); returns its number.
+    /// Also what a statement kept past a `DEALLOCATE ALL` calls (a commit's writer holds its
+    /// statements while it prepares others).
+    func prepare(_ sql: String) throws -> Int {
+        settle()
+        statementCount += 1
+        let result = PQprepare(handle, Self.statementName(statementCount), sql, 0, nil)
+        defer { PQclear(result) }
+        try check(result, context: sql)
+        return statementCount
+    }
+
+    /// The server-side name of the statement numbered `number`.
+    static func statementName(_ number: Int) -> String { "corestore_\(number)" }
 
     /// Runs one or more statements without parameters (DDL, settings, transaction control).
     func execute(_ sql: String) throws {

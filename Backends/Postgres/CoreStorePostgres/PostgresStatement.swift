@@ -5,20 +5,29 @@ import CoreStoreStorage
 
 /// A prepared statement of one ``PostgresConnection``.
 final class PostgresStatement: SQLStatement {
-    let name: String
     let sql: String
+    /// Its number on the connection (its server-side name is
+    /// ``PostgresConnection/statementName(_:)``); a new one after it was prepared again.
+    private var number: Int
     private unowned let connection: PostgresConnection
     /// The parameters bound one by one since ``reset()``.
     private var bound: [SQLValue] = []
 
-    init(connection: PostgresConnection, name: String, sql: String) {
+    init(connection: PostgresConnection, number: Int, sql: String) {
         self.connection = connection
-        self.name = name
+        self.number = number
         self.sql = sql
     }
 
+    /// The statement's server-side name, after preparing it again if the connection dropped
+    /// it meanwhile (its cache was full: see ``PostgresConnection/statement(_:)``).
+    private func preparedName() throws -> String {
+        if number <= connection.deallocatedThrough { number = try connection.prepare(sql) }
+        return PostgresConnection.statementName(number)
+    }
+
     func execute(_ values: [SQLValue] = []) throws {
-        PQclear(try connection.run(name, sql: sql, values))
+        PQclear(try connection.run(try preparedName(), sql: sql, values))
     }
 
     func query(_ values: [SQLValue] = [], _ row: (PostgresRow) throws -> Void) throws {
@@ -28,7 +37,7 @@ final class PostgresStatement: SQLStatement {
     /// Runs the statement and hands over each row of its result; `binaryResults` asks for the
     /// binary format (see ``PostgresBinaryValue``).
     func query(_ values: [SQLValue], binaryResults: Bool, _ row: (PostgresRow) throws -> Void) throws {
-        let result = try connection.run(name, sql: sql, values, binaryResults: binaryResults)
+        let result = try connection.run(try preparedName(), sql: sql, values, binaryResults: binaryResults)
         defer { PQclear(result) }
         guard let result else { return }
         let count = PQntuples(result)
