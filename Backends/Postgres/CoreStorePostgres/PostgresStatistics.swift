@@ -42,13 +42,12 @@ enum PostgresStatistics {
     }
 
     /// Analyzes each table whose row count `changes` moved by at least ``minimumChangedRows``
-    /// rows and half the rows its statistics count (see the type's description). Returns the
-    /// tables it analyzed; throws what the server or the connection reports.
-    @discardableResult
-    static func refresh(after changes: MergedChanges, mapping: SQLSchemaMapping, schemaName: String, on connection: PostgresConnection) throws -> [String] {
+    /// rows and half the rows its statistics count (see the type's description); throws what
+    /// the server or the connection reports.
+    static func refresh(after changes: MergedChanges, mapping: SQLSchemaMapping, schemaName: String, on connection: PostgresConnection) throws {
+        // Every commit passes here: most are far too small to count per table.
         let total = changes.inserts.count + changes.deletes.count + changes.unreadDeletes.count
-        guard total >= minimumChangedRows else { return [] }
-        var analyzed: [String] = []
+        guard total >= minimumChangedRows else { return }
         for (table, changed) in changedRows(changes, mapping: mapping).sorted(by: { $0.key < $1.key }) where changed >= minimumChangedRows {
             let qualified = schemaName.sqlIdentifier + "." + table.sqlIdentifier
             // -1 for a table never analyzed or vacuumed.
@@ -58,9 +57,7 @@ enum PostgresStatistics {
             }
             guard counted < 0 || Int64(changed) * 2 >= counted else { continue }
             try analyze([table], schemaName: schemaName, on: connection)
-            analyzed.append(table)
         }
-        return analyzed
     }
 
     /// Analyzes `tables` of the schema: what a migration does for the tables it filled, which

@@ -214,7 +214,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 }
                 // Committed: a table the commit filled or emptied is analyzed now, not a minute
                 // later (see PostgresStatistics); a failure here leaves that to autovacuum.
-                _ = try? PostgresStatistics.refresh(after: info.changes, mapping: state.mapping, schemaName: schemaName, on: writer)
+                try? PostgresStatistics.refresh(after: info.changes, mapping: state.mapping, schemaName: schemaName, on: writer)
                 return info
             } catch let error as StorageError where PostgresStore.isConflict(error) {
                 guard attempt < maximumCommitAttempts else {
