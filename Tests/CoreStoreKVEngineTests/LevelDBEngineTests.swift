@@ -33,6 +33,60 @@ struct LevelDBEngineTests {
         }
     }
 
+    /// A native batch hands back its writes in order: puts with their values (an empty one
+    /// included), deletes without.
+    @Test
+    func aWriteBatchVisitsItsWritesInOrder() {
+        let batch = LevelDBWriteBatch()
+        let writes: [BufferedKeyValueWriter.Operation] = [.put(key: [1, 2], value: [3]), .delete(key: [4]), .put(key: [5], value: []), .put(key: [1, 2], value: [6, 7])]
+        for write in writes {
+            switch write {
+            case .put(let key, let value): key.withUnsafeBytes { key in value.withUnsafeBytes { batch.put(key: key, value: $0) } }
+            case .delete(let key): key.withUnsafeBytes { batch.delete(key: $0) }
+            }
+        }
+        var visited: [BufferedKeyValueWriter.Operation] = []
+        batch.forEach { key, value in visited.append(value.map { .put(key: Array(key), value: Array($0)) } ?? .delete(key: Array(key))) }
+        #expect(visited == writes)
+    }
+
+    /// A write whose reads come between its puts fills several native batches; the engine
+    /// applies them together, in order, and a write that throws applies none of them.
+    @Test
+    func aWriteAppliesAllOfItsBatchesOrNone() throws {
+        try withTemporaryStore { url in
+            let engine = LevelDBEngine(directoryURL: url)
+            try engine.open()
+            defer { engine.close() }
+            try engine.write { writer in
+                for i in 0..<4 as Range<UInt8> {
+                    try writer.put([i], [i])
+                    #expect(try writer.get([i]) == [i])
+                    try writer.put([i], [i, i])
+                    if i > 0 { try writer.delete([i - 1]) }
+                }
+            }
+            func stored() throws -> [[UInt8]] {
+                try engine.read { reader in
+                    var pairs: [[UInt8]] = []
+                    try reader.scan(from: [], to: [], reverse: false) { key, value in pairs.append(key + [0xFF] + value); return true }
+                    return pairs
+                }
+            }
+            #expect(try stored() == [[3, 0xFF, 3, 3]])
+            struct Refused: Error {}
+            #expect(throws: Refused.self) {
+                try engine.write { writer in
+                    try writer.put([8], [8])
+                    _ = try writer.get([8])
+                    try writer.put([9], [9])
+                    throw Refused()
+                }
+            }
+            #expect(try stored() == [[3, 0xFF, 3, 3]])
+        }
+    }
+
     /// Another process holds `LOCK` (a `fcntl` lock, as LevelDB takes it), through python3
     /// (installed by `scripts/ensure-deps.sh`).
     @Test

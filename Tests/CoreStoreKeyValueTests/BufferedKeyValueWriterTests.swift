@@ -129,4 +129,106 @@ struct BufferedKeyValueWriterTests {
             }
         }
     }
+    /// A batch that keeps its writes in an array, standing in for an engine's.
+    final class RecordingBatch: KeyValueWriteBatch {
+        var writes: [BufferedKeyValueWriter.Operation] = []
+
+        func put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            writes.append(.put(key: Array(key), value: Array(value)))
+        }
+
+        func delete(key: UnsafeRawBufferPointer) {
+            writes.append(.delete(key: Array(key)))
+        }
+
+        func forEach(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) {
+            for write in writes {
+                switch write {
+                case .put(let key, let value): key.withUnsafeBytes { key in value.withUnsafeBytes { body(key, $0) } }
+                case .delete(let key): key.withUnsafeBytes { body($0, nil) }
+                }
+            }
+        }
+    }
+
+    /// A writer that fills the engine's batches: each run of writes between reads goes into a
+    /// batch of its own, the batches hold every write in order, and reads see all of them.
+    @Test("Writes go straight into the engine's batches, one per run between reads")
+    func writesGoIntoTheEnginesBatches() throws {
+        let engine = MemoryKeyValueStore()
+        try engine.open()
+        try engine.write { try $0.put([7], [70]) }
+        try engine.read { snapshot in
+            let buffer = BufferedKeyValueWriter(base: snapshot, batches: { RecordingBatch() })
+            #expect(!buffer.hasPendingOperations && buffer.writeBatches.isEmpty)
+            #expect(try buffer.get([7]) == [70])
+            #expect(buffer.writeBatches.isEmpty, "a read before any write opens no batch")
+            try buffer.put([5], [1])
+            try ([0] as [UInt8]).withUnsafeBytes { key in try ([2] as [UInt8]).withUnsafeBytes { try buffer.put(keyBytes: key, valueBytes: $0) } }
+            try buffer.delete([7])
+            #expect(buffer.writeBatches.count == 1)
+            #expect(try buffer.get([5]) == [1] && buffer.get([0]) == [2] && buffer.get([7]) == nil)
+            try buffer.put([5], [3])
+            try buffer.put([9], [])
+            #expect(buffer.writeBatches.count == 2)
+            let batches = try buffer.writeBatches.map { try #require($0 as? RecordingBatch).writes }
+            #expect(batches == [
+                [.put(key: [5], value: [1]), .put(key: [0], value: [2]), .delete(key: [7])],
+                [.put(key: [5], value: [3]), .put(key: [9], value: [])],
+            ])
+            #expect(buffer.operations == batches.flatMap { $0 })
+            #expect(operationsInPlace(buffer) == buffer.operations)
+            #expect(try buffer.get([5]) == [3] && buffer.get([9]) == [] && buffer.get([7]) == nil)
+            var scanned: [[UInt8]] = []
+            try buffer.scan(from: [], to: [], reverse: false) { key, _ in scanned.append(key); return true }
+            #expect(scanned == [[0], [5], [9]])
+        }
+    }
+
+    /// Random writes and reads through a writer that fills batches: replaying its batches in
+    /// order gives what it reads, as for a writer with a log of its own.
+    @Test("Replaying the engine's batches in order gives what the buffer reads")
+    func replayingTheBatchesGivesWhatTheBufferReads() throws {
+        var g = SeededGenerator(seed: 91)
+        for _ in 0..<200 {
+            let engine = MemoryKeyValueStore()
+            try engine.open()
+            try engine.write { w in
+                for key in 0..<4 as Range<UInt8> { try w.put([key * 60], [key]) }
+            }
+            try engine.read { snapshot in
+                let buffer = BufferedKeyValueWriter(base: snapshot, batches: { RecordingBatch() })
+                var model: [[UInt8]: [UInt8]] = [[0]: [0], [60]: [1], [120]: [2], [180]: [3]]
+                var keys = Set(model.keys)
+                for _ in 0..<Int.random(in: 0...20, using: &g) {
+                    let key = randomKey(&g)
+                    keys.insert(key)
+                    switch Int.random(in: 0..<3, using: &g) {
+                    case 0:
+                        let value = [UInt8.random(in: 0...255, using: &g)]
+                        try buffer.put(key, value)
+                        model[key] = value
+                    case 1:
+                        try buffer.delete(key)
+                        model[key] = nil
+                    default:
+                        #expect(try buffer.get(key) == model[key])
+                    }
+                }
+                var applied: [[UInt8]: [UInt8]] = [[0]: [0], [60]: [1], [120]: [2], [180]: [3]]
+                for batch in buffer.writeBatches {
+                    for write in try #require(batch as? RecordingBatch).writes {
+                        switch write {
+                        case .put(let key, let value): applied[key] = value
+                        case .delete(let key): applied[key] = nil
+                        }
+                    }
+                }
+                for key in keys {
+                    #expect(applied[key] == model[key])
+                    #expect(try buffer.get(key) == model[key])
+                }
+            }
+        }
+    }
 }

@@ -120,18 +120,20 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         return try body(LevelDBSnapshotReader(database: handle, options: options))
     }
 
-    /// Applies the pending operations of `writer` as one `leveldb_writebatch` (atomic; nothing
-    /// when there are none).
+    /// Applies the writes of `writer`, which filled ``LevelDBWriteBatch``es, as one atomic
+    /// `leveldb_write` (nothing when there are none): the batches after the first are appended
+    /// to it whole.
     func apply(_ writer: BufferedKeyValueWriter) throws {
-        guard writer.hasPendingOperations else { return }
-        let batch = leveldb_writebatch_create()
-        defer { leveldb_writebatch_destroy(batch) }
-        writer.forEachOperationInPlace { key, value in
-            let keyStart = key.baseAddress?.assumingMemoryBound(to: CChar.self)
-            guard let value else { return leveldb_writebatch_delete(batch, keyStart, key.count) }
-            leveldb_writebatch_put(batch, keyStart, key.count, value.baseAddress?.assumingMemoryBound(to: CChar.self), value.count)
+        var batches: [LevelDBWriteBatch] = []
+        for batch in writer.writeBatches {
+            guard let batch = batch as? LevelDBWriteBatch else {
+                throw StorageError.engine(code: 0, message: "a LevelDB write was handed a batch of another engine (\(type(of: batch)))")
+            }
+            batches.append(batch)
         }
-        try LevelDBStatus.call("leveldb_write") { leveldb_write(handle, writeOptions, batch, $0) }
+        guard let first = batches.first else { return }
+        for batch in batches.dropFirst() { leveldb_writebatch_append(first.handle, batch.handle) }
+        try LevelDBStatus.call("leveldb_write") { leveldb_write(handle, writeOptions, first.handle, $0) }
     }
 
     /// Deletes the first `limit` keys with `lowerBound <= key < upperBound` (empty: no bound) in

@@ -115,7 +115,7 @@ public final class LevelDBEngine: OrderedKeyValueStore, @unchecked Sendable {
     public func write<T>(_ body: (any KeyValueWriter) throws -> T) throws -> T {
         try shell.transaction { database in
             try database.withSnapshot { snapshot in
-                let writer = BufferedKeyValueWriter(base: snapshot)
+                let writer = BufferedKeyValueWriter(base: snapshot, batches: { LevelDBWriteBatch() })
                 let value = try body(writer)
                 try database.apply(writer)
                 return value
