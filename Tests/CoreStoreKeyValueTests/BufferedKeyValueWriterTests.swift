@@ -94,6 +94,18 @@ struct BufferedKeyValueWriterTests {
         return result
     }
 
+    /// `pairs` after `operations`, applied in order.
+    private static func applying(_ operations: [BufferedKeyValueWriter.Operation], to pairs: [[UInt8]: [UInt8]]) -> [[UInt8]: [UInt8]] {
+        var pairs = pairs
+        for operation in operations {
+            switch operation {
+            case .put(let key, let value): pairs[key] = value
+            case .delete(let key): pairs[key] = nil
+            }
+        }
+        return pairs
+    }
+
     /// Applying `operations` in order to `model` gives what the buffer reads.
     @Test("Applying the operations in order gives what the buffer reads")
     func applyingTheOperationsInOrderGivesWhatTheBufferReads() throws {
@@ -118,13 +130,7 @@ struct BufferedKeyValueWriterTests {
                     if Int.random(in: 0..<5, using: &g) == 0 { #expect(operationsInPlace(buffer) == buffer.operations) }
                 }
                 #expect(operationsInPlace(buffer) == buffer.operations)
-                var applied: [[UInt8]: [UInt8]] = [:]
-                for operation in buffer.operations {
-                    switch operation {
-                    case .put(let key, let value): applied[key] = value
-                    case .delete(let key): applied[key] = nil
-                    }
-                }
+                let applied = Self.applying(buffer.operations, to: [:])
                 for key in keys { #expect(try buffer.get(key) == applied[key]) }
             }
         }
@@ -215,15 +221,8 @@ struct BufferedKeyValueWriterTests {
                         #expect(try buffer.get(key) == model[key])
                     }
                 }
-                var applied: [[UInt8]: [UInt8]] = [[0]: [0], [60]: [1], [120]: [2], [180]: [3]]
-                for batch in buffer.writeBatches {
-                    for write in try #require(batch as? RecordingBatch).writes {
-                        switch write {
-                        case .put(let key, let value): applied[key] = value
-                        case .delete(let key): applied[key] = nil
-                        }
-                    }
-                }
+                let writes = try buffer.writeBatches.flatMap { try #require($0 as? RecordingBatch).writes }
+                let applied = Self.applying(writes, to: [[0]: [0], [60]: [1], [120]: [2], [180]: [3]])
                 for key in keys {
                     #expect(applied[key] == model[key])
                     #expect(try buffer.get(key) == model[key])
