@@ -25,6 +25,17 @@ package struct SQLRecordAccumulator {
     private let known: KnownRecordKeys
     /// Whether ``known`` holds any key.
     private let skipsKnown: Bool
+    /// The entity whose attribute reads ``reads`` holds (the last one appended).
+    private var readsEntity: SQLSchemaMapping.EntityMapping?
+    /// Where each attribute of ``readsEntity`` is read: kept here, in the accumulator, so that
+    /// a row reads them without retaining the entity's arrays.
+    private var reads: [AttributeRead] = []
+
+    /// The row column an attribute is read from, and its type.
+    private struct AttributeRead {
+        let column: Int32
+        let type: AttributeType
+    }
 
     /// An accumulator for rows of any entity of `mapping`.
     package init(mapping: SQLSchemaMapping) {
@@ -61,12 +72,11 @@ package struct SQLRecordAccumulator {
             records.append(Record(identifierOnly: RecordID(entity: entity.name, key: key)))
             return
         }
+        if readsEntity !== entity { try prepareReads(of: entity) }
         var attributes: [Value] = []
-        attributes.reserveCapacity(entity.attributeTypes.count)
-        for (ordinal, type) in entity.attributeTypes.enumerated() {
-            let index = entity.attributeColumnIndexes[ordinal]
-            guard index >= 0 else { throw StorageError.unknownKey(key: entity.attributeColumns[ordinal], entity: entity.name) }
-            attributes.append(try statement.value(Int32(index + 2), as: type))
+        attributes.reserveCapacity(reads.count)
+        for i in 0..<reads.count {
+            attributes.append(try statement.value(reads[i].column, as: reads[i].type))
         }
         var relationships: [[RecordID]] = []
         if !entity.relationships.isEmpty {
@@ -81,6 +91,17 @@ package struct SQLRecordAccumulator {
             }
         }
         records.append(Record(id: RecordID(entity: entity.name, key: key), attributes: attributes, relationships: relationships))
+    }
+
+    /// Makes ``reads`` those of `entity`; throws when an attribute has no column.
+    private mutating func prepareReads(of entity: SQLSchemaMapping.EntityMapping) throws {
+        reads.removeAll(keepingCapacity: true)
+        for (ordinal, type) in entity.attributeTypes.enumerated() {
+            let index = entity.attributeColumnIndexes[ordinal]
+            guard index >= 0 else { throw StorageError.unknownKey(key: entity.attributeColumns[ordinal], entity: entity.name) }
+            reads.append(AttributeRead(column: Int32(index + 2), type: type))
+        }
+        readsEntity = entity
     }
 
     /// The records, in row order, with the entities of polymorphic to-one destinations and
