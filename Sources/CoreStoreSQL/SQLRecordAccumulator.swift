@@ -93,8 +93,10 @@ package struct SQLRecordAccumulator {
         records.append(Record(id: RecordID(entity: entity.name, key: key), attributes: attributes, relationships: relationships))
     }
 
-    /// Makes ``reads`` those of `entity`; throws when an attribute has no column.
+    /// Makes ``reads`` those of `entity`; throws when an attribute has no column (and then
+    /// holds no entity's reads).
     private mutating func prepareReads(of entity: SQLSchemaMapping.EntityMapping) throws {
+        readsEntity = nil
         reads.removeAll(keepingCapacity: true)
         for (ordinal, type) in entity.attributeTypes.enumerated() {
             let index = entity.attributeColumnIndexes[ordinal]
