@@ -115,14 +115,21 @@ struct PostgresStatisticsTests {
                 AttributeDescription(name: "code", type: .integer, isOptional: false, isIndexed: true),
                 AttributeDescription(name: "label", type: .string, isOptional: false),
             ]),
+            EntityDescription(name: "StatisticsCrate", attributes: [
+                AttributeDescription(name: "weight", type: .integer, isOptional: false),
+            ]),
         ])
         let mapping = try SQLSchemaMapping(schema: storeSchema, dialect: PostgresDialect())
-        let record = { (key: Int64) in Record(id: RecordID(entity: "StatisticsParcel", key: key), attributes: [.int(key), .string("")], relationships: []) }
+        let parcel = { (key: Int64) in Record(id: RecordID(entity: "StatisticsParcel", key: key), attributes: [.int(key), .string("")], relationships: []) }
+        let crate = { (key: Int64) in Record(id: RecordID(entity: "StatisticsCrate", key: key), attributes: [.int(key)], relationships: []) }
         let changes = MergedChanges(
-            inserts: [record(1), record(2)],
-            deletes: [record(3), Record(id: RecordID(entity: "NotInTheSchema", key: 4), attributes: [], relationships: [])],
-            unreadDeletes: [RecordID(entity: "StatisticsParcel", key: 5)]
+            // Runs of one entity, interrupted and taken up again, and an entity the schema lacks
+            // (counted nowhere) between two runs of the same one.
+            inserts: [parcel(1), parcel(2), crate(10), parcel(6), crate(11), crate(12)],
+            deletes: [parcel(3), Record(id: RecordID(entity: "NotInTheSchema", key: 4), attributes: [], relationships: []), parcel(7)],
+            unreadDeletes: [RecordID(entity: "StatisticsParcel", key: 5), RecordID(entity: "StatisticsCrate", key: 13)]
         )
-        #expect(PostgresStatistics.changedRows(changes, mapping: mapping) == ["StatisticsParcel": 4])
+        #expect(PostgresStatistics.changedRows(changes, mapping: mapping) == ["StatisticsParcel": 6, "StatisticsCrate": 4])
+        #expect(PostgresStatistics.changedRows(MergedChanges(), mapping: mapping).isEmpty)
     }
 }

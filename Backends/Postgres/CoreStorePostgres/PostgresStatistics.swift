@@ -27,17 +27,25 @@ enum PostgresStatistics {
     /// only: join tables are planned through their primary key).
     static func changedRows(_ changes: MergedChanges, mapping: SQLSchemaMapping) -> [String: Int] {
         var counts: [String: Int] = [:]
-        var lastEntity = "", lastTable: String?
+        // Changes come in runs of one entity: each run is counted here and added to its table's
+        // total once, not hashed into the dictionary record by record.
+        var lastEntity = "", lastTable: String?, run = 0
+        func flush() {
+            if let lastTable, run > 0 { counts[lastTable, default: 0] += run }
+            run = 0
+        }
         func count(_ entity: String) {
             if entity != lastEntity {
+                flush()
                 lastEntity = entity
                 lastTable = try? mapping.entity(entity).table
             }
-            if let lastTable { counts[lastTable, default: 0] += 1 }
+            run += 1
         }
         for record in changes.inserts { count(record.id.entity) }
         for record in changes.deletes { count(record.id.entity) }
         for id in changes.unreadDeletes { count(id.entity) }
+        flush()
         return counts
     }
 
