@@ -50,9 +50,17 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
     /// The engine's files.
     public let format: any DirectoryStoreFormat
 
-    private struct Session {
+    /// The open handle and its gate. A class: handing a session out of the lock copies one
+    /// reference, where a struct of a generic field made the unspecialized code look its type
+    /// up at run time on every transaction.
+    private final class Session {
         let connection: Connection
         let gate: KeyValueTransactionGate
+
+        init(connection: Connection, gate: KeyValueTransactionGate) {
+            self.connection = connection
+            self.gate = gate
+        }
     }
 
     private let lock = NSLock()

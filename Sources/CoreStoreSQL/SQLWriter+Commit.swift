@@ -17,9 +17,10 @@ extension SQLWriter {
     package func commit(
         _ changes: ChangeSet, counters: () throws -> CommitCounters, store: (CommitCounters, StoredMetadata?) throws -> Void
     ) throws -> CommitInfo {
-        let stored = SQLReader(connection: connection, mapping: mapping)
-        let prepared = try changes.prepareCommit(schema: mapping.schema, counters: try counters(), acceptsUnreadDeletes: true) { ids in
-            try stored.records(ids)
+        // The reader is made only when the merge loads stored records (updates and deletes):
+        // making it copies the mapping, which a commit of inserts alone does not need.
+        let prepared = try changes.prepareCommit(schema: mapping.schema, counters: try counters(), acceptsUnreadDeletes: true) { [self] ids in
+            try SQLReader(connection: connection, mapping: mapping).records(ids)
         }
         try apply(prepared.changes)
         try store(prepared.counters, prepared.metadata)

@@ -33,7 +33,6 @@ public struct ChangeMerger {
     /// Reads stored records inside the store's write: `nil` where a record does not exist.
     public typealias Loader = ([RecordID]) throws -> [Record?]
 
-    private let schema: StoreSchema
     private let validator: RecordValidator
     private let load: Loader
 
@@ -60,7 +59,6 @@ public struct ChangeMerger {
     private var insertSlots: [Int64: Int]?
 
     private init(schema: StoreSchema, inserts: [Record], load: @escaping Loader) {
-        self.schema = schema
         self.validator = RecordValidator(schema: schema)
         self.inserts = inserts
         self.load = load
@@ -108,7 +106,7 @@ public struct ChangeMerger {
             }
             try validator.validateInsert(record)
             lastEntity = record.id.entity
-            if let entity = schema.entity(named: lastEntity) {
+            if let entity = validator.schema.entity(named: lastEntity) {
                 lastShape = (entity.attributes.count, entity.relationships.count)
             } else {
                 lastShape = (-1, -1)
@@ -127,7 +125,7 @@ public struct ChangeMerger {
             for id in changes.deletes {
                 if id.entity != lastEntity {
                     lastEntity = id.entity
-                    lastHasNone = schema.entity(named: lastEntity)?.relationships.isEmpty == true
+                    lastHasNone = validator.schema.entity(named: lastEntity)?.relationships.isEmpty == true
                 }
                 if lastHasNone && stored[id.key] == nil { unread.append(id) } else { toRead.append(id) }
             }
@@ -209,7 +207,7 @@ public struct ChangeMerger {
         if let known = entityKeys[entityName] {
             keys = known
         } else {
-            guard let entity = schema.entity(named: entityName) else { throw StorageError.unknownEntity(entityName) }
+            guard let entity = validator.schema.entity(named: entityName) else { throw StorageError.unknownEntity(entityName) }
             keys = EntityKeys(entity)
             entityKeys[entityName] = keys
         }
@@ -234,7 +232,7 @@ public struct ChangeMerger {
     // MARK: Inverses
 
     private mutating func keepInversesConsistent(_ changes: ChangeSet, deleted: [Record]) throws {
-        let schema = self.schema
+        let schema = validator.schema
         guard schema.entities.contains(where: { $0.relationships.contains { $0.inverseName != nil } }) else { return }
         var edges: [(source: RecordID, ordinal: Int, removed: [RecordID], added: [RecordID])] = []
         func collect(_ before: Record?, _ after: Record?) {
@@ -308,12 +306,12 @@ public struct ChangeMerger {
     private mutating func modify(_ id: RecordID, _ body: (inout Record) -> Void) throws -> Bool {
         if deletedKeys.contains(id.key) { return false }
         if let slot = insertPositions()[id.key] {
-            guard schema.entity(inserts[slot].id.entity, isKindOf: id.entity) else { return false }
+            guard validator.schema.entity(inserts[slot].id.entity, isKindOf: id.entity) else { return false }
             body(&inserts[slot])
             return true
         }
         if stored[id.key] == nil { try preload([id]) }
-        guard var record = current[id.key]?.record ?? (stored[id.key] ?? nil), schema.entity(record.id.entity, isKindOf: id.entity) else { return false }
+        guard var record = current[id.key]?.record ?? (stored[id.key] ?? nil), validator.schema.entity(record.id.entity, isKindOf: id.entity) else { return false }
         let before = record
         body(&record)
         if record != before { setCurrent(record, keys: nil) }
@@ -335,7 +333,7 @@ public struct ChangeMerger {
     /// Throws when a merged to-many relationship holds fewer or more destinations than its
     /// entity allows (two commits that each add within bounds can together exceed them).
     private mutating func checkCounts() throws {
-        guard schema.entities.contains(where: { $0.relationships.contains { $0.kind.isToMany && ($0.minCount > 0 || $0.maxCount > 0) } }) else { return }
+        guard validator.schema.entities.contains(where: { $0.relationships.contains { $0.kind.isToMany && ($0.minCount > 0 || $0.maxCount > 0) } }) else { return }
         func check(_ record: Record, changedFrom old: Record?, _ keys: EntityKeys) throws {
             for (ordinal, relationship) in keys.entity.relationships.enumerated() where relationship.kind.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
                 let count = record.relationships[ordinal].count
