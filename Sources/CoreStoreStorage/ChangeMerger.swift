@@ -232,8 +232,9 @@ public struct ChangeMerger {
     // MARK: Inverses
 
     private mutating func keepInversesConsistent(_ changes: ChangeSet, deleted: [Record]) throws {
+        // Decided once per schema, not by scanning every entity on every commit.
+        guard validator.schema.hasInverseRelationships else { return }
         let schema = validator.schema
-        guard schema.entities.contains(where: { $0.relationships.contains { $0.inverseName != nil } }) else { return }
         var edges: [(source: RecordID, ordinal: Int, removed: [RecordID], added: [RecordID])] = []
         func collect(_ before: Record?, _ after: Record?) {
             guard let any = after ?? before, let entity = schema.entity(named: any.id.entity) else { return }
@@ -333,7 +334,7 @@ public struct ChangeMerger {
     /// Throws when a merged to-many relationship holds fewer or more destinations than its
     /// entity allows (two commits that each add within bounds can together exceed them).
     private mutating func checkCounts() throws {
-        guard validator.schema.entities.contains(where: { $0.relationships.contains { $0.kind.isToMany && ($0.minCount > 0 || $0.maxCount > 0) } }) else { return }
+        guard validator.schema.hasBoundedToManyRelationships else { return }
         func check(_ record: Record, changedFrom old: Record?, _ keys: EntityKeys) throws {
             for (ordinal, relationship) in keys.entity.relationships.enumerated() where relationship.kind.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
                 let count = record.relationships[ordinal].count

@@ -151,6 +151,10 @@ public struct StoreSchema: Sendable, Hashable {
     private let childrenIndex: [String: [String]]
     private let attributeIndex: [String: [String: Int]]
     private let relationshipIndex: [String: [String: Int]]
+    /// Whether some relationship names an inverse: a commit keeps inverses consistent only then.
+    let hasInverseRelationships: Bool
+    /// Whether some to-many relationship bounds its count: a commit checks counts only then.
+    let hasBoundedToManyRelationships: Bool
 
     /// Creates a store schema; `entities` must list parents before their children.
     public init(modelVersion: String, schemaHash: String, entities: [EntityDescription]) {
@@ -175,6 +179,9 @@ public struct StoreSchema: Sendable, Hashable {
         self.childrenIndex = children
         self.attributeIndex = attributes
         self.relationshipIndex = relationships
+        let allRelationships = entities.lazy.flatMap(\.relationships)
+        self.hasInverseRelationships = allRelationships.contains { $0.inverseName != nil }
+        self.hasBoundedToManyRelationships = allRelationships.contains { $0.kind.isToMany && ($0.minCount > 0 || $0.maxCount > 0) }
     }
 
     /// The entity with this name, if the schema has it.
