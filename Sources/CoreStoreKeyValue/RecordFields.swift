@@ -370,6 +370,11 @@ final class RecordFields {
             attributes.append(value)
             position = end
         }
+        // The common ending, a zero relationship count as the last byte, without the checked
+        // reader: exactly what it accepts there (a count of 0, then nothing).
+        if position == payload.count - 1, payload.baseAddress.unsafelyUnwrapped.load(fromByteOffset: position, as: UInt8.self) == 0 {
+            return Record(id: id, attributes: attributes, relationships: [])
+        }
         var r = ByteReader(payload, what: "record", position: position)
         let relationships = try RecordCodec.relationships(&r, names: names)
         guard r.isAtEnd else { throw r.damaged("trailing bytes") }
