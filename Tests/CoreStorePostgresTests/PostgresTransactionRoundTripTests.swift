@@ -85,6 +85,82 @@ struct PostgresTransactionRoundTripTests {
         #expect(try connection.transaction("REPEATABLE READ READ ONLY") { try Self.count(connection) } == 0)
     }
 
+    /// A statement whose result overflows a double, as an exact sum can: PostgreSQL fails it
+    /// with 22003, the error ``PostgresConnection/abandonedAggregate(_:)`` recognizes.
+    static func overflow(_ connection: PostgresConnection) throws {
+        try connection.statement("SELECT $1::float8 * 10").query([.real(1e308)]) { _ in }
+    }
+
+    @Test func anAggregateAttemptLeavesItsTransactionUsable() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_aggregate")
+        defer { cleanUp() }
+        try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(4)])
+        let counts = try connection.transaction("REPEATABLE READ READ ONLY") {
+            let first = try connection.attemptingAggregate { try Self.count(connection) }
+            // Twice: a second savepoint of the same name, after the first one's release.
+            let second = try connection.attemptingAggregate { try Self.count(connection) }
+            return [first, second, try Self.count(connection)]
+        }
+        #expect(counts == [1, 1, 1])
+        #expect(!connection.isInTransaction)
+        #expect(PQtransactionStatus(connection.handle) == PQTRANS_IDLE)
+    }
+
+    @Test func anAbandonedAggregateGoesBackToItsSavepoint() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_abandoned")
+        defer { cleanUp() }
+        let count = try connection.transaction("REPEATABLE READ READ ONLY") { () throws -> Int64 in
+            // The first statement of the transaction: its BEGIN and savepoint go out with it.
+            #expect {
+                try connection.attemptingAggregate { try Self.overflow(connection) }
+            } throws: { error in
+                guard let error = error as? StorageError else { return false }
+                return connection.abandonedAggregate(error)
+            }
+            // The fallback runs in the same transaction, which the failure did not abort.
+            #expect(connection.isInTransaction)
+            #expect(PQtransactionStatus(connection.handle) == PQTRANS_INTRANS)
+            return try Self.count(connection)
+        }
+        #expect(count == 0)
+        #expect(!connection.isInTransaction)
+    }
+
+    @Test func anAggregateThatSendsNothingOpensNoTransaction() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_unsent")
+        defer { cleanUp() }
+        let value = try connection.transaction("REPEATABLE READ READ ONLY") {
+            try connection.attemptingAggregate { 7 }
+        }
+        #expect(value == 7)
+        #expect(PQtransactionStatus(connection.handle) == PQTRANS_IDLE)
+        // A failure before any statement leaves nothing to roll back to either.
+        #expect(throws: StorageError.self) {
+            try connection.transaction("REPEATABLE READ READ ONLY") {
+                try connection.attemptingAggregate { () throws -> Int in throw StorageError.invalidRequest("refused") }
+            }
+        }
+        #expect(!connection.isInTransaction)
+        #expect(try connection.transaction("REPEATABLE READ READ ONLY") { try Self.count(connection) } == 0)
+    }
+
+    @Test func anotherErrorInAnAggregateEndsTheTransaction() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_aggregate_error")
+        defer { cleanUp() }
+        #expect {
+            try connection.transaction("READ COMMITTED") {
+                try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
+                try connection.attemptingAggregate { try connection.statement("SELECT sum(n) FROM missing").query { _ in } }
+            }
+        } throws: { error in
+            guard case StorageError.engine(_, let message) = error else { return false }
+            return message.contains("42P01")
+        }
+        #expect(!connection.isInTransaction)
+        // The insert before the aggregate was rolled back with it.
+        #expect(try Self.count(connection) == 0)
+    }
+
     /// The schema `connection`'s search path names.
     static func searchPath(of connection: PostgresConnection) throws -> String {
         var path = ""

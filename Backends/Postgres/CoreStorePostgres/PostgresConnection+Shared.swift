@@ -33,17 +33,26 @@ extension PostgresConnection: SQLConnection {
     }
 
     /// An error aborts PostgreSQL's whole transaction: inside one, the aggregate runs in a
-    /// savepoint, which a failure rolls back to, so the read can go on to the fallback.
+    /// savepoint, which an abandoned aggregate (``abandonedAggregate(_:)``) rolls back to, so
+    /// the read can go on to the fallback; any other error ends the read, and the transaction
+    /// rolls back whole.
+    ///
+    /// The `SAVEPOINT` goes out with the aggregate's statement, and the `RELEASE` with the
+    /// transaction's next statement (or not at all, when the transaction ends first): an
+    /// aggregate costs one round trip, as a fetch does, not three.
     func attemptingAggregate<T>(_ body: () throws -> T) throws -> T {
         guard isInTransaction else { return try body() }
-        try execute("SAVEPOINT corestore_aggregate")
+        let savepoint = "SAVEPOINT corestore_aggregate", release = "RELEASE SAVEPOINT corestore_aggregate"
+        deferSavepointCommand(savepoint)
         do {
             let result = try body()
-            try execute("RELEASE SAVEPOINT corestore_aggregate")
+            // When `body` sent nothing, the savepoint never reached the server.
+            if !withdrawUnsentSavepointCommand(savepoint) { deferSavepointCommand(release) }
             return result
         } catch {
-            try execute("ROLLBACK TO SAVEPOINT corestore_aggregate")
-            try execute("RELEASE SAVEPOINT corestore_aggregate")
+            if withdrawUnsentSavepointCommand(savepoint) { throw error }
+            // The aggregate's own statement failed, so the savepoint before it was made.
+            if let error = error as? StorageError, abandonedAggregate(error) { try execute("ROLLBACK TO SAVEPOINT corestore_aggregate; \(release)") }
             throw error
         }
     }

@@ -25,6 +25,11 @@ final class PostgresConnection {
     /// The `BEGIN` of the open transaction while it has not reached the server: it goes out
     /// with the transaction's first statement, in the same round trip (see ``transaction(_:_:)``).
     private var pendingBegin: String?
+    /// Savepoint commands of the open transaction that have not reached the server: they go
+    /// out with its next statement, after a pending `BEGIN`, in the same round trip (see
+    /// ``attemptingAggregate(_:)``). The transaction's end drops them: its `COMMIT` or
+    /// `ROLLBACK` ends every savepoint.
+    private var pendingSavepointCommands: [String] = []
     /// Whether the `COMMIT` of a read-only transaction was sent and its result not yet read: it
     /// is read before the connection's next command (see ``transaction(_:_:)``).
     private var commitInFlight = false
@@ -94,13 +99,35 @@ final class PostgresConnection {
     /// Runs one or more statements without parameters (DDL, settings, transaction control).
     func execute(_ sql: String) throws {
         settle()
-        // A pending BEGIN goes first, in the same simple query.
-        let text = pendingBegin.map { "\($0); \(sql)" } ?? sql
-        pendingBegin = nil
+        // Pending transaction commands go first, in the same simple query.
+        let text = (takePendingCommands() + [sql]).joined(separator: "; ")
         let result = PQexec(handle, text)
         defer { PQclear(result) }
         try check(result, context: text)
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// The pending `BEGIN` and savepoint commands, in the order they must run, now handed to
+    /// the caller to send.
+    private func takePendingCommands() -> [String] {
+        var commands = pendingBegin.map { [$0] } ?? []
+        commands += pendingSavepointCommands
+        pendingBegin = nil
+        pendingSavepointCommands.removeAll()
+        return commands
+    }
+
+    /// Sends `command`, a savepoint command of the open transaction, with its next statement.
+    func deferSavepointCommand(_ command: String) {
+        pendingSavepointCommands.append(command)
+    }
+
+    /// Takes back `command` when it is the last savepoint command deferred and still unsent;
+    /// returns whether it was.
+    func withdrawUnsentSavepointCommand(_ command: String) -> Bool {
+        guard pendingSavepointCommands.last == command else { return false }
+        pendingSavepointCommands.removeLast()
+        return true
     }
 
     /// Whether a transaction is open (possibly failed, waiting for its `ROLLBACK`, or begun
@@ -129,8 +156,10 @@ final class PostgresConnection {
     func transaction<T>(_ isolation: String, _ body: () throws -> T) throws -> T {
         settle()
         pendingBegin = "BEGIN ISOLATION LEVEL \(isolation)"
+        pendingSavepointCommands.removeAll()
         do {
             let result = try body()
+            pendingSavepointCommands.removeAll()
             if pendingBegin != nil {
                 pendingBegin = nil
                 return result
@@ -143,6 +172,7 @@ final class PostgresConnection {
             return result
         } catch {
             pendingBegin = nil
+            pendingSavepointCommands.removeAll()
             if PQtransactionStatus(handle) != PQTRANS_IDLE {
                 try? execute("ROLLBACK")
             }
@@ -178,10 +208,10 @@ final class PostgresConnection {
         }
         settle()
         let result: OpaquePointer?
-        if let begin = pendingBegin {
-            pendingBegin = nil
+        let pending = takePendingCommands()
+        if !pending.isEmpty {
             result = try withPointers(texts) { pointers in
-                try runAfter(begin, name, sql: sql, Int32(values.count), pointers, lengths, formats, binaryResults: binaryResults)
+                try runAfter(pending, name, sql: sql, Int32(values.count), pointers, lengths, formats, binaryResults: binaryResults)
             }
         } else {
             result = withPointers(texts) { pointers in
@@ -198,36 +228,43 @@ final class PostgresConnection {
         return result
     }
 
-    /// Sends `begin` and the prepared statement `name` in one pipeline (one round trip) and
-    /// returns the statement's result, after checking the `BEGIN`'s. After a failure the
-    /// transaction is left aborted on the server, for ``transaction(_:_:)`` to roll back.
+    /// Sends the transaction commands `commands` (a `BEGIN`, savepoint commands) and the
+    /// prepared statement `name` in one pipeline (one round trip) and returns the statement's
+    /// result, after checking each command's; the first that failed is the error. After a
+    /// failure the transaction is left aborted on the server, for ``transaction(_:_:)`` to roll
+    /// back.
     private func runAfter(
-        _ begin: String, _ name: String, sql: String, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
+        _ commands: [String], _ name: String, sql: String, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
         _ lengths: [Int32], _ formats: [Int32], binaryResults: Bool
     ) throws -> OpaquePointer? {
         guard PQenterPipelineMode(handle) == 1 else {
             throw StorageError.engine(code: 0, message: "\(Self.trimmed(PQerrorMessage(handle))) (while starting a transaction on \(location))")
         }
-        let sent = PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) == 1
+        var sent = true
+        for command in commands where sent {
+            sent = PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 0) == 1
+        }
+        sent = sent
             && PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, binaryResults ? 1 : 0) == 1
             && PQpipelineSync(handle) == 1
         // Each statement's results end with a null; the pipeline's end is a sync result.
-        let beginResult = sent ? nextResults() : nil
+        let commandResults = sent ? commands.map { _ in nextResults() } : []
         let result = sent ? nextResults() : nil
         if sent, let sync = PQgetResult(handle) { PQclear(sync) }
         let failure = sent ? nil : Self.trimmed(PQerrorMessage(handle))
         PQexitPipelineMode(handle)
+        defer { commandResults.forEach { PQclear($0) } }
         if let failure {
-            throw StorageError.engine(code: 0, message: "\(failure) (while running \(begin); \(sql.statementExcerpt) on \(location))")
+            throw StorageError.engine(code: 0, message: "\(failure) (while running \(commands.joined(separator: "; ")); \(sql.statementExcerpt) on \(location))")
         }
         do {
-            try check(beginResult, context: begin)
+            for (command, commandResult) in zip(commands, commandResults) {
+                try check(commandResult, context: command)
+            }
         } catch {
-            PQclear(beginResult)
             PQclear(result)
             throw error
         }
-        PQclear(beginResult)
         return result
     }
 
