@@ -161,6 +161,52 @@ struct PostgresTransactionRoundTripTests {
         #expect(try Self.count(connection) == 0)
     }
 
+    @Test func aStatementSentWithTheCommitIsCommittedWithIt() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_with_commit")
+        defer { cleanUp() }
+        try connection.transaction("READ COMMITTED") {
+            try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
+            try connection.statement("INSERT INTO t VALUES ($1)").executeWithCommit([.integer(2)])
+        }
+        #expect(!connection.isInTransaction)
+        #expect(PQtransactionStatus(connection.handle) == PQTRANS_IDLE)
+        // Its BEGIN still pending: BEGIN, the statement and COMMIT in one round trip.
+        try connection.transaction("READ COMMITTED") {
+            try connection.statement("INSERT INTO t VALUES ($1)").executeWithCommit([.integer(3)])
+        }
+        var sum: Int64 = -1
+        try connection.statement("SELECT sum(n)::bigint FROM t").query { sum = $0.int64(0) }
+        #expect(sum == 6)
+    }
+
+    @Test func aStatementThatFailsWithTheCommitRollsBackTheTransaction() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_with_commit_failure")
+        defer { cleanUp() }
+        #expect {
+            try connection.transaction("READ COMMITTED") {
+                try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
+                try connection.statement("INSERT INTO t VALUES ($1)").executeWithCommit([.text("not a number")])
+            }
+        } throws: { error in
+            guard case StorageError.engine(_, let message) = error else { return false }
+            return message.contains("22P02")
+        }
+        #expect(!connection.isInTransaction)
+        #expect(try Self.count(connection) == 0)
+    }
+
+    @Test func aStatementAfterOneDeferredToTheCommitRunsAfterIt() throws {
+        let (connection, cleanUp) = try Self.connection("corestore_rt_with_commit_order")
+        defer { cleanUp() }
+        let seen = try connection.transaction("READ COMMITTED") { () throws -> Int64 in
+            try connection.statement("INSERT INTO t VALUES ($1)").executeWithCommit([.integer(1)])
+            // The deferred insert goes out first, so this count sees it.
+            return try Self.count(connection)
+        }
+        #expect(seen == 1)
+        #expect(try Self.count(connection) == 1)
+    }
+
     /// The schema `connection`'s search path names.
     static func searchPath(of connection: PostgresConnection) throws -> String {
         var path = ""

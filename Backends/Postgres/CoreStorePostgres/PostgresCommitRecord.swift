@@ -5,8 +5,9 @@ import CoreStoreStorage
 /// summary in the commit log (``SQLCommitLog``, forgetting the summary that fell out of it),
 /// and the notification that tells listeners of the commit once it is committed.
 ///
-/// One statement is one round trip to the server instead of four: a commit of one small change
-/// made about eight, and each costs about as much as the change itself. Data-modifying `WITH`
+/// One statement instead of four, and the transaction's last: it goes out with the `COMMIT`, in
+/// the same round trip (a commit of one small change once made about eight round trips, and
+/// each cost about as much as the change itself). Data-modifying `WITH`
 /// clauses each run exactly once, on the statement's snapshot; they touch different rows (the
 /// log entry removed is older than the one added), so they cannot see or undo one another.
 enum PostgresCommitRecord {
@@ -30,7 +31,8 @@ enum PostgresCommitRecord {
         let summary = CommitSummary(info)
         let sequence = Int64(clamping: info.sequence)
         let forgottenThrough = info.sequence > SQLCommitLog.keptCommits ? Int64(clamping: info.sequence - SQLCommitLog.keptCommits) : 0
-        try connection.statement(sql).execute([
+        // The transaction's last statement: it travels with the COMMIT.
+        try connection.statement(sql).executeWithCommit([
             .text(String(counters.nextKey)), .text(String(counters.sequence)), .integer(forgottenThrough),
             .text(channel), .integer(sequence), summary.encodedChanges.map(SQLValue.text) ?? .null,
         ])

@@ -30,6 +30,9 @@ final class PostgresConnection {
     /// ``attemptingAggregate(_:)``). The transaction's end drops them: its `COMMIT` or
     /// `ROLLBACK` ends every savepoint.
     private var pendingSavepointCommands: [String] = []
+    /// The prepared statement that goes out with the open transaction's `COMMIT`, in the same
+    /// round trip (see ``executeWithCommit(_:sql:_:)``).
+    private var statementWithCommit: (name: String, sql: String, values: [SQLValue])?
     /// Whether the `COMMIT` of a read-only transaction was sent and its result not yet read: it
     /// is read before the connection's next command (see ``transaction(_:_:)``).
     private var commitInFlight = false
@@ -99,6 +102,7 @@ final class PostgresConnection {
     /// Runs one or more statements without parameters (DDL, settings, transaction control).
     func execute(_ sql: String) throws {
         settle()
+        try runStatementWithCommitNow()
         // Pending transaction commands go first, in the same simple query.
         let text = (takePendingCommands() + [sql]).joined(separator: "; ")
         let result = PQexec(handle, text)
@@ -130,6 +134,22 @@ final class PostgresConnection {
         return true
     }
 
+    /// Runs the prepared statement `name` (whose text is `sql`) with `values` as the open
+    /// transaction's last statement: it goes out with the transaction's `COMMIT`, in one round
+    /// trip, and a failure of either fails the transaction. A statement run after this one
+    /// sends it first, so statements still run in the order they were asked for.
+    func executeWithCommit(_ name: String, sql: String, _ values: [SQLValue]) throws {
+        try runStatementWithCommitNow()
+        statementWithCommit = (name, sql, values)
+    }
+
+    /// Runs the statement deferred to the `COMMIT` now, because another statement comes after it.
+    private func runStatementWithCommitNow() throws {
+        guard let deferred = statementWithCommit else { return }
+        statementWithCommit = nil
+        PQclear(try run(deferred.name, sql: deferred.sql, deferred.values))
+    }
+
     /// Whether a transaction is open (possibly failed, waiting for its `ROLLBACK`, or begun
     /// and not yet sent).
     var isInTransaction: Bool {
@@ -152,14 +172,21 @@ final class PostgresConnection {
     /// that runs none opens no transaction on the server. The `COMMIT` of a `READ ONLY`
     /// transaction is sent without waiting for its answer, which the next command reads first:
     /// it has nothing to make durable and nothing that can conflict, and what `body` read is
-    /// already in hand. A read of one statement is then one round trip, not three.
+    /// already in hand. A read of one statement is then one round trip, not three. A statement
+    /// `body` hands to ``executeWithCommit(_:sql:_:)`` goes out with the `COMMIT` instead.
     func transaction<T>(_ isolation: String, _ body: () throws -> T) throws -> T {
         settle()
         pendingBegin = "BEGIN ISOLATION LEVEL \(isolation)"
         pendingSavepointCommands.removeAll()
+        statementWithCommit = nil
         do {
             let result = try body()
             pendingSavepointCommands.removeAll()
+            if let last = statementWithCommit {
+                statementWithCommit = nil
+                PQclear(try run(last.name, sql: last.sql, last.values, followedBy: "COMMIT"))
+                return result
+            }
             if pendingBegin != nil {
                 pendingBegin = nil
                 return result
@@ -173,6 +200,7 @@ final class PostgresConnection {
         } catch {
             pendingBegin = nil
             pendingSavepointCommands.removeAll()
+            statementWithCommit = nil
             if PQtransactionStatus(handle) != PQTRANS_IDLE {
                 try? execute("ROLLBACK")
             }
@@ -182,7 +210,10 @@ final class PostgresConnection {
 
     /// Runs the prepared statement `name` with `values` and returns its result (to be cleared
     /// by the caller), in the binary format when `binaryResults` (``PostgresBinaryValue``).
-    func run(_ name: String, sql: String, _ values: [SQLValue], binaryResults: Bool = false) throws -> OpaquePointer? {
+    /// `trailing`, a command without parameters (a `COMMIT`), goes out after it in the same
+    /// round trip, and its failure is the statement's.
+    func run(_ name: String, sql: String, _ values: [SQLValue], binaryResults: Bool = false, followedBy trailing: String? = nil) throws -> OpaquePointer? {
+        if trailing == nil { try runStatementWithCommitNow() }
         var texts: [ContiguousArray<CChar>?] = []
         texts.reserveCapacity(values.count)
         var lengths: [Int32] = []
@@ -209,9 +240,10 @@ final class PostgresConnection {
         settle()
         let result: OpaquePointer?
         let pending = takePendingCommands()
-        if !pending.isEmpty {
+        if !pending.isEmpty || trailing != nil {
             result = try withPointers(texts) { pointers in
-                try runAfter(pending, name, sql: sql, Int32(values.count), pointers, lengths, formats, binaryResults: binaryResults)
+                try runInPipeline(pending, name, sql: sql, Int32(values.count), pointers, lengths, formats,
+                                  binaryResults: binaryResults, followedBy: trailing.map { [$0] } ?? [])
             }
         } else {
             result = withPointers(texts) { pointers in
@@ -228,37 +260,49 @@ final class PostgresConnection {
         return result
     }
 
-    /// Sends the transaction commands `commands` (a `BEGIN`, savepoint commands) and the
-    /// prepared statement `name` in one pipeline (one round trip) and returns the statement's
-    /// result, after checking each command's; the first that failed is the error. After a
-    /// failure the transaction is left aborted on the server, for ``transaction(_:_:)`` to roll
-    /// back.
-    private func runAfter(
-        _ commands: [String], _ name: String, sql: String, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
-        _ lengths: [Int32], _ formats: [Int32], binaryResults: Bool
+    /// Sends the transaction commands `leading` (a `BEGIN`, savepoint commands), the prepared
+    /// statement `name` and the commands `trailing` (a `COMMIT`) in one pipeline (one round
+    /// trip) and returns the statement's result, after checking every result in the order they
+    /// were sent: the first that failed is the error (the server skips what follows a failure).
+    /// After a failure the transaction is left aborted on the server, for
+    /// ``transaction(_:_:)`` to roll back.
+    private func runInPipeline(
+        _ leading: [String], _ name: String, sql: String, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
+        _ lengths: [Int32], _ formats: [Int32], binaryResults: Bool, followedBy trailing: [String]
     ) throws -> OpaquePointer? {
         guard PQenterPipelineMode(handle) == 1 else {
             throw StorageError.engine(code: 0, message: "\(Self.trimmed(PQerrorMessage(handle))) (while starting a transaction on \(location))")
         }
         var sent = true
-        for command in commands where sent {
+        for command in leading where sent {
             sent = PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 0) == 1
         }
-        sent = sent
-            && PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, binaryResults ? 1 : 0) == 1
-            && PQpipelineSync(handle) == 1
+        sent = sent && PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, binaryResults ? 1 : 0) == 1
+        for command in trailing where sent {
+            sent = PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 0) == 1
+        }
+        sent = sent && PQpipelineSync(handle) == 1
         // Each statement's results end with a null; the pipeline's end is a sync result.
-        let commandResults = sent ? commands.map { _ in nextResults() } : []
+        let leadingResults = sent ? leading.map { _ in nextResults() } : []
         let result = sent ? nextResults() : nil
+        let trailingResults = sent ? trailing.map { _ in nextResults() } : []
         if sent, let sync = PQgetResult(handle) { PQclear(sync) }
         let failure = sent ? nil : Self.trimmed(PQerrorMessage(handle))
         PQexitPipelineMode(handle)
-        defer { commandResults.forEach { PQclear($0) } }
+        defer {
+            leadingResults.forEach { PQclear($0) }
+            trailingResults.forEach { PQclear($0) }
+        }
         if let failure {
-            throw StorageError.engine(code: 0, message: "\(failure) (while running \(commands.joined(separator: "; ")); \(sql.statementExcerpt) on \(location))")
+            let commands = (leading + [sql.statementExcerpt] + trailing).joined(separator: "; ")
+            throw StorageError.engine(code: 0, message: "\(failure) (while running \(commands) on \(location))")
         }
         do {
-            for (command, commandResult) in zip(commands, commandResults) {
+            for (command, commandResult) in zip(leading, leadingResults) {
+                try check(commandResult, context: command)
+            }
+            try check(result, context: sql)
+            for (command, commandResult) in zip(trailing, trailingResults) {
                 try check(commandResult, context: command)
             }
         } catch {

@@ -30,6 +30,13 @@ final class PostgresStatement: SQLStatement {
         PQclear(try connection.run(try preparedName(), sql: sql, values))
     }
 
+    /// Runs the statement with `values` as the last of its connection's open transaction: it
+    /// goes out with the `COMMIT`, in the same round trip (see
+    /// ``PostgresConnection/executeWithCommit(_:sql:_:)``).
+    func executeWithCommit(_ values: [SQLValue]) throws {
+        try connection.executeWithCommit(try preparedName(), sql: sql, values)
+    }
+
     func query(_ values: [SQLValue] = [], _ row: (PostgresRow) throws -> Void) throws {
         try query(values, binaryResults: false, row)
     }
