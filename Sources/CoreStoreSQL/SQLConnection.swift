@@ -85,9 +85,18 @@ package protocol SQLRow {
     /// How many rows the whole result holds, when the connection has them all before the first
     /// is handed out (a client-side result); `nil` when rows are stepped one at a time.
     var rowsInResult: Int? { get }
+    /// The integers of the list in column `index`, as ``SQLDialect/keyList(_:)`` makes it; an
+    /// empty list for NULL (an aggregate over no rows). Throws for anything else.
+    func int64List(_ index: Int32) throws -> [Int64]
 }
 
 extension SQLRow {
     /// Unknown: rows are stepped one at a time.
     package var rowsInResult: Int? { nil }
+
+    /// Throws: a connection whose dialect makes no key lists (``SQLDialect/keyList(_:)`` is
+    /// `nil`) is never asked for one.
+    package func int64List(_ index: Int32) throws -> [Int64] {
+        throw StorageError.invalidRequest("this database returns no lists of integers")
+    }
 }

@@ -96,6 +96,11 @@ package protocol SQLDialect: Sendable {
     /// a `NULL` in the list costs such a row per row read), says `true`. `false` for an engine
     /// that reads and sends less for a `NULL` (SQLite).
     var readsWholeRowsAsStored: Bool { get }
+    /// An aggregate that returns every value of the integer column `column` as one value (an
+    /// array, read by ``SQLRow/int64List(_:)``), for an unordered read of record keys alone;
+    /// `nil` to read them a row each. For an engine where a result row costs far more than the
+    /// number it holds (PostgreSQL: a protocol message and its parsing per row), `array_agg`.
+    func keyList(_ column: String) -> String?
 
     // MARK: Aggregates
 

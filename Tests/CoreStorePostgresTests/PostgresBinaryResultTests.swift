@@ -56,6 +56,28 @@ struct PostgresBinaryResultTests {
         #expect(t.bitPattern == b.bitPattern || (t.isNaN && b.isNaN))
     }
 
+    static let keyLists: [(expression: String, keys: [Int64])] = [
+        ("ARRAY[]::bigint[]", []),
+        ("NULL::bigint[]", []),
+        ("ARRAY[7]::bigint[]", [7]),
+        ("ARRAY[1, -2, 9223372036854775807, -9223372036854775808]::bigint[]", [1, -2, .max, .min]),
+        ("(SELECT array_agg(n) FROM generate_series(1::bigint, 2000) AS n)", Array(1...2000)),
+    ]
+
+    @Test(arguments: keyLists)
+    func keyListsReadTheSame(expression: String, keys: [Int64]) throws {
+        let (text, binary) = try Self.both(expression) { try $0.int64List(0) }
+        #expect(text == keys)
+        #expect(binary == keys)
+    }
+
+    @Test(arguments: ["ARRAY[1, NULL]::bigint[]", "ARRAY[[1, 2], [3, 4]]::bigint[]", "'not a list'::text"])
+    func otherValuesAreNoKeyLists(expression: String) throws {
+        let (text, binary) = try Self.both(expression) { row in Result { try row.int64List(0) } }
+        #expect(throws: StorageError.self) { try text.get() }
+        #expect(throws: StorageError.self) { try binary.get() }
+    }
+
     @Test func integersTextsAndBytesReadTheSame() throws {
         #expect(try Self.both("CAST(42 AS int8)") { $0.integer(0) } == (42, 42))
         #expect(try Self.both("CAST(-7 AS int4)") { $0.integer(0) } == (-7, -7))

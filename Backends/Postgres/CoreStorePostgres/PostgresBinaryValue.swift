@@ -52,6 +52,31 @@ enum PostgresBinaryValue {
         }
     }
 
+    /// The elements of a one-dimensional `bigint[]` without NULLs in the binary format (the
+    /// dimension count, a flags word, the element type, each dimension's length and lower
+    /// bound, then each element's length and bytes); an empty array has no dimension. `nil`
+    /// for any other value.
+    static func int64Array(_ bytes: UnsafeRawBufferPointer) -> [Int64]? {
+        guard bytes.count >= 12, let base = bytes.baseAddress else { return nil }
+        func int32(_ offset: Int) -> Int32 { Int32(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: Int32.self)) }
+        let dimensions = int32(0), elementType = Oid(bitPattern: int32(8))
+        guard elementType == TypeID.int8 else { return nil }
+        if dimensions == 0 { return bytes.count == 12 ? [] : nil }
+        guard dimensions == 1, bytes.count >= 20 else { return nil }
+        let count = Int(int32(12))
+        // Each element: a length of 8, then the 8 bytes.
+        guard count >= 0, bytes.count == 20 + count * 12 else { return nil }
+        var values: [Int64] = []
+        values.reserveCapacity(count)
+        var offset = 20
+        for _ in 0..<count {
+            guard int32(offset) == 8 else { return nil }
+            values.append(Int64(bigEndian: base.loadUnaligned(fromByteOffset: offset + 4, as: Int64.self)))
+            offset += 12
+        }
+        return values
+    }
+
     /// The double in a `float8` or `float4` column.
     static func double(_ bytes: UnsafeRawBufferPointer, type: Oid) -> Double? {
         switch type {

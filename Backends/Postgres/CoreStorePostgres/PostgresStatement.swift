@@ -164,6 +164,29 @@ struct PostgresRow: SQLRow {
         }
     }
 
+    /// A `bigint[]` (``PostgresDialect/keyList(_:)``), read in the binary format or from its
+    /// text (`{1,2,3}`).
+    func int64List(_ index: Int32) throws -> [Int64] {
+        if isNull(index) { return [] }
+        let list: [Int64]?
+        if isBinary {
+            list = PostgresBinaryValue.int64Array(bytes(index))
+        } else {
+            let text = String(decoding: bytes(index), as: UTF8.self)
+            if text.hasPrefix("{"), text.hasSuffix("}") {
+                let inner = text.dropFirst().dropLast()
+                let elements = inner.isEmpty ? [] : inner.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
+                list = elements.contains(nil) ? nil : elements.compactMap { $0 }
+            } else {
+                list = nil
+            }
+        }
+        guard let list else {
+            throw StorageError.engine(code: 0, message: "a list of record keys came back unreadable (\(String(decoding: bytes(index).prefix(40), as: UTF8.self))) from \(location)")
+        }
+        return list
+    }
+
     func value(_ index: Int32, as type: AttributeType) throws -> Value {
         if isBinary {
             // A `NULL` reads as zero bytes, so only an empty value is asked whether it is one.

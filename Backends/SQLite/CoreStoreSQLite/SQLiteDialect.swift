@@ -150,6 +150,8 @@ struct SQLiteDialect: SQLDialect {
     var ordersRecordsByKeyInReader: Bool { false }
     /// `NULL` for a name every row shares is neither read nor sent.
     var readsWholeRowsAsStored: Bool { false }
+    /// A row of a step costs about what the key in it does: keys are read a row each.
+    func keyList(_ column: String) -> String? { nil }
 
     // MARK: Aggregates
 
