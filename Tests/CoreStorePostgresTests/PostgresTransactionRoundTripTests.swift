@@ -147,18 +147,11 @@ struct PostgresTransactionRoundTripTests {
     @Test func anotherErrorInAnAggregateEndsTheTransaction() throws {
         let (connection, cleanUp) = try Self.connection("corestore_rt_aggregate_error")
         defer { cleanUp() }
-        #expect {
-            try connection.transaction("READ COMMITTED") {
-                try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
-                try connection.attemptingAggregate { try connection.statement("SELECT sum(n) FROM missing").query { _ in } }
-            }
-        } throws: { error in
-            guard case StorageError.engine(_, let message) = error else { return false }
-            return message.contains("42P01")
+        // The insert before the aggregate is rolled back with it.
+        try Self.expectRolledBack(connection, failingWith: "42P01") {
+            try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
+            try connection.attemptingAggregate { try connection.statement("SELECT sum(n) FROM missing").query { _ in } }
         }
-        #expect(!connection.isInTransaction)
-        // The insert before the aggregate was rolled back with it.
-        #expect(try Self.count(connection) == 0)
     }
 
     @Test func aStatementSentWithTheCommitIsCommittedWithIt() throws {
@@ -182,17 +175,23 @@ struct PostgresTransactionRoundTripTests {
     @Test func aStatementThatFailsWithTheCommitRollsBackTheTransaction() throws {
         let (connection, cleanUp) = try Self.connection("corestore_rt_with_commit_failure")
         defer { cleanUp() }
+        try Self.expectRolledBack(connection, failingWith: "22P02") {
+            try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
+            try connection.statement("INSERT INTO t VALUES ($1)").executeWithCommit([.text("not a number")])
+        }
+    }
+
+    /// Expects a `READ COMMITTED` transaction running `body` to fail with SQLSTATE `state`, and
+    /// to leave the connection out of any transaction and the table as empty as it was.
+    static func expectRolledBack(_ connection: PostgresConnection, failingWith state: String, _ body: () throws -> Void) throws {
         #expect {
-            try connection.transaction("READ COMMITTED") {
-                try connection.statement("INSERT INTO t VALUES ($1)").execute([.integer(1)])
-                try connection.statement("INSERT INTO t VALUES ($1)").executeWithCommit([.text("not a number")])
-            }
+            try connection.transaction("READ COMMITTED", body)
         } throws: { error in
             guard case StorageError.engine(_, let message) = error else { return false }
-            return message.contains("22P02")
+            return message.contains(state)
         }
         #expect(!connection.isInTransaction)
-        #expect(try Self.count(connection) == 0)
+        #expect(try count(connection) == 0)
     }
 
     @Test func aStatementAfterOneDeferredToTheCommitRunsAfterIt() throws {
