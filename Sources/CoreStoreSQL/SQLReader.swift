@@ -104,25 +104,25 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         // read too, and made into a string once per run of one entity.
         let isSole = entity.isAloneInTable
         var builder = SQLQueryBuilder(mapping: mapping)
-        // Unordered keys of one entity's table in one value where the dialect makes it: one
-        // row to read instead of one per record.
-        if isSole, !sorted, request.limit == nil, request.offset == 0, let list = mapping.dialect.keyList("t0.\"_key\"") {
-            let sql: String
-            do {
+        // Unordered keys of one entity's table come as one value where the dialect makes it:
+        // one row to read instead of one per record.
+        let unwindowed = !sorted && request.limit == nil && request.offset == 0
+        let list = isSole && unwindowed ? mapping.dialect.keyList("t0.\"_key\"") : nil
+        let sql: String
+        do {
+            if let list {
                 sql = try builder.select(list, request, sorted: false, windowed: false)
-            } catch is SQLNeedsEvaluator {
-                return try fetchByEvaluating(request).map(\.id)
+            } else {
+                sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request, sorted: sorted)
             }
+        } catch is SQLNeedsEvaluator {
+            return try fetchByEvaluating(request).map(\.id)
+        }
+        if list != nil {
             var keys: [Int64] = []
             try run(sql, builder) { keys = try $0.int64List(0) }
             let name = entity.name
             return keys.map { RecordID(entity: name, key: $0) }
-        }
-        let sql: String
-        do {
-            sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request, sorted: sorted)
-        } catch is SQLNeedsEvaluator {
-            return try fetchByEvaluating(request).map(\.id)
         }
         var ids: [RecordID] = []
         var lastEntity = entity.name
