@@ -42,7 +42,8 @@ extension PostgresConnection: SQLConnection {
     /// aggregate costs one round trip, as a fetch does, not three.
     func attemptingAggregate<T>(_ body: () throws -> T) throws -> T {
         guard isInTransaction else { return try body() }
-        let savepoint = "SAVEPOINT corestore_aggregate", release = "RELEASE SAVEPOINT corestore_aggregate"
+        let name = "corestore_aggregate"
+        let savepoint = "SAVEPOINT \(name)", release = "RELEASE SAVEPOINT \(name)"
         deferSavepointCommand(savepoint)
         do {
             let result = try body()
@@ -52,7 +53,7 @@ extension PostgresConnection: SQLConnection {
         } catch {
             if withdrawUnsentSavepointCommand(savepoint) { throw error }
             // The aggregate's own statement failed, so the savepoint before it was made.
-            if let error = error as? StorageError, abandonedAggregate(error) { try execute("ROLLBACK TO SAVEPOINT corestore_aggregate; \(release)") }
+            if let error = error as? StorageError, abandonedAggregate(error) { try execute("ROLLBACK TO SAVEPOINT \(name); \(release)") }
             throw error
         }
     }

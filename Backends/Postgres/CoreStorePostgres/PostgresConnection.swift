@@ -241,6 +241,7 @@ final class PostgresConnection {
         let result: OpaquePointer?
         let pending = takePendingCommands()
         if !pending.isEmpty || trailing != nil {
+            // Checked there, each result in the order it was sent.
             result = try withPointers(texts) { pointers in
                 try runInPipeline(pending, name, sql: sql, Int32(values.count), pointers, lengths, formats,
                                   binaryResults: binaryResults, followedBy: trailing.map { [$0] } ?? [])
@@ -249,12 +250,12 @@ final class PostgresConnection {
             result = withPointers(texts) { pointers in
                 PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, binaryResults ? 1 : 0)
             }
-        }
-        do {
-            try check(result, context: sql)
-        } catch {
-            PQclear(result)
-            throw error
+            do {
+                try check(result, context: sql)
+            } catch {
+                PQclear(result)
+                throw error
+            }
         }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         return result
