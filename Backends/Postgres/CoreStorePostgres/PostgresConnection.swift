@@ -20,6 +20,9 @@ final class PostgresConnection {
     /// `DEALLOCATE ALL` (see ``statement(_:)``); a holder that kept one prepares it again.
     private(set) var deallocatedThrough = 0
     private var statementCount = 0
+    /// The text of each statement named but not yet prepared on the server, by name: its
+    /// `Parse` goes out with its first run, in the same round trip (see ``prepare(_:)``).
+    private var unprepared: [String: String] = [:]
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     private(set) var changes = 0
     /// The `BEGIN` of the open transaction while it has not reached the server: it goes out
@@ -77,22 +80,23 @@ final class PostgresConnection {
             statements.removeAll(keepingCapacity: true)
             try execute("DEALLOCATE ALL")
             deallocatedThrough = statementCount
+            unprepared.removeAll()
         }
-        let number = try prepare(sql)
+        let number = prepare(sql)
         let statement = PostgresStatement(connection: self, number: number, sql: sql)
         statements[sql] = statement
         return statement
     }
 
-    /// Prepares `sql` on the server under a new name (``statementName(_:)``); returns its number.
-    /// Also what a statement kept past a `DEALLOCATE ALL` calls (a commit's writer holds its
-    /// statements while it prepares others).
-    func prepare(_ sql: String) throws -> Int {
-        settle()
+    /// Names `sql` for the server (``statementName(_:)``) and returns its number. Nothing is
+    /// sent yet: the statement is prepared by its first run, whose `Parse` goes out in the same
+    /// round trip as its `Bind` and `Execute` (a separate `PQprepare` would cost one round trip
+    /// more, on every connection, for every statement it meets). Also what a statement kept
+    /// past a `DEALLOCATE ALL` calls (a commit's writer holds its statements while it prepares
+    /// others).
+    func prepare(_ sql: String) -> Int {
         statementCount += 1
-        let result = PQprepare(handle, Self.statementName(statementCount), sql, 0, nil)
-        defer { PQclear(result) }
-        try check(result, context: sql)
+        unprepared[Self.statementName(statementCount)] = sql
         return statementCount
     }
 
@@ -240,10 +244,11 @@ final class PostgresConnection {
         settle()
         let result: OpaquePointer?
         let pending = takePendingCommands()
-        if !pending.isEmpty || trailing != nil {
+        let preparing = unprepared[name] != nil
+        if !pending.isEmpty || trailing != nil || preparing {
             // Checked there, each result in the order it was sent.
             result = try withPointers(texts) { pointers in
-                try runInPipeline(pending, name, sql: sql, Int32(values.count), pointers, lengths, formats,
+                try runInPipeline(pending, name, sql: sql, preparing: preparing, Int32(values.count), pointers, lengths, formats,
                                   binaryResults: binaryResults, followedBy: trailing.map { [$0] } ?? [])
             }
         } else {
@@ -261,14 +266,14 @@ final class PostgresConnection {
         return result
     }
 
-    /// Sends the transaction commands `leading` (a `BEGIN`, savepoint commands), the prepared
-    /// statement `name` and the commands `trailing` (a `COMMIT`) in one pipeline (one round
-    /// trip) and returns the statement's result, after checking every result in the order they
-    /// were sent: the first that failed is the error (the server skips what follows a failure).
-    /// After a failure the transaction is left aborted on the server, for
-    /// ``transaction(_:_:)`` to roll back.
+    /// Sends the transaction commands `leading` (a `BEGIN`, savepoint commands), the statement
+    /// `name` (first its `Parse`, when `preparing`: see ``prepare(_:)``) and the commands
+    /// `trailing` (a `COMMIT`) in one pipeline (one round trip) and returns the statement's
+    /// result, after checking every result in the order they were sent: the first that failed
+    /// is the error (the server skips what follows a failure). After a failure the transaction
+    /// is left aborted on the server, for ``transaction(_:_:)`` to roll back.
     private func runInPipeline(
-        _ leading: [String], _ name: String, sql: String, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
+        _ leading: [String], _ name: String, sql: String, preparing: Bool, _ count: Int32, _ pointers: [UnsafePointer<CChar>?],
         _ lengths: [Int32], _ formats: [Int32], binaryResults: Bool, followedBy trailing: [String]
     ) throws -> OpaquePointer? {
         guard PQenterPipelineMode(handle) == 1 else {
@@ -278,6 +283,7 @@ final class PostgresConnection {
         for command in leading where sent {
             sent = PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 0) == 1
         }
+        if preparing { sent = sent && PQsendPrepare(handle, name, sql, 0, nil) == 1 }
         sent = sent && PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, binaryResults ? 1 : 0) == 1
         for command in trailing where sent {
             sent = PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 0) == 1
@@ -285,6 +291,10 @@ final class PostgresConnection {
         sent = sent && PQpipelineSync(handle) == 1
         // Each statement's results end with a null; the pipeline's end is a sync result.
         let leadingResults = sent ? leading.map { _ in nextResults() } : []
+        let preparation = sent && preparing ? nextResults() : nil
+        // Prepared from now on, whatever the rest did; one the server refused (or never reached)
+        // sends its `Parse` again with its next run.
+        if let preparation, PQresultStatus(preparation) == PGRES_COMMAND_OK { unprepared[name] = nil }
         let result = sent ? nextResults() : nil
         let trailingResults = sent ? trailing.map { _ in nextResults() } : []
         if sent, let sync = PQgetResult(handle) { PQclear(sync) }
@@ -292,6 +302,7 @@ final class PostgresConnection {
         PQexitPipelineMode(handle)
         defer {
             leadingResults.forEach { PQclear($0) }
+            PQclear(preparation)
             trailingResults.forEach { PQclear($0) }
         }
         if let failure {
@@ -302,6 +313,7 @@ final class PostgresConnection {
             for (command, commandResult) in zip(leading, leadingResults) {
                 try check(commandResult, context: command)
             }
+            if preparing { try check(preparation, context: sql) }
             try check(result, context: sql)
             for (command, commandResult) in zip(trailing, trailingResults) {
                 try check(commandResult, context: command)

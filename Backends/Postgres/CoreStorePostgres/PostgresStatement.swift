@@ -21,20 +21,20 @@ final class PostgresStatement: SQLStatement {
 
     /// The statement's server-side name, after preparing it again if the connection dropped
     /// it meanwhile (its cache was full: see ``PostgresConnection/statement(_:)``).
-    private func preparedName() throws -> String {
-        if number <= connection.deallocatedThrough { number = try connection.prepare(sql) }
+    private func preparedName() -> String {
+        if number <= connection.deallocatedThrough { number = connection.prepare(sql) }
         return PostgresConnection.statementName(number)
     }
 
     func execute(_ values: [SQLValue] = []) throws {
-        PQclear(try connection.run(try preparedName(), sql: sql, values))
+        PQclear(try connection.run(preparedName(), sql: sql, values))
     }
 
     /// Runs the statement with `values` as the last of its connection's open transaction: it
     /// goes out with the `COMMIT`, in the same round trip (see
     /// ``PostgresConnection/executeWithCommit(_:sql:_:)``).
     func executeWithCommit(_ values: [SQLValue]) throws {
-        try connection.executeWithCommit(try preparedName(), sql: sql, values)
+        try connection.executeWithCommit(preparedName(), sql: sql, values)
     }
 
     func query(_ values: [SQLValue] = [], _ row: (PostgresRow) throws -> Void) throws {
@@ -44,7 +44,7 @@ final class PostgresStatement: SQLStatement {
     /// Runs the statement and hands over each row of its result; `binaryResults` asks for the
     /// binary format (see ``PostgresBinaryValue``).
     func query(_ values: [SQLValue], binaryResults: Bool, _ row: (PostgresRow) throws -> Void) throws {
-        let result = try connection.run(try preparedName(), sql: sql, values, binaryResults: binaryResults)
+        let result = try connection.run(preparedName(), sql: sql, values, binaryResults: binaryResults)
         defer { PQclear(result) }
         guard let result else { return }
         let count = PQntuples(result)
