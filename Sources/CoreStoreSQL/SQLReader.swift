@@ -6,10 +6,14 @@ import CoreStoreStorage
 package struct SQLReader<Connection: SQLConnection>: StorageReader {
     package let connection: Connection
     package let mapping: SQLSchemaMapping
+    /// The store's memory of fetches whose asker held most of their records; `nil`: every fetch
+    /// reads whole rows (see ``fetchHeldRecordsByKey(_:entity:)``).
+    package let heldRecordsMemory: SQLHeldRecordsMemory?
 
-    package init(connection: Connection, mapping: SQLSchemaMapping) {
+    package init(connection: Connection, mapping: SQLSchemaMapping, heldRecordsMemory: SQLHeldRecordsMemory? = nil) {
         self.connection = connection
         self.mapping = mapping
+        self.heldRecordsMemory = heldRecordsMemory
     }
 
     private var loader: SQLRecordLoader<Connection> { SQLRecordLoader(connection: connection, mapping: mapping) }
@@ -61,6 +65,10 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         // where the dialect says so.
         let ordersByKeyHere = mapping.dialect.ordersRecordsByKeyInReader
             && request.sortDescriptors.isEmpty && request.limit == nil && request.offset == 0
+        let keysFirst = readsHeldRecordsByKey(request, entity: entity)
+        if keysFirst, let records = try fetchHeldRecordsByKey(request, entity: entity) {
+            return FetchResult(records: records)
+        }
         let sql: String
         do {
             let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
@@ -71,6 +79,9 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         }
         var accumulator = SQLRecordAccumulator(mapping: mapping, reading: entity, skipping: request.knownRecords)
         try run(sql, builder) { try accumulator.append($0) }
+        if !keysFirst, request.knownRecords.count >= Self.keysFirstMinimumHeld, let memory = heldRecordsMemory {
+            memory.remember(entity.name, held: accumulator.heldRows, of: accumulator.records.count)
+        }
         var records = try accumulator.finish(with: loader)
         if ordersByKeyHere { Self.orderByKey(&records) }
         return FetchResult(records: records)

@@ -25,6 +25,8 @@ package struct SQLRecordAccumulator {
     private let known: KnownRecordKeys
     /// Whether ``known`` holds any key.
     private let skipsKnown: Bool
+    /// How many of the rows appended were of ``known`` keys (made records without values).
+    package private(set) var heldRows = 0
     /// The entity whose attribute reads ``reads`` holds (the last one appended).
     private var readsEntity: SQLSchemaMapping.EntityMapping?
     /// Where each attribute of ``readsEntity`` is read: kept here, in the accumulator, so that
@@ -69,6 +71,7 @@ package struct SQLRecordAccumulator {
         }
         let key = statement.int64(0)
         if skipsKnown && known.contains(key) {
+            heldRows += 1
             records.append(Record(identifierOnly: RecordID(entity: entity.name, key: key)))
             return
         }

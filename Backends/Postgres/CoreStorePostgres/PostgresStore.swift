@@ -89,6 +89,9 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         let readers: SQLConnectionPool<PostgresConnection>
         let mapping: SQLSchemaMapping
         let listener: PostgresChangeListener
+        /// Whether the readers' fetches of records the asker mostly holds ask for the matching
+        /// keys first (see `SQLHeldRecordsMemory`).
+        let heldRecordsMemory = SQLHeldRecordsMemory()
 
         init(writer: PostgresWriterConnection, readers: SQLConnectionPool<PostgresConnection>, mapping: SQLSchemaMapping, listener: PostgresChangeListener) {
             self.writer = writer
@@ -181,7 +184,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         let state = try lifecycle.open()
         return try state.readers.withConnection { connection in
             try connection.transaction("REPEATABLE READ READ ONLY") {
-                try body(SQLReader(connection: connection, mapping: state.mapping))
+                try body(SQLReader(connection: connection, mapping: state.mapping, heldRecordsMemory: state.heldRecordsMemory))
             }
         }
     }

@@ -1,0 +1,30 @@
+import Synchronization
+
+/// What a store has seen, per entity, of fetches whose asker already held most of the matching
+/// records (``CoreStoreStorage/FetchRequest/knownRecords``): whether the next such fetch should
+/// ask for the matching keys first (``SQLReader/fetchHeldRecordsByKey(_:entity:)``).
+///
+/// A store whose dialect reads a key list as one value (``SQLDialect/keyList(_:)``) keeps one
+/// and hands it to its readers. A fetch that found at least half of its rows held says "keys
+/// first" for the entity's next fetch; one that found fewer says "whole rows". An entity with
+/// no outcome yet is tried keys first: a store's first fetch of an entity holds nothing, so the
+/// first one tried is one made while the asker holds objects it fetched before.
+package final class SQLHeldRecordsMemory: Sendable {
+    private let prefersKeysFirst = Mutex<[String: Bool]>([:])
+
+    package init() {}
+
+    /// Whether a fetch of `entity` whose asker holds records should read the matching keys
+    /// first: the last such fetch's outcome, `true` before any.
+    package func prefersKeysFirst(for entity: String) -> Bool {
+        prefersKeysFirst.withLock { $0[entity] ?? true }
+    }
+
+    /// Notes that a fetch of `entity` found `held` of its `rows` rows held by the asker.
+    package func remember(_ entity: String, held: Int, of rows: Int) {
+        let keysFirst = held * 2 >= rows
+        prefersKeysFirst.withLock { outcomes in
+            if outcomes[entity] != keysFirst { outcomes[entity] = keysFirst }
+        }
+    }
+}
