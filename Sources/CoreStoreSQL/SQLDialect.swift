@@ -28,6 +28,10 @@ package protocol SQLDialect: Sendable {
     var temporarySchema: String { get }
     /// The bytes of a name the database keeps (it cuts longer ones), `nil` for no limit.
     var maximumIdentifierLength: Int? { get }
+    /// What follows an index's column list so that the index also holds each row's `_key`, for
+    /// reads of keys alone that the index then answers without the table (PostgreSQL:
+    /// `INCLUDE ("_key")`); empty where every index already holds it (SQLite's rowid).
+    var indexKeyInclusion: String { get }
     /// The declared type (and collation) of an attribute's column; may be empty.
     func columnDefinition(_ type: AttributeType) -> String
     /// `CREATE TABLE` of a join table (`source`, `position`, `destination`, keyed by source and

@@ -48,10 +48,13 @@ extension SQLSchemaMapping {
     /// destinations, indexed attributes, compound indexes and unique constraints.
     package func makeIndexes() -> [SQLIndexDefinition] {
         var indexes: [SQLIndexDefinition] = []
-        func add(_ name: String, _ table: String, _ columns: [String], unique: SQLIndexDefinition.UniqueConstraint? = nil) {
+        // An index of a record table holds the rows' keys too, where the dialect adds them; a
+        // join table has no `_key`.
+        func add(_ name: String, _ table: String, _ columns: [String], unique: SQLIndexDefinition.UniqueConstraint? = nil, ofRecords: Bool = true) {
             let prefixedName = tablePrefix + name
             let filter = unique?.kindFilter.map { " WHERE " + $0 } ?? ""
-            let sql = "CREATE \(unique == nil ? "" : "UNIQUE ")INDEX \(prefixedName.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.joined(separator: ", ")))\(filter)"
+            let inclusion = ofRecords ? dialect.indexKeyInclusion : ""
+            let sql = "CREATE \(unique == nil ? "" : "UNIQUE ")INDEX \(prefixedName.sqlIdentifier) ON \(table.sqlIdentifier) (\(columns.joined(separator: ", ")))\(inclusion)\(filter)"
             indexes.append(SQLIndexDefinition(name: prefixedName, table: table, sql: sql, uniqueConstraint: unique))
         }
         // The column lists already indexed, per table: the schema marks the attribute of a
@@ -76,7 +79,7 @@ extension SQLSchemaMapping {
                 case .inverseForeignKey:
                     break
                 case .joinTable(let joinTable):
-                    add("\(joinTable.dropFirst(tablePrefix.count)).destination", joinTable, ["\"destination\""])
+                    add("\(joinTable.dropFirst(tablePrefix.count)).destination", joinTable, ["\"destination\""], ofRecords: false)
                 }
             }
             let parentAttributes = entity.parentName.flatMap { schema.entity(named: $0) }?.attributes.count ?? 0

@@ -27,6 +27,11 @@ struct PostgresDialect: SQLDialect {
     var keyReferenceColumnType: String { "BIGINT" }
     var temporarySchema: String { "pg_temp" }
     var maximumIdentifierLength: Int? { 63 }
+    /// An index scan that reads only keys (a fetch of held records, `fetchIdentifiers`, a bulk
+    /// delete's keys) then needs no table row once `VACUUM` has marked the pages all-visible
+    /// (``PostgresStatistics`` runs it after a commit that fills a table): the keys of 1,000
+    /// rows by an indexed attribute, 0.63 ms against 0.27 ms of server time.
+    var indexKeyInclusion: String { " INCLUDE (\"_key\")" }
 
     func columnDefinition(_ type: AttributeType) -> String {
         switch type {

@@ -15,6 +15,8 @@ struct SQLiteDialect: SQLDialect {
     var keyReferenceColumnType: String { "INTEGER" }
     var temporarySchema: String { "temp" }
     var maximumIdentifierLength: Int? { nil }
+    /// An index of a rowid table already ends with the rowid, which `_key` is.
+    var indexKeyInclusion: String { "" }
 
     func columnDefinition(_ type: AttributeType) -> String {
         SQLiteValueCodec.columnDefinition(type)
