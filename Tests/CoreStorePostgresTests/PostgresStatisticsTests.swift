@@ -10,9 +10,9 @@ final class StatisticsParcel: CoreStoreObject {
     @Field.Stored("label") var label: String = ""
 }
 
-/// A commit that fills or empties a table is followed by `ANALYZE` of that table, so that the
-/// planner looks an indexed value up at once (and not only after autovacuum's next round);
-/// small commits leave the statistics alone.
+/// A commit that fills or empties a table is followed by `VACUUM (ANALYZE)` of that table, so
+/// that the planner looks an indexed value up at once (and not only after autovacuum's next
+/// round) and reads keys from indexes alone; small commits leave the statistics alone.
 @Suite("PostgreSQL planner statistics after large commits", .serialized)
 struct PostgresStatisticsTests {
     static let schema = CoreStoreSchema(
@@ -61,6 +61,21 @@ struct PostgresStatisticsTests {
             .query { plan.append($0.text(0) ?? "") }
         #expect(plan.contains { $0.contains("Index Cond") && $0.contains("code") }, "plan: \(plan.joined(separator: "\n"))")
         #expect(try stack.fetchOne(From<StatisticsParcel>().where(\.$code == 2500))?.label == "parcel 2500")
+    }
+
+    /// The refresh vacuums the table too, and indexes hold the rows' keys: a read of keys by
+    /// an indexed attribute (a fetch of held objects, `fetchIdentifiers`, a bulk delete's keys)
+    /// is then answered from the index alone, without visiting the table's rows.
+    @Test func keysByAnIndexedAttributeAreReadFromTheIndexAlone() throws {
+        let (stack, inspector, schemaName, cleanUp) = try Self.makeStore()
+        defer { cleanUp() }
+        try Self.insert(0..<3_000, into: stack)
+        var plan: [String] = []
+        try inspector.statement("EXPLAIN (ANALYZE, COSTS OFF) SELECT array_agg(t0.\"_key\") FROM \(schemaName.sqlIdentifier).\"StatisticsParcel\" t0 WHERE t0.\"code\" >= 100 AND t0.\"code\" < 200")
+            .query { plan.append($0.text(0) ?? "") }
+        #expect(plan.contains { $0.contains("Index Only Scan") }, "plan: \(plan.joined(separator: "\n"))")
+        #expect(plan.contains { $0.contains("Heap Fetches: 0") }, "plan: \(plan.joined(separator: "\n"))")
+        #expect(try stack.fetchAll(From<StatisticsParcel>().where(\.$code >= 100 && \.$code < 200)).map(\.code) == Array(100..<200))
     }
 
     @Test func smallCommitsLeaveTheStatisticsToAutovacuum() throws {
