@@ -7,13 +7,12 @@ extension SQLReader {
     static var keysFirstMinimumHeld: Int { 64 }
 
     /// Whether `request` is read by ``fetchHeldRecordsByKey(_:entity:)`` first: the store keeps
-    /// a ``SQLHeldRecordsMemory`` that says so for the entity, the dialect reads keys as one
-    /// value, the entity is alone in its table (every key the table holds is one of its
-    /// records), the request has no sort and no window (its records come in key order, which
-    /// the reader makes), and the asker holds enough records.
-    func readsHeldRecordsByKey(_ request: FetchRequest, entity: SQLSchemaMapping.EntityMapping) -> Bool {
-        guard let memory = heldRecordsMemory, entity.isAloneInTable, mapping.dialect.ordersRecordsByKeyInReader,
-              request.sortDescriptors.isEmpty, request.limit == nil, request.offset == 0,
+    /// a ``SQLHeldRecordsMemory`` that says so for the entity, the entity is alone in its table
+    /// (every key the table holds is one of its records), the reader puts the records in key
+    /// order itself (`ordersByKeyHere`: no sort and no window), and the asker holds enough
+    /// records.
+    func readsHeldRecordsByKey(_ request: FetchRequest, entity: SQLSchemaMapping.EntityMapping, ordersByKeyHere: Bool) -> Bool {
+        guard ordersByKeyHere, let memory = heldRecordsMemory, entity.isAloneInTable,
               request.knownRecords.count >= Self.keysFirstMinimumHeld else { return false }
         return memory.prefersKeysFirst(for: entity.name)
     }

@@ -65,7 +65,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         // where the dialect says so.
         let ordersByKeyHere = mapping.dialect.ordersRecordsByKeyInReader
             && request.sortDescriptors.isEmpty && request.limit == nil && request.offset == 0
-        let keysFirst = readsHeldRecordsByKey(request, entity: entity)
+        let keysFirst = readsHeldRecordsByKey(request, entity: entity, ordersByKeyHere: ordersByKeyHere)
         if keysFirst, let records = try fetchHeldRecordsByKey(request, entity: entity) {
             return FetchResult(records: records)
         }
