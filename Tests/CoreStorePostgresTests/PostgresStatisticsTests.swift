@@ -63,18 +63,26 @@ struct PostgresStatisticsTests {
         #expect(try stack.fetchOne(From<StatisticsParcel>().where(\.$code == 2500))?.label == "parcel 2500")
     }
 
-    /// The refresh vacuums the table too, and indexes hold the rows' keys: a read of keys by
-    /// an indexed attribute (a fetch of held objects, `fetchIdentifiers`, a bulk delete's keys)
-    /// is then answered from the index alone, without visiting the table's rows.
-    @Test func keysByAnIndexedAttributeAreReadFromTheIndexAlone() throws {
+    /// The refresh vacuums the table too, and indexes hold the rows' keys: once the vacuum has
+    /// marked the table's pages all-visible (which a transaction older than the load, in another
+    /// session, holds back), a read of keys by an indexed attribute is answered from the index
+    /// alone.
+    @Test func aFilledTableIsVacuumedAndItsIndexesHoldTheKeys() throws {
         let (stack, inspector, schemaName, cleanUp) = try Self.makeStore()
         defer { cleanUp() }
         try Self.insert(0..<3_000, into: stack)
-        var plan: [String] = []
-        try inspector.statement("EXPLAIN (ANALYZE, COSTS OFF) SELECT array_agg(t0.\"_key\") FROM \(schemaName.sqlIdentifier).\"StatisticsParcel\" t0 WHERE t0.\"code\" >= 100 AND t0.\"code\" < 200")
-            .query { plan.append($0.text(0) ?? "") }
-        #expect(plan.contains { $0.contains("Index Only Scan") }, "plan: \(plan.joined(separator: "\n"))")
-        #expect(plan.contains { $0.contains("Heap Fetches: 0") }, "plan: \(plan.joined(separator: "\n"))")
+        var definition = ""
+        try inspector.statement("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'StatisticsParcel.code'")
+            .query([.text(schemaName)]) { definition = $0.text(0) ?? "" }
+        #expect(definition.contains("INCLUDE (_key)"), "index: \(definition)")
+        // The vacuum's report reaches the statistics views soon after it ends.
+        var vacuumed = false
+        for _ in 0..<50 where !vacuumed {
+            try inspector.statement("SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'StatisticsParcel'")
+                .query([.text(schemaName)]) { vacuumed = $0.text(0) == "t" }
+            if !vacuumed { usleep(100_000) }
+        }
+        #expect(vacuumed, "the table filled by the commit was not vacuumed")
         #expect(try stack.fetchAll(From<StatisticsParcel>().where(\.$code >= 100 && \.$code < 200)).map(\.code) == Array(100..<200))
     }
 
