@@ -1,18 +1,24 @@
 import CoreStoreStorage
 
 extension KeyValueStorageReader {
-    /// Grouped requests whose aggregates stream (see ``StreamingAggregate``) are computed while
-    /// the matching records are scanned, from the attributes they need; every other request, and
-    /// one whose values leave the streamed cases, is answered by fetching the records and running
-    /// ``AggregateEvaluator`` (``StorageReader/aggregateByFetching(_:schema:)``).
+    /// Grouped requests that ask only about one indexed group key are answered from the
+    /// index's entries (see ``IndexOnlyGroups``); other grouped requests whose aggregates stream
+    /// (see ``StreamingAggregate``) are computed while the matching records are scanned, from
+    /// the attributes they need; every other request, and one whose values leave the streamed
+    /// cases, is answered by fetching the records and running ``AggregateEvaluator``
+    /// (``StorageReader/aggregateByFetching(_:schema:)``).
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: schema)
         try evaluator.validate(request)
-        guard try evaluator.isGrouped(request), var aggregate = StreamingAggregate(request, layout: layout) else {
-            return try aggregateByFetching(request, schema: schema)
-        }
+        guard try evaluator.isGrouped(request) else { return try aggregateByFetching(request, schema: schema) }
         let fetch = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
         let plan = try FetchPlanner(layout: layout).plan(fetch)
+        if let fromIndex = IndexOnlyGroups(request, plan: plan, layout: layout), let rows = try fromIndex.rows(in: snapshot) {
+            return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
+        }
+        guard var aggregate = StreamingAggregate(request, layout: layout) else {
+            return try aggregateByFetching(request, schema: schema)
+        }
         var streamed = true
         try forEachMatch(fetch.predicate, plan, entity: fetch.entity) { candidate, entity in
             streamed = try aggregate.add(candidate, entity: entity)

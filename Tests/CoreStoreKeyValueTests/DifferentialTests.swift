@@ -161,8 +161,9 @@ struct DifferentialTests {
         _ = try reference.open(schema: KV.schema)
         let storage = try KV.openStore()
         var model = Model()
-        var commits = 0, failures = 0, indexed = 0, ordered = 0, exact = 0
-        let planner = FetchPlanner(layout: KeyValueLayout(schema: KV.schema))
+        var commits = 0, failures = 0, indexed = 0, ordered = 0, exact = 0, groupsFromEntries = 0
+        let layout = KeyValueLayout(schema: KV.schema)
+        let planner = FetchPlanner(layout: layout)
         for step in 0..<150 {
             let changes = Self.randomChangeSet(model, &g)
             let expected = outcome { try reference.write(changes) }
@@ -215,11 +216,16 @@ struct DifferentialTests {
                 ([AggregateTerm(.sum, "age")], "name"),
                 ([AggregateTerm(.value, "age"), AggregateTerm(.count, "score"), AggregateTerm(.sum, "score"), AggregateTerm(.sum, "age"), AggregateTerm(.average, "age")], "age"),
                 ([AggregateTerm(.count, "age"), AggregateTerm(.sum, "score"), AggregateTerm(.average, "score"), AggregateTerm(.average, "age")], nil),
+                // Only the group key: from the index's entries where the predicate allows.
+                ([AggregateTerm(.value, "age"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "age")], "age"),
+                ([AggregateTerm(.count, "name"), AggregateTerm(.value, "name")], "name"),
             ] as [([AggregateTerm], String?)] {
                 let aggregate = AggregateRequest(
                     entity: "Person", predicate: predicate, terms: terms,
                     groupBy: groupBy.map { [$0] } ?? [], sortDescriptors: groupBy.map { [RecordSortDescriptor(key: $0, ascending: ascending)] } ?? []
                 )
+                let aggregatePlan = try planner.plan(FetchRequest(entity: "Person", predicate: predicate))
+                if IndexOnlyGroups(aggregate, plan: aggregatePlan, layout: layout) != nil { groupsFromEntries += 1 }
                 let ea = outcome { try reference.read { try $0.aggregate(aggregate, schema: KV.schema) } }
                 let aa = outcome { try storage.read { try $0.aggregate(aggregate, schema: KV.schema) } }
                 #expect(String(describing: ea) == String(describing: aa), "aggregate, step \(step): \(aggregate)")
@@ -230,5 +236,6 @@ struct DifferentialTests {
         #expect(commits > 40 && failures > 5 && indexed > 100, "commits \(commits), failures \(failures), index plans \(indexed)")
         #expect(ordered > 5, "plans that read an index in sort order: \(ordered)")
         #expect(exact > 20, "counts answered from index entries alone: \(exact)")
+        #expect(groupsFromEntries > 10, "grouped requests answered from index entries alone: \(groupsFromEntries)")
     }
 }
