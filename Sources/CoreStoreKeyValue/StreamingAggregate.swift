@@ -2,7 +2,9 @@ import CoreStoreStorage
 
 extension KeyValueStorageReader {
     /// Grouped requests that ask only about one indexed group key are answered from the
-    /// index's entries (see ``IndexOnlyGroups``); other grouped requests whose aggregates stream
+    /// index's entries (see ``IndexOnlyGroups``), and the minimum and maximum of indexed
+    /// attributes over all records from the ends of their indexes (``IndexOnlyExtremes``);
+    /// other grouped requests whose aggregates stream
     /// (see ``StreamingAggregate``) are computed while the matching records are scanned, from
     /// the attributes they need; every other request, and one whose values leave the streamed
     /// cases, is answered by fetching the records and running ``AggregateEvaluator``
@@ -15,6 +17,9 @@ extension KeyValueStorageReader {
         let plan = try FetchPlanner(layout: layout).plan(fetch)
         if let fromIndex = IndexOnlyGroups(request, plan: plan, layout: layout), let rows = try fromIndex.rows(in: snapshot) {
             return RecordWindow.apply(rows, offset: request.offset, limit: request.limit)
+        }
+        if let fromIndex = IndexOnlyExtremes(request, plan: plan, layout: layout), let row = try fromIndex.row(in: snapshot) {
+            return RecordWindow.apply([row], offset: request.offset, limit: request.limit)
         }
         guard var aggregate = StreamingAggregate(request, layout: layout) else {
             return try aggregateByFetching(request, schema: schema)

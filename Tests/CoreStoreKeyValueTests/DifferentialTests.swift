@@ -161,7 +161,7 @@ struct DifferentialTests {
         _ = try reference.open(schema: KV.schema)
         let storage = try KV.openStore()
         var model = Model()
-        var commits = 0, failures = 0, indexed = 0, ordered = 0, exact = 0, groupsFromEntries = 0
+        var commits = 0, failures = 0, indexed = 0, ordered = 0, exact = 0, groupsFromEntries = 0, extremesFromEntries = 0
         let layout = KeyValueLayout(schema: KV.schema)
         let planner = FetchPlanner(layout: layout)
         for step in 0..<150 {
@@ -219,6 +219,8 @@ struct DifferentialTests {
                 // Only the group key: from the index's entries where the predicate allows.
                 ([AggregateTerm(.value, "age"), AggregateTerm(.count, "age"), AggregateTerm(.maximum, "age")], "age"),
                 ([AggregateTerm(.count, "name"), AggregateTerm(.value, "name")], "name"),
+                // Extremes of indexed attributes: from the ends of the indexes without a predicate.
+                ([AggregateTerm(.minimum, "age"), AggregateTerm(.maximum, "age"), AggregateTerm(.maximum, "name")], nil),
             ] as [([AggregateTerm], String?)] {
                 let aggregate = AggregateRequest(
                     entity: "Person", predicate: predicate, terms: terms,
@@ -226,6 +228,7 @@ struct DifferentialTests {
                 )
                 let aggregatePlan = try planner.plan(FetchRequest(entity: "Person", predicate: predicate))
                 if IndexOnlyGroups(aggregate, plan: aggregatePlan, layout: layout) != nil { groupsFromEntries += 1 }
+                if IndexOnlyExtremes(aggregate, plan: aggregatePlan, layout: layout) != nil { extremesFromEntries += 1 }
                 let ea = outcome { try reference.read { try $0.aggregate(aggregate, schema: KV.schema) } }
                 let aa = outcome { try storage.read { try $0.aggregate(aggregate, schema: KV.schema) } }
                 #expect(String(describing: ea) == String(describing: aa), "aggregate, step \(step): \(aggregate)")
@@ -237,5 +240,6 @@ struct DifferentialTests {
         #expect(ordered > 5, "plans that read an index in sort order: \(ordered)")
         #expect(exact > 20, "counts answered from index entries alone: \(exact)")
         #expect(groupsFromEntries > 10, "grouped requests answered from index entries alone: \(groupsFromEntries)")
+        #expect(extremesFromEntries > 3, "extremes answered from the ends of indexes: \(extremesFromEntries)")
     }
 }

@@ -1,0 +1,95 @@
+import CoreStoreStorage
+
+/// An ungrouped request for the `minimum` and `maximum` of indexed attributes, over all the
+/// records of an entity, answered from the first and last entries of their indexes: "the
+/// highest id" is two seeks, not a scan of every record.
+///
+/// Why the values are ``AggregateEvaluator``'s: each term's index is one of that attribute
+/// alone, not unique, with an entry for exactly the records the request selects (there is no
+/// predicate). An entry's value encoding starts with its type code, and the codes' ranges are
+/// ordered; `nil`, which `minimum` and `maximum` skip, has the lowest. When the first entry after
+/// the `nil`s and the last entry both hold a value of the attribute's own case (an integer, a
+/// string, a boolean), every value in between does too, and within one case the encoding orders
+/// as ``Value/storageOrder(_:_:)`` and is one-to-one with the values: the first is the minimum,
+/// the last the maximum. Anything else at either end (a decimal or a double in an integer
+/// attribute) makes ``row(in:)`` return `nil`, and the caller reads the records instead.
+struct IndexOnlyExtremes {
+    /// What one term reads.
+    private struct Extreme {
+        /// The index's prefix.
+        let prefix: [UInt8]
+        /// The type code of the attribute's own case.
+        let code: UInt8
+        /// Whether the term is the maximum (else the minimum).
+        let isMaximum: Bool
+    }
+
+    /// One per term.
+    private let extremes: [Extreme]
+
+    /// The index-only form of `request`, a grouped request whose records `plan` selects; `nil`
+    /// when the request or the indexes leave the cases above.
+    init?(_ request: AggregateRequest, plan: FetchPlan, layout: KeyValueLayout) {
+        let schema = layout.schema
+        guard request.groupBy.isEmpty, request.predicate == nil, !request.terms.isEmpty, !plan.entities.isEmpty,
+              let description = schema.entity(named: request.entity) else { return nil }
+        var extremes: [Extreme] = []
+        for term in request.terms {
+            guard term.function == .minimum || term.function == .maximum,
+                  let ordinal = schema.attributeOrdinal(term.key, in: request.entity) else { return nil }
+            let code: UInt8
+            switch description.attributes[ordinal].type {
+            case .integer: code = TupleEncoder.TypeCode.int
+            case .string: code = TupleEncoder.TypeCode.string
+            case .bool: code = TupleEncoder.TypeCode.bool
+            default: return nil
+            }
+            guard let index = layout.indexes.first(where: { index in
+                index.kind != .unique && index.components == [.attribute(term.key)] && plan.entities.isSubset(of: index.entities)
+                    && index.entities.allSatisfy { plan.entities.contains($0) || schema.entity(named: $0)?.isAbstract == true }
+            }) else { return nil }
+            extremes.append(Extreme(prefix: layout.prefix(of: index), code: code, isMaximum: term.function == .maximum))
+        }
+        self.extremes = extremes
+    }
+
+    /// The one row; `nil` when an end of an index holds a value of another case than its
+    /// attribute's (see the type's description). Throws when an entry is damaged.
+    func row(in snapshot: any KeyValueReader) throws -> [Value]? {
+        var row: [Value] = []
+        for extreme in extremes {
+            // The entries after the `nil`s: from the first code above `nil` to the index's end.
+            let lower = extreme.prefix + [TupleEncoder.TypeCode.null + 1]
+            let upper = TupleEncoder.elementsEnd(extreme.prefix)
+            var end: [UInt8]?
+            if extreme.isMaximum {
+                try snapshot.scan(from: lower, to: upper, reverse: true) { entry, value in
+                    try IndexEntryChecksum.check(entry: entry, value: value)
+                    end = entry
+                    return false
+                }
+            } else {
+                try snapshot.scanPairs(from: lower, to: upper) { entry, value in
+                    try IndexEntryChecksum.check(entry: entry, value: value)
+                    end = Array(entry)
+                    return false
+                }
+            }
+            guard let entry = end else {
+                // No value but `nil`: the evaluator's extreme of no values.
+                row.append(.null)
+                continue
+            }
+            // An entry is the prefix, the value's encoding, then the record key's (9 bytes).
+            guard entry.count > extreme.prefix.count + 9 else {
+                throw KeyValueFormatError.damaged("index entry", "its \(entry.count)-byte key holds no value")
+            }
+            guard entry[extreme.prefix.count] == extreme.code else { return nil }
+            var decoder = TupleDecoder(Array(entry[extreme.prefix.count..<(entry.count - 9)]))
+            let value = try decoder.next()
+            guard decoder.isAtEnd else { return nil }
+            row.append(value)
+        }
+        return row
+    }
+}
