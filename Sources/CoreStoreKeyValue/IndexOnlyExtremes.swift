@@ -1,23 +1,27 @@
 import CoreStoreStorage
 
-/// An ungrouped request for the `minimum` and `maximum` of indexed attributes, over all the
-/// records of an entity, answered from the first and last entries of their indexes: "the
-/// highest id" is two seeks, not a scan of every record.
+/// An ungrouped request for the `minimum` and `maximum` of indexed attributes, answered from
+/// the first and last entries of their indexes: "the highest id" (or the highest below some
+/// bound) is two seeks, not a scan of every record.
 ///
 /// Why the values are ``AggregateEvaluator``'s: each term's index is one of that attribute
-/// alone, not unique, with an entry for exactly the records the request selects (there is no
-/// predicate). An entry's value encoding starts with its type code, and the codes' ranges are
-/// ordered; `nil`, which `minimum` and `maximum` skip, has the lowest. When the first entry after
-/// the `nil`s and the last entry both hold a value of the attribute's own case (an integer, a
-/// string, a boolean), every value in between does too, and within one case the encoding orders
-/// as ``Value/storageOrder(_:_:)`` and is one-to-one with the values: the first is the minimum,
-/// the last the maximum. Anything else at either end (a decimal or a double in an integer
-/// attribute) makes ``row(in:)`` return `nil`, and the caller reads the records instead.
+/// alone, not unique, with an entry for exactly the records the request selects — all of them
+/// (no predicate), or those an exact plan on that same index names (see
+/// ``FetchPlan/isExact``), within its ranges. An entry's value encoding starts with its type
+/// code, and the codes' ranges are ordered; `nil`, which `minimum` and `maximum` skip, has the
+/// lowest, and is cut off the ranges. When the first and the last entry left both hold a value
+/// of the attribute's own case (an integer, a string, a boolean), every value in between does
+/// too, and within one case the encoding orders as ``Value/storageOrder(_:_:)`` and is
+/// one-to-one with the values: the first is the minimum, the last the maximum. Anything else at
+/// either end (a decimal or a double in an integer attribute) makes ``row(in:)`` return `nil`,
+/// and the caller reads the records instead.
 struct IndexOnlyExtremes {
     /// What one term reads.
     private struct Extreme {
         /// The index's prefix.
         let prefix: [UInt8]
+        /// The entries to look at, ascending, without `nil`s.
+        let ranges: [FetchPlan.KeyRange]
         /// The type code of the attribute's own case.
         let code: UInt8
         /// Whether the term is the maximum (else the minimum).
@@ -31,8 +35,18 @@ struct IndexOnlyExtremes {
     /// when the request or the indexes leave the cases above.
     init?(_ request: AggregateRequest, plan: FetchPlan, layout: KeyValueLayout) {
         let schema = layout.schema
-        guard request.groupBy.isEmpty, request.predicate == nil, !request.terms.isEmpty, !plan.entities.isEmpty,
+        guard request.groupBy.isEmpty, !request.terms.isEmpty, !plan.entities.isEmpty,
               let description = schema.entity(named: request.entity) else { return nil }
+        // With a predicate, only an exact plan's ranges, on the index of each term.
+        var planned: (index: String, ranges: [FetchPlan.KeyRange])?
+        if request.predicate != nil {
+            guard plan.isExact else { return nil }
+            switch plan.access {
+            case .entityScan: return nil
+            case .indexRange(let index, let lower, let upper): planned = (index, [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)])
+            case .indexRanges(let index, let ranges): planned = (index, ranges)
+            }
+        }
         var extremes: [Extreme] = []
         for term in request.terms {
             guard term.function == .minimum || term.function == .maximum,
@@ -48,7 +62,18 @@ struct IndexOnlyExtremes {
                 index.kind != .unique && index.components == [.attribute(term.key)] && plan.entities.isSubset(of: index.entities)
                     && index.entities.allSatisfy { plan.entities.contains($0) || schema.entity(named: $0)?.isAbstract == true }
             }) else { return nil }
-            extremes.append(Extreme(prefix: layout.prefix(of: index), code: code, isMaximum: term.function == .maximum))
+            let prefix = layout.prefix(of: index)
+            // The entries after the `nil`s: from the first code above `nil` on.
+            let values = prefix + [TupleEncoder.TypeCode.null + 1]
+            var ranges = [FetchPlan.KeyRange(lowerBound: values, upperBound: TupleEncoder.elementsEnd(prefix))]
+            if let planned {
+                guard planned.index == index.name else { return nil }
+                ranges = planned.ranges.compactMap { range in
+                    let lower = KeyOrder.precedes(range.lowerBound, values) ? values : range.lowerBound
+                    return KeyOrder.precedes(lower, range.upperBound) ? FetchPlan.KeyRange(lowerBound: lower, upperBound: range.upperBound) : nil
+                }
+            }
+            extremes.append(Extreme(prefix: prefix, ranges: ranges, code: code, isMaximum: term.function == .maximum))
         }
         self.extremes = extremes
     }
@@ -58,21 +83,22 @@ struct IndexOnlyExtremes {
     func row(in snapshot: any KeyValueReader) throws -> [Value]? {
         var row: [Value] = []
         for extreme in extremes {
-            // The entries after the `nil`s: from the first code above `nil` to the index's end.
-            let lower = extreme.prefix + [TupleEncoder.TypeCode.null + 1]
-            let upper = TupleEncoder.elementsEnd(extreme.prefix)
             var end: [UInt8]?
             if extreme.isMaximum {
-                try snapshot.scan(from: lower, to: upper, reverse: true) { entry, value in
-                    try IndexEntryChecksum.check(entry: entry, value: value)
-                    end = entry
-                    return false
+                for range in extreme.ranges.reversed() where end == nil {
+                    try snapshot.scan(from: range.lowerBound, to: range.upperBound, reverse: true) { entry, value in
+                        try IndexEntryChecksum.check(entry: entry, value: value)
+                        end = entry
+                        return false
+                    }
                 }
             } else {
-                try snapshot.scanPairs(from: lower, to: upper) { entry, value in
-                    try IndexEntryChecksum.check(entry: entry, value: value)
-                    end = Array(entry)
-                    return false
+                for range in extreme.ranges where end == nil {
+                    try snapshot.scanPairs(from: range.lowerBound, to: range.upperBound) { entry, value in
+                        try IndexEntryChecksum.check(entry: entry, value: value)
+                        end = Array(entry)
+                        return false
+                    }
                 }
             }
             guard let entry = end else {

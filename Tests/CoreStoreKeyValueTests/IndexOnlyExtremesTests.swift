@@ -32,8 +32,9 @@ struct IndexOnlyExtremesTests {
         return try AggregateEvaluator(schema: KV.schema).rows(request, records: records)
     }
 
-    @Test("Minimum and maximum of indexed integers, strings and booleans, without a predicate", arguments: [
+    @Test("Minimum and maximum of indexed integers, strings and booleans, without a predicate or with one their index answers exactly", arguments: [
         request([(.minimum, "age")]),
+        request([(.maximum, "age")], predicate: .comparison(Comparison("age", .equal, .int(3)))),
         request([(.maximum, "age"), (.minimum, "name"), (.maximum, "name")]),
         request([(.maximum, "breed")], entity: "Dog"),
     ])
@@ -41,8 +42,10 @@ struct IndexOnlyExtremesTests {
         #expect(try Self.readsIndexOnly(request))
     }
 
-    @Test("A predicate, another function, a double, an unindexed attribute or a unique index read records", arguments: [
-        request([(.maximum, "age")], predicate: .comparison(Comparison("age", .equal, .int(3)))),
+    @Test("A predicate of another index or not exact, another function, a double, an unindexed attribute or a unique index read records", arguments: [
+        request([(.maximum, "age")], predicate: .comparison(Comparison("name", .equal, .string("P1")))),
+        request([(.maximum, "age")], predicate: .comparison(Comparison("age", .greater, .int(1)))),
+        request([(.maximum, "age"), (.maximum, "name")], predicate: .comparison(Comparison("age", .equal, .int(3)))),
         request([(.maximum, "age"), (.count, "age")]),
         request([(.maximum, "score")]),
         request([(.maximum, "email")]),
@@ -66,6 +69,25 @@ struct IndexOnlyExtremesTests {
         #expect(throws: StorageError.self) {
             try storage.read { try $0.aggregate(Self.request([(.maximum, "score")]), schema: KV.schema) }
         }
+    }
+
+    @Test("Within an exact plan's ranges, nil left out", arguments: [
+        (RecordPredicate.comparison(Comparison(["age"], .in, .list([.int(1), .int(3), .null]))), [Value.int(1), .int(3)]),
+        (.comparison(Comparison(["age"], .between, .list([.int(2), .int(3)]))), [.int(2), .int(3)]),
+        (.comparison(Comparison(["age"], .in, .list([.null]))), [.null, .null]),
+        (.comparison(Comparison("age", .equal, .int(9))), [.null, .null]),
+    ])
+    func withinExactRanges(_ predicate: RecordPredicate, _ extremes: [Value]) throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: Self.people()))
+        let request = Self.request([(.minimum, "age"), (.maximum, "age")], predicate: predicate)
+        #expect(try Self.readsIndexOnly(request))
+        let records = try storage.read { try $0.fetch(FetchRequest(entity: "Person", predicate: predicate)) }.records
+        #expect(try AggregateEvaluator(schema: KV.schema).rows(request, records: records) == [extremes])
+        let key = KeyValueLayout(schema: KV.schema).recordKey(entity: "Person", key: 3)
+        try engine.write { try $0.put(key, [2, 0, 0, 0, 0]) }
+        #expect(try storage.read { try $0.aggregate(request, schema: KV.schema) } == [extremes])
     }
 
     @Test("Over no records, or only nil values, both are nil")
