@@ -12,19 +12,10 @@ struct IndexOnlyExtremesTests {
         AggregateRequest(entity: entity, predicate: predicate, terms: terms.map { AggregateTerm($0.0, $0.1) })
     }
 
+    /// Whether `request` takes the index-only path.
     private static func readsIndexOnly(_ request: AggregateRequest) throws -> Bool {
-        let layout = KeyValueLayout(schema: KV.schema)
-        let plan = try FetchPlanner(layout: layout)
-            .plan(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        let (layout, plan) = try KV.plan(of: request)
         return IndexOnlyExtremes(request, plan: plan, layout: layout) != nil
-    }
-
-    /// Forty people: ages 0–4 and `nil` (every seventh), names of seven kinds.
-    private static func people() -> [Record] {
-        (1...40).map { (n: Int) -> Record in
-            let age: Int64? = n % 7 == 0 ? nil : Int64(n % 5)
-            return KV.person(-Int64(n), "P\(n % 7)", age: age, score: Double(n))
-        }
     }
 
     private static func expected(_ request: AggregateRequest, in storage: KeyValueStorage<MemoryKeyValueStore>) throws -> [[Value]] {
@@ -60,7 +51,7 @@ struct IndexOnlyExtremesTests {
         let engine = MemoryKeyValueStore()
         let storage = try KV.openStore(engine)
         let request = Self.request([(.minimum, "age"), (.maximum, "age"), (.minimum, "name"), (.maximum, "name")])
-        _ = try storage.write(ChangeSet(inserts: Self.people()))
+        _ = try storage.write(ChangeSet(inserts: KV.fortyPeople()))
         let expected = try Self.expected(request, in: storage)
         #expect(expected == [[.int(0), .int(4), .string("P0"), .string("P6")]])
         let key = KeyValueLayout(schema: KV.schema).recordKey(entity: "Person", key: 3)
@@ -80,7 +71,7 @@ struct IndexOnlyExtremesTests {
     func withinExactRanges(_ predicate: RecordPredicate, _ extremes: [Value]) throws {
         let engine = MemoryKeyValueStore()
         let storage = try KV.openStore(engine)
-        _ = try storage.write(ChangeSet(inserts: Self.people()))
+        _ = try storage.write(ChangeSet(inserts: KV.fortyPeople()))
         let request = Self.request([(.minimum, "age"), (.maximum, "age")], predicate: predicate)
         #expect(try Self.readsIndexOnly(request))
         let records = try storage.read { try $0.fetch(FetchRequest(entity: "Person", predicate: predicate)) }.records
@@ -104,7 +95,7 @@ struct IndexOnlyExtremesTests {
     ])
     func otherCasesReadRecords(_ odd: Value) throws {
         let storage = try KV.openStore()
-        var people = Self.people()
+        var people = KV.fortyPeople()
         people[0].attributes[1] = odd
         _ = try storage.write(ChangeSet(inserts: people))
         let request = Self.request([(.minimum, "age"), (.maximum, "age")])

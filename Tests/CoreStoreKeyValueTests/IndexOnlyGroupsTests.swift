@@ -21,18 +21,8 @@ struct IndexOnlyGroupsTests {
 
     /// Whether `request` takes the index-only path.
     private static func readsIndexOnly(_ request: AggregateRequest) throws -> Bool {
-        let layout = KeyValueLayout(schema: KV.schema)
-        let plan = try FetchPlanner(layout: layout)
-            .plan(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        let (layout, plan) = try KV.plan(of: request)
         return IndexOnlyGroups(request, plan: plan, layout: layout) != nil
-    }
-
-    /// Forty people: ages 0–4 and `nil` (every seventh), names of seven kinds.
-    private static func people() -> [Record] {
-        (1...40).map { (n: Int) -> Record in
-            let age: Int64? = n % 7 == 0 ? nil : Int64(n % 5)
-            return KV.person(-Int64(n), "P\(n % 7)", age: age, score: Double(n))
-        }
     }
 
     @Test("The group key alone, of an index with entries of exactly the selected records", arguments: [
@@ -69,7 +59,7 @@ struct IndexOnlyGroupsTests {
     func rowsAreTheEvaluators(_ request: AggregateRequest) throws {
         let engine = MemoryKeyValueStore()
         let storage = try KV.openStore(engine)
-        _ = try storage.write(ChangeSet(inserts: Self.people()))
+        _ = try storage.write(ChangeSet(inserts: KV.fortyPeople()))
         let records = try storage.read { try $0.fetch(FetchRequest(entity: "Person", predicate: request.predicate)) }.records
         let expected = try AggregateEvaluator(schema: KV.schema).rows(request, records: records)
         #expect(!expected.isEmpty)
@@ -87,7 +77,7 @@ struct IndexOnlyGroupsTests {
     @Test("A decimal among an integer attribute's values (which can share a group with an integer) makes the request read records")
     func decimalGroupKeysReadRecords() throws {
         let storage = try KV.openStore()
-        var people = Self.people()
+        var people = KV.fortyPeople()
         // 3 as a decimal groups with the integer 3 in storage order, but is encoded apart.
         people[0].attributes[1] = .decimal(3)
         _ = try storage.write(ChangeSet(inserts: people))

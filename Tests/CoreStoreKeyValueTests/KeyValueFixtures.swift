@@ -46,6 +46,22 @@ enum KV {
                relationships: [owner.map { [$0] } ?? []])
     }
 
+    /// Forty people: ages 0–4 and `nil` (every seventh), names of seven kinds, scores 1–40.
+    static func fortyPeople() -> [Record] {
+        (1...40).map { (n: Int) -> Record in
+            let age: Int64? = n % 7 == 0 ? nil : Int64(n % 5)
+            return person(-Int64(n), "P\(n % 7)", age: age, score: Double(n))
+        }
+    }
+
+    /// The layout of ``schema`` and the plan of the records `request` selects.
+    static func plan(of request: AggregateRequest) throws -> (layout: KeyValueLayout, plan: FetchPlan) {
+        let layout = KeyValueLayout(schema: schema)
+        let plan = try FetchPlanner(layout: layout)
+            .plan(FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate))
+        return (layout, plan)
+    }
+
     static func openStore(_ engine: MemoryKeyValueStore = MemoryKeyValueStore()) throws -> KeyValueStorage<MemoryKeyValueStore> {
         let storage = KeyValueStorage(engine: engine)
         _ = try storage.open(schema: schema)
