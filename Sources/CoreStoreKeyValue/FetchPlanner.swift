@@ -51,6 +51,14 @@ public struct FetchPlan: Sendable, Hashable {
         case .entityScan: []
         }
     }
+
+    /// The name of the index the plan reads; `nil` for an entity scan.
+    var indexName: String? {
+        switch access {
+        case .indexRange(let index, _, _), .indexRanges(let index, _): index
+        case .entityScan: nil
+        }
+    }
 }
 
 /// Chooses the index a fetch reads, after the FoundationDB Record Layer's planner: the index

@@ -38,15 +38,7 @@ struct IndexOnlyExtremes {
         guard request.groupBy.isEmpty, !request.terms.isEmpty, !plan.entities.isEmpty,
               let description = schema.entity(named: request.entity) else { return nil }
         // With a predicate, only an exact plan's ranges, on the index of each term.
-        var planned: (index: String, ranges: [FetchPlan.KeyRange])?
-        if request.predicate != nil {
-            guard plan.isExact else { return nil }
-            switch plan.access {
-            case .entityScan: return nil
-            case .indexRange(let index, let lower, let upper): planned = (index, [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)])
-            case .indexRanges(let index, let ranges): planned = (index, ranges)
-            }
-        }
+        if request.predicate != nil, !plan.isExact { return nil }
         var extremes: [Extreme] = []
         for term in request.terms {
             guard term.function == .minimum || term.function == .maximum,
@@ -58,17 +50,14 @@ struct IndexOnlyExtremes {
             case .bool: code = TupleEncoder.TypeCode.bool
             default: return nil
             }
-            guard let index = layout.indexes.first(where: { index in
-                index.kind != .unique && index.components == [.attribute(term.key)] && plan.entities.isSubset(of: index.entities)
-                    && index.entities.allSatisfy { plan.entities.contains($0) || schema.entity(named: $0)?.isAbstract == true }
-            }) else { return nil }
+            guard let index = layout.oneAttributeIndex(of: term.key, holdingExactly: plan.entities) else { return nil }
             let prefix = layout.prefix(of: index)
             // The entries after the `nil`s: from the first code above `nil` on.
             let values = prefix + [TupleEncoder.TypeCode.null + 1]
             var ranges = [FetchPlan.KeyRange(lowerBound: values, upperBound: TupleEncoder.elementsEnd(prefix))]
-            if let planned {
-                guard planned.index == index.name else { return nil }
-                ranges = planned.ranges.compactMap { range in
+            if request.predicate != nil {
+                guard plan.indexName == index.name else { return nil }
+                ranges = plan.indexRanges.compactMap { range in
                     let lower = KeyOrder.precedes(range.lowerBound, values) ? values : range.lowerBound
                     return KeyOrder.precedes(lower, range.upperBound) ? FetchPlan.KeyRange(lowerBound: lower, upperBound: range.upperBound) : nil
                 }

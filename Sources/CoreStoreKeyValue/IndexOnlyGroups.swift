@@ -58,34 +58,16 @@ struct IndexOnlyGroups {
             case .sum, .average: return nil
             }
         }
-        // Entries of exactly the selected records: the index's entities are the selected ones
-        // (abstract entities have no records).
-        func coversExactly(_ index: IndexDefinition) -> Bool {
-            index.kind != .unique && index.components == [.attribute(key)] && plan.entities.isSubset(of: index.entities)
-                && index.entities.allSatisfy { plan.entities.contains($0) || schema.entity(named: $0)?.isAbstract == true }
-        }
-        let index: IndexDefinition
+        // Entries of exactly the selected records (all of them, or an exact plan's on this index).
+        guard let index = layout.oneAttributeIndex(of: key, holdingExactly: plan.entities) else { return nil }
+        let prefix = layout.prefix(of: index)
         if request.predicate == nil {
-            guard let whole = layout.indexes.first(where: coversExactly) else { return nil }
-            index = whole
-            let prefix = layout.prefix(of: index)
             ranges = [FetchPlan.KeyRange(lowerBound: prefix, upperBound: TupleEncoder.elementsEnd(prefix))]
         } else {
-            guard plan.isExact else { return nil }
-            let name: String
-            switch plan.access {
-            case .entityScan: return nil
-            case .indexRange(let planned, let lower, let upper):
-                name = planned
-                ranges = [FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)]
-            case .indexRanges(let planned, let planRanges):
-                name = planned
-                ranges = planRanges
-            }
-            guard let planned = layout.indexes.first(where: { $0.name == name }), coversExactly(planned) else { return nil }
-            index = planned
+            guard plan.isExact, plan.indexName == index.name else { return nil }
+            ranges = plan.indexRanges
         }
-        prefixLength = layout.prefix(of: index).count
+        prefixLength = prefix.count
         self.terms = terms
         order = RecordOrder(request.groupOrderKeys)
     }

@@ -192,6 +192,16 @@ public final class KeyValueLayout: Sendable {
 
     // MARK: - Indexes
 
+    /// The non-unique index of the attribute `key` alone whose entries are exactly those of the
+    /// records of `entities` (abstract entities have no records): an index from which a read of
+    /// those records' `key` values needs nothing else. `nil` when there is none.
+    func oneAttributeIndex(of key: String, holdingExactly entities: Set<String>) -> IndexDefinition? {
+        indexes.first { index in
+            index.kind != .unique && index.components == [.attribute(key)] && entities.isSubset(of: index.entities)
+                && index.entities.allSatisfy { entities.contains($0) || schema.entity(named: $0)?.isAbstract == true }
+        }
+    }
+
     /// The prefix of every entry of `index`.
     public func prefix(of index: IndexDefinition) -> [UInt8] {
         Self.prefix(ofIndexNamed: index.name, in: generation)

@@ -3,12 +3,11 @@ import CoreStoreStorage
 extension KeyValueStorageReader {
     /// Grouped requests that ask only about one indexed group key are answered from the
     /// index's entries (see ``IndexOnlyGroups``), and the minimum and maximum of indexed
-    /// attributes over all records from the ends of their indexes (``IndexOnlyExtremes``);
-    /// other grouped requests whose aggregates stream
-    /// (see ``StreamingAggregate``) are computed while the matching records are scanned, from
-    /// the attributes they need; every other request, and one whose values leave the streamed
-    /// cases, is answered by fetching the records and running ``AggregateEvaluator``
-    /// (``StorageReader/aggregateByFetching(_:schema:)``).
+    /// attributes from the ends of their indexes (``IndexOnlyExtremes``). Other grouped requests
+    /// whose aggregates stream (see ``StreamingAggregate``) are computed while the matching
+    /// records are scanned, from the attributes they need; every other request, and one whose
+    /// values leave the streamed cases, is answered by fetching the records and running
+    /// ``AggregateEvaluator`` (``StorageReader/aggregateByFetching(_:schema:)``).
     func aggregate(_ request: AggregateRequest, schema: StoreSchema) throws -> [[Value]] {
         let evaluator = AggregateEvaluator(schema: schema)
         try evaluator.validate(request)
