@@ -12,7 +12,7 @@
 # postgres uses the server at CORESTORE_POSTGRES_URL, or starts a throwaway one for the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=${1:?usage: scripts/profile.sh W1..W9|W11 [sqlite|lmdb|leveldb|memory|postgres] [--full]}
+workload=${1:?usage: scripts/profile.sh W1..W9|W11|W15 [sqlite|lmdb|leveldb|memory|postgres] [--full]}
 backend=${2:-sqlite}
 size=--quick
 [ "${3:-}" = "--full" ] && size=
@@ -22,6 +22,7 @@ case "${workload^^}" in
     W3) method='5fetch3ageAA8ChecksumVSi_tKF' ;;
     W4) method='14fetchTopScores2in5limitAA8ChecksumVSNySdG_SitKF' ;;
     W5) method='9aggregateAA8ChecksumVyKF' ;;
+    W15) method='23countPerAgeAndHighestIDAA8ChecksumVyKF' ;;
     W6) method='6update3idsySnys5Int64VG_tKF' ;;
     W7) method='6delete3idsySnys5Int64VG_tKF' ;;
     W8) method='16monitoredUpdatesySays8DurationVGSays5Int64V2id_Sd5scoretGKF' ;;

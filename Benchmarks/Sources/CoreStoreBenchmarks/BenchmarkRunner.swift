@@ -79,6 +79,7 @@ struct BenchmarkRunner {
                 case .w3: checksum = try subject.fetch(age: size.queriedAge)
                 case .w4: checksum = try subject.fetchTopScores(in: size.scoreRange, limit: size.limit)
                 case .w5: checksum = try subject.aggregate()
+                case .w15: checksum = try subject.countPerAgeAndHighestID()
                 case .w6: try subject.update(ids: size.updatedIDs)
                 case .w7: try subject.delete(ids: size.deletedIDs)
                 case .w8: w8Durations = try subject.monitoredUpdates(updates)

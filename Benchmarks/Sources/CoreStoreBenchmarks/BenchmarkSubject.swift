@@ -25,6 +25,11 @@ protocol BenchmarkSubject: AnyObject {
     /// Checksum: `add(count)`, `add(Int64(sum))`, then per group in age order
     /// `add(age * 1_000_003 + count * 7 + Int64(sum))`.
     func aggregate() throws -> Checksum
+    /// W15: per `age` the number of rows, and the highest `id`, each from an index where the
+    /// subject has one (CoreStore's `age` and `id` indexes; the raw key-value layouts' `age`
+    /// index and row keys; SQL's `GROUP BY` and `max()`). Checksum: per group in age order
+    /// `add(age * 1_000_003 + count * 7)`, then `add(highest id)` (`-1` over no rows).
+    func countPerAgeAndHighestID() throws -> Checksum
     /// W6: for each id in `ids`, `score += 1` and `age = (age + 1) % 100`, in one transaction.
     func update(ids: Range<Int64>) throws
     /// W7: deletes the rows whose id is in `ids`, in one transaction.
@@ -61,6 +66,14 @@ extension BenchmarkSubject {
 
     /// No concurrency workload.
     func concurrentReads(readers: Int, fetches: Int, maxAge: Int, withWriter: Bool) throws -> ConcurrentReads? { nil }
+}
+
+/// The W15 checksum from its groups (age, count) in age order and the highest id.
+func countPerAgeChecksum(_ groups: [(age: Int, count: Int)], highestID: Int64?) -> Checksum {
+    var checksum = Checksum()
+    for group in groups { checksum.add(Int64(group.age) &* 1_000_003 &+ Int64(group.count) &* 7) }
+    checksum.add(highestID ?? -1)
+    return checksum
 }
 
 /// The per-group part of the W5 checksum, shared by every subject.

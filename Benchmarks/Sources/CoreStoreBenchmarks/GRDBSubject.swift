@@ -132,6 +132,14 @@ final class GRDBSubject: BenchmarkSubject {
         }
     }
 
+    func countPerAgeAndHighestID() throws -> Checksum {
+        try dbQueue.read { db in
+            let groups = try Row.fetchAll(db, sql: "SELECT age, COUNT(age) FROM item GROUP BY age ORDER BY age")
+            let highest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM item")
+            return countPerAgeChecksum(groups.map { (age: $0[0], count: $0[1]) }, highestID: highest)
+        }
+    }
+
     func update(ids: Range<Int64>) throws {
         try dbQueue.write { db in
             let items = try GRDBItem.filter(ids.contains(GRDBItem.Columns.id)).fetchAll(db)

@@ -111,6 +111,19 @@ final class RawLMDBSubject: BenchmarkSubject {
         }
     }
 
+    func countPerAgeAndHighestID() throws -> Checksum {
+        try read { transaction in
+            var counts = RawAgeCounts()
+            try scan(from: [RawRowCodec.agePrefix], in: transaction) { key, _ in
+                guard let entry = try RawRowCodec.decodeAgeKey(key) else { return false }
+                counts.add(age: entry.age)
+                return true
+            }
+            let highest = try lastKey(before: [RawRowCodec.agePrefix], in: transaction).flatMap { try RawRowCodec.decodeRowKey($0) }
+            return countPerAgeChecksum(counts.groups, highestID: highest)
+        }
+    }
+
     func update(ids: Range<Int64>) throws {
         var buffers = RawRowBuffers()
         try write { transaction in
@@ -274,6 +287,25 @@ final class RawLMDBSubject: BenchmarkSubject {
             code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
         }
         if code != MDB_NOTFOUND { try Self.check(code, "mdb_cursor_get") }
+    }
+
+    /// The last key below `bound`, or `nil`: a cursor placed at `bound` (or at the end) and
+    /// stepped back once.
+    private func lastKey(before bound: [UInt8], in transaction: OpaquePointer) throws -> UnsafeRawBufferPointer? {
+        var opened: OpaquePointer?
+        try Self.check(mdb_cursor_open(transaction, database, &opened), "mdb_cursor_open")
+        guard let cursor = opened else { throw RawEngineError(message: "mdb_cursor_open returned no cursor") }
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        var code = bound.withUnsafeBytes { bound in
+            key = Self.val(bound)
+            return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+        }
+        code = code == MDB_SUCCESS ? mdb_cursor_get(cursor, &key, &value, MDB_PREV) : mdb_cursor_get(cursor, &key, &value, MDB_LAST)
+        if code == MDB_NOTFOUND { return nil }
+        try Self.check(code, "mdb_cursor_get")
+        return Self.bytes(key)
     }
 
     /// An `MDB_val` over `bytes`, which LMDB only reads.

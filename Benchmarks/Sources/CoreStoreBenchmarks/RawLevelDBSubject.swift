@@ -89,6 +89,16 @@ final class RawLevelDBSubject: BenchmarkSubject {
         return top.checksum
     }
 
+    func countPerAgeAndHighestID() throws -> Checksum {
+        var counts = RawAgeCounts()
+        try scan(from: [RawRowCodec.agePrefix]) { key, _ in
+            guard let entry = try RawRowCodec.decodeAgeKey(key) else { return false }
+            counts.add(age: entry.age)
+            return true
+        }
+        return countPerAgeChecksum(counts.groups, highestID: try lastRowID())
+    }
+
     func aggregate() throws -> Checksum {
         var aggregation = RawAggregation()
         try scan(from: [RawRowCodec.rowPrefix]) { key, value in
@@ -218,6 +228,22 @@ final class RawLevelDBSubject: BenchmarkSubject {
             leveldb_iter_next(iterator)
         }
         try Self.call("leveldb_iter_get_error") { leveldb_iter_get_error(iterator, $0) }
+    }
+
+    /// The id of the last row: an iterator placed at the `age` index (or at the end) and
+    /// stepped back once; `nil` when there is no row.
+    private func lastRowID() throws -> Int64? {
+        let iterator = leveldb_create_iterator(database, readOptions)
+        defer { leveldb_iter_destroy(iterator) }
+        Self.withChars([RawRowCodec.agePrefix]) { leveldb_iter_seek(iterator, $0, $1) }
+        if leveldb_iter_valid(iterator) != 0 { leveldb_iter_prev(iterator) } else { leveldb_iter_seek_to_last(iterator) }
+        var id: Int64?
+        if leveldb_iter_valid(iterator) != 0 {
+            var keySize = 0
+            id = try RawRowCodec.decodeRowKey(UnsafeRawBufferPointer(start: leveldb_iter_key(iterator, &keySize), count: keySize))
+        }
+        try Self.call("leveldb_iter_get_error") { leveldb_iter_get_error(iterator, $0) }
+        return id
     }
 
     /// Adds to `batch` the storing of `value` under `key`.

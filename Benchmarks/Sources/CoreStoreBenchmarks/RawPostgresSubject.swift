@@ -51,6 +51,8 @@ final class RawPostgresSubject: BenchmarkSubject {
                                types: [.float8, .float8, .int8])
         try connection.prepare("totals", "SELECT COUNT(*), SUM(score) FROM item")
         try connection.prepare("groups", "SELECT age, COUNT(*), SUM(score) FROM item GROUP BY age ORDER BY age")
+        try connection.prepare("ageCounts", "SELECT age, COUNT(age) FROM item GROUP BY age ORDER BY age")
+        try connection.prepare("highestID", "SELECT COALESCE(MAX(id), -1) FROM item")
         try connection.prepare("bump", "UPDATE item SET score = score + 1, age = (age + 1) % 100 WHERE id = $1", types: [.int8])
         try connection.prepare("delete", "DELETE FROM item WHERE id >= $1 AND id < $2", types: [.int8, .int8])
         try connection.prepare("score", "UPDATE item SET score = $1 WHERE id = $2", types: [.float8, .int8])
@@ -104,6 +106,13 @@ final class RawPostgresSubject: BenchmarkSubject {
                 age: Int(groups.int64(row, 0)), count: Int(groups.int64(row, 1)), scoreSum: groups.double(row, 2)))
         }
         return checksum
+    }
+
+    func countPerAgeAndHighestID() throws -> Checksum {
+        let groups = try connection.run("ageCounts")
+        let highest = try connection.run("highestID")
+        return countPerAgeChecksum((0..<groups.count).map { (age: Int(groups.int64($0, 0)), count: Int(groups.int64($0, 1))) },
+                                   highestID: highest.count == 1 ? highest.int64(0, 0) : nil)
     }
 
     func update(ids: Range<Int64>) throws {

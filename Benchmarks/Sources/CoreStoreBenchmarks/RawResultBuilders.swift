@@ -80,3 +80,19 @@ struct RawAggregation {
         return checksum
     }
 }
+
+/// W15's counts while the raw key-value subjects scan their `age` index: entries come in age
+/// order, so each age's entries are consecutive.
+struct RawAgeCounts {
+    /// (age, count) per age met, in order.
+    private(set) var groups: [(age: Int, count: Int)] = []
+
+    /// Counts one entry of `age`.
+    mutating func add(age: Int) {
+        if let last = groups.last, last.age == age {
+            groups[groups.count - 1].count += 1
+        } else {
+            groups.append((age, 1))
+        }
+    }
+}

@@ -117,6 +117,16 @@ final class RawSQLiteSubject: BenchmarkSubject {
         return checksum
     }
 
+    func countPerAgeAndHighestID() throws -> Checksum {
+        var counts: [(age: Int, count: Int)] = []
+        let groups = try RawSQLiteStatement("SELECT age, COUNT(age) FROM item GROUP BY age ORDER BY age", on: connection)
+        try groups.forEachRow { counts.append((Int(groups.int64(at: 0)), Int(groups.int64(at: 1)))) }
+        var highest: Int64?
+        let maximum = try RawSQLiteStatement("SELECT COALESCE(MAX(id), -1) FROM item", on: connection)
+        try maximum.forEachRow { highest = maximum.int64(at: 0) }
+        return countPerAgeChecksum(counts, highestID: highest)
+    }
+
     func update(ids: Range<Int64>) throws {
         let statement = try RawSQLiteStatement(
             "UPDATE item SET score = score + 1, age = (age + 1) % 100 WHERE id = ?", on: connection)

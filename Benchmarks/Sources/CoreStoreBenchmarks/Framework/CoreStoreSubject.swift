@@ -117,6 +117,22 @@ final class CoreStoreSubject: BenchmarkSubject {
         return checksum
     }
 
+    @inline(never) func countPerAgeAndHighestID() throws -> Checksum {
+        let groups = try dataStack.queryAttributes(
+            From<BenchItem>()
+                .select(NSDictionary.self, .attribute(\.$age), .count(\.$age, as: "count"))
+                .groupBy(\.$age)
+                .orderBy(.ascending(\.$age))
+        )
+        let counts = try groups.map { group -> (age: Int, count: Int) in
+            guard let age = group["age"] as? Int, let count = group["count"] as? Int else {
+                throw BenchmarkError.unexpected("group without age or count: \(group)")
+            }
+            return (age, count)
+        }
+        return countPerAgeChecksum(counts, highestID: try dataStack.queryValue(From<BenchItem>().select(Int64.self, .maximum(\.$itemID))))
+    }
+
     @inline(never) func update(ids: Range<Int64>) throws {
         try dataStack.perform(synchronous: { transaction in
             let items = try transaction.fetchAll(From<BenchItem>().where(\.$itemID >= ids.lowerBound && \.$itemID < ids.upperBound))
