@@ -272,6 +272,32 @@ final class RawLMDBSubject: BenchmarkSubject {
         in transaction: OpaquePointer,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        try withCursor(at: start, in: transaction) { cursor, key, value, code in
+            while code == MDB_SUCCESS {
+                guard try body(Self.bytes(key), Self.bytes(value)) else { return }
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+            if code != MDB_NOTFOUND { try Self.check(code, "mdb_cursor_get") }
+        }
+    }
+
+    /// The last key below `bound`, or `nil`: a cursor placed at `bound` (or at the end) and
+    /// stepped back once.
+    private func lastKey(before bound: [UInt8], in transaction: OpaquePointer) throws -> UnsafeRawBufferPointer? {
+        try withCursor(at: bound, in: transaction) { cursor, key, value, code in
+            code = mdb_cursor_get(cursor, &key, &value, code == MDB_SUCCESS ? MDB_PREV : MDB_LAST)
+            if code == MDB_NOTFOUND { return nil }
+            try Self.check(code, "mdb_cursor_get")
+            return Self.bytes(key)
+        }
+    }
+
+    /// Runs `body` with a cursor placed at the first key at or after `start` (`MDB_SET_RANGE`):
+    /// the cursor, its key and value, and the placement's result code; closes the cursor after.
+    private func withCursor<T>(
+        at start: [UInt8], in transaction: OpaquePointer,
+        _ body: (OpaquePointer, inout MDB_val, inout MDB_val, inout Int32) throws -> T
+    ) throws -> T {
         var opened: OpaquePointer?
         try Self.check(mdb_cursor_open(transaction, database, &opened), "mdb_cursor_open")
         guard let cursor = opened else { throw RawEngineError(message: "mdb_cursor_open returned no cursor") }
@@ -282,30 +308,7 @@ final class RawLMDBSubject: BenchmarkSubject {
             key = Self.val(start)
             return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
         }
-        while code == MDB_SUCCESS {
-            guard try body(Self.bytes(key), Self.bytes(value)) else { return }
-            code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-        }
-        if code != MDB_NOTFOUND { try Self.check(code, "mdb_cursor_get") }
-    }
-
-    /// The last key below `bound`, or `nil`: a cursor placed at `bound` (or at the end) and
-    /// stepped back once.
-    private func lastKey(before bound: [UInt8], in transaction: OpaquePointer) throws -> UnsafeRawBufferPointer? {
-        var opened: OpaquePointer?
-        try Self.check(mdb_cursor_open(transaction, database, &opened), "mdb_cursor_open")
-        guard let cursor = opened else { throw RawEngineError(message: "mdb_cursor_open returned no cursor") }
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        var code = bound.withUnsafeBytes { bound in
-            key = Self.val(bound)
-            return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-        }
-        code = code == MDB_SUCCESS ? mdb_cursor_get(cursor, &key, &value, MDB_PREV) : mdb_cursor_get(cursor, &key, &value, MDB_LAST)
-        if code == MDB_NOTFOUND { return nil }
-        try Self.check(code, "mdb_cursor_get")
-        return Self.bytes(key)
+        return try body(cursor, &key, &value, &code)
     }
 
     /// An `MDB_val` over `bytes`, which LMDB only reads.
