@@ -22,6 +22,12 @@ package protocol SQLDialect: Sendable {
     var keyColumnDefinition: String { get }
     /// The definition of the `_entity` column (the record's concrete entity name).
     var entityColumnDefinition: String { get }
+    /// Whether a record table's `_key` and `_entity` columns come after its attribute columns
+    /// instead of before them. Where an engine finds a column by walking the row's values from
+    /// the first (SQLite's record header), attributes placed first are reached sooner by every
+    /// filter, sort and aggregate, and `_key` (SQLite's rowid) is never read from the row. Only
+    /// the order of a new table changes: reads and writes name their columns.
+    var placesKeyColumnsLast: Bool { get }
     /// The declared type of a column holding record keys: foreign keys and positions.
     var keyReferenceColumnType: String { get }
     /// The schema that qualifies the connection's temporary tables (`temp`, `pg_temp`).

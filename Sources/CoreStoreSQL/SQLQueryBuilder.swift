@@ -40,8 +40,10 @@ package struct SQLQueryBuilder {
     /// main table's alias is `t0`.
     ///
     /// The `ORDER BY` is `RecordOrder`, the order every store returns: the terms of each sort key
-    /// (``orderTerms(_:type:ascending:)``), then `_key` ascending, the record-key tie-break.
-    package mutating func select(_ columns: String, _ request: FetchRequest, sorted: Bool = true, windowed: Bool = true) throws -> String {
+    /// (``orderTerms(_:type:ascending:)``), then `_key` ascending, the record-key tie-break
+    /// (left out with `breakingTiesByKey: false`, for a reader that breaks ties itself:
+    /// ``SQLTopRowsWindow``).
+    package mutating func select(_ columns: String, _ request: FetchRequest, sorted: Bool = true, windowed: Bool = true, breakingTiesByKey: Bool = true) throws -> String {
         let entity = try mapping.entity(request.entity)
         var conditions: [String] = []
         if let filter = mapping.kindFilter(entity, alias: "t0", includesSubentities: request.includesSubentities) {
@@ -67,7 +69,7 @@ package struct SQLQueryBuilder {
                     terms += orderTerms(column, type: entity.attributeTypes[ordinal], ascending: descriptor.ascending)
                 }
             }
-            terms.append("t0.\"_key\" ASC")
+            if breakingTiesByKey { terms.append("t0.\"_key\" ASC") }
             sql += " ORDER BY " + terms.joined(separator: ", ")
         }
         if windowed { sql += window(limit: request.limit, offset: request.offset) }

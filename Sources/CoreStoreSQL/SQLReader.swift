@@ -9,11 +9,16 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
     /// The store's memory of fetches whose asker held most of their records; `nil`: every fetch
     /// reads whole rows (see ``fetchHeldRecordsByKey(_:entity:)``).
     package let heldRecordsMemory: SQLHeldRecordsMemory?
+    /// The store's memory of sorts that tie at window edges; `nil`: the database breaks every
+    /// tie (`ORDER BY … "_key"`), else limited fetches break them here (see
+    /// ``SQLTopRowsWindow``).
+    package let sortTieMemory: SQLSortTieMemory?
 
-    package init(connection: Connection, mapping: SQLSchemaMapping, heldRecordsMemory: SQLHeldRecordsMemory? = nil) {
+    package init(connection: Connection, mapping: SQLSchemaMapping, heldRecordsMemory: SQLHeldRecordsMemory? = nil, sortTieMemory: SQLSortTieMemory? = nil) {
         self.connection = connection
         self.mapping = mapping
         self.heldRecordsMemory = heldRecordsMemory
+        self.sortTieMemory = sortTieMemory
     }
 
     private var loader: SQLRecordLoader<Connection> { SQLRecordLoader(connection: connection, mapping: mapping) }
@@ -69,6 +74,10 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         if keysFirst, let records = try fetchHeldRecordsByKey(request, entity: entity) {
             return FetchResult(records: records)
         }
+        if let topRows = SQLTopRowsWindow(request, memory: sortTieMemory),
+           let records = try fetchTopRows(topRows, entity: entity, table: table) {
+            return FetchResult(records: records)
+        }
         let sql: String
         do {
             let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
@@ -85,6 +94,28 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         var records = try accumulator.finish(with: loader)
         if ordersByKeyHere { Self.orderByKey(&records) }
         return FetchResult(records: records)
+    }
+
+    /// The records of a limited fetch sorted by the database without the key tie-break (see
+    /// ``SQLTopRowsWindow``); `nil` when a tie crosses a window edge (noted in the memory) or
+    /// the predicate needs the evaluator: then the caller reads it with the tie-break.
+    private func fetchTopRows(_ topRows: SQLTopRowsWindow, entity: SQLSchemaMapping.EntityMapping, table: SQLSchemaMapping.Table) throws -> [Record]? {
+        var builder = SQLQueryBuilder(mapping: mapping)
+        let sql: String
+        do {
+            let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
+            let columns = SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: readsEntity)
+            sql = try builder.select(columns, topRows.widened, breakingTiesByKey: false)
+        } catch is SQLNeedsEvaluator {
+            return nil
+        }
+        var accumulator = SQLRecordAccumulator(mapping: mapping, reading: entity)
+        try run(sql, builder) { try accumulator.append($0) }
+        guard let window = try topRows.window(of: try accumulator.finish(with: loader), schema: mapping.schema) else {
+            topRows.noteTie(in: sortTieMemory)
+            return nil
+        }
+        return window
     }
 
     /// Puts `records` in record-key order: one pass when they already are (rows mostly come as

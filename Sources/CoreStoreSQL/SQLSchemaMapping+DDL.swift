@@ -34,8 +34,9 @@ extension SQLSchemaMapping {
         var sql: [String] = []
         for name in tableOrder {
             guard let table = tables[name] else { continue }
-            let columns = ["\"_key\" \(dialect.keyColumnDefinition)", "\"_entity\" \(dialect.entityColumnDefinition)"]
-                + table.columns.map { "\($0.name.sqlIdentifier) \($0.definition)".trimmingCharacters(in: .whitespaces) }
+            let keyColumns = ["\"_key\" \(dialect.keyColumnDefinition)", "\"_entity\" \(dialect.entityColumnDefinition)"]
+            let attributeColumns = table.columns.map { "\($0.name.sqlIdentifier) \($0.definition)".trimmingCharacters(in: .whitespaces) }
+            let columns = dialect.placesKeyColumnsLast ? attributeColumns + keyColumns : keyColumns + attributeColumns
             sql.append("CREATE TABLE \(name.sqlIdentifier) (\(columns.joined(separator: ", ")))")
         }
         for joinTable in joinTables {

@@ -24,6 +24,9 @@ struct PostgresDialect: SQLDialect {
 
     var keyColumnDefinition: String { "BIGINT PRIMARY KEY" }
     var entityColumnDefinition: String { "TEXT NOT NULL" }
+    /// `false`: a whole-row select returns rows as stored only when it lists the table's
+    /// columns in their order (see ``readsWholeRowsAsStored``), which starts with `_key`.
+    var placesKeyColumnsLast: Bool { false }
     var keyReferenceColumnType: String { "BIGINT" }
     var temporarySchema: String { "pg_temp" }
     var maximumIdentifierLength: Int? { 63 }

@@ -12,6 +12,9 @@ struct SQLiteDialect: SQLDialect {
 
     var keyColumnDefinition: String { "INTEGER PRIMARY KEY" }
     var entityColumnDefinition: String { "TEXT NOT NULL" }
+    /// `true`: SQLite reaches a column by walking the record header from the first one, so
+    /// attributes come first; `_key`, the rowid, is stored as a `NULL` wherever it is.
+    var placesKeyColumnsLast: Bool { true }
     var keyReferenceColumnType: String { "INTEGER" }
     var temporarySchema: String { "temp" }
     var maximumIdentifierLength: Int? { nil }

@@ -102,6 +102,9 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let mapping: SQLSchemaMapping
         /// Writes every commit's rows through `writer`, keeping their prepared statements.
         let rowWriter: SQLiteWriter
+        /// The sorts whose limited fetches tied at a window edge: readers break the ties of
+        /// the others themselves (see `SQLTopRowsWindow`).
+        let sortTieMemory = SQLSortTieMemory()
 
         init(writer: SQLiteConnection, readers: SQLConnectionPool<SQLiteConnection>, isReadOnly: Bool, mapping: SQLSchemaMapping, rowWriter: SQLiteWriter) {
             self.writer = writer
@@ -214,7 +217,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let state = try lifecycle.open()
         return try state.readers.withConnection { connection in
             try connection.transaction(.deferred) {
-                try body(SQLiteReader(connection: connection, mapping: state.mapping))
+                try body(SQLiteReader(connection: connection, mapping: state.mapping, sortTieMemory: state.sortTieMemory))
             }
         }
     }

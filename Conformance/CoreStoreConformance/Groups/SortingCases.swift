@@ -45,6 +45,22 @@ enum SortingCases {
                 try ctx.expectSameFetch(store, world, FetchRequest(entity: "Sample", sortDescriptors: [desc(key)]))
             }
         },
+        ConformanceCase("every window over tied values", group: "sorting") { ctx in
+            // Equal ages, scores (0.0 and -0.0), nil and names across sub-entities, cut at every
+            // offset and limit: which tied records a window keeps depends on their keys alone.
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            let sorts: [(String, [RecordSortDescriptor])] = [
+                ("Person", [asc("age")]), ("Person", [desc("age")]), ("Person", [asc("score")]),
+                ("Person", [desc("score"), desc("age")]), ("Pet", [asc("name")]), ("Pet", [desc("tag")]),
+            ]
+            for (entity, sortDescriptors) in sorts {
+                for offset in 0...8 {
+                    for limit in 1...4 {
+                        try ctx.expectSameFetch(store, world, FetchRequest(entity: entity, sortDescriptors: sortDescriptors, limit: limit, offset: offset))
+                    }
+                }
+            }
+        },
         ConformanceCase("exact answer: names in UTF-8 order", group: "sorting") { ctx in
             let (store, _) = try ctx.seeded(Fixtures.world())
             let names = try ctx.fetch(store, FetchRequest(entity: "Person", sortDescriptors: [asc("name")])).map(\.attributes[0])
