@@ -80,9 +80,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         }
         let sql: String
         do {
-            let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
-            let columns = SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: readsEntity)
-            sql = try builder.select(columns, request, sorted: !ordersByKeyHere)
+            sql = try builder.select(wholeRowColumns(entity, table), request, sorted: !ordersByKeyHere)
         } catch is SQLNeedsEvaluator {
             return FetchResult(records: try fetchByEvaluating(request))
         }
@@ -96,6 +94,13 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         return FetchResult(records: records)
     }
 
+    /// The select list of a fetch's whole rows: `_entity` is read unless every row of the table
+    /// names the request's entity (and the dialect does not prefer the table's own columns).
+    private func wholeRowColumns(_ entity: SQLSchemaMapping.EntityMapping, _ table: SQLSchemaMapping.Table) -> String {
+        let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
+        return SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: readsEntity)
+    }
+
     /// The records of a limited fetch sorted by the database without the key tie-break (see
     /// ``SQLTopRowsWindow``); `nil` when a tie crosses a window edge (noted in the memory) or
     /// the predicate needs the evaluator: then the caller reads it with the tie-break.
@@ -103,9 +108,7 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         var builder = SQLQueryBuilder(mapping: mapping)
         let sql: String
         do {
-            let readsEntity = !entity.isAloneInTable || mapping.dialect.readsWholeRowsAsStored
-            let columns = SQLRecordLoader<Connection>.columns(of: table, alias: "t0", readingEntity: readsEntity)
-            sql = try builder.select(columns, topRows.widened, breakingTiesByKey: false)
+            sql = try builder.select(wholeRowColumns(entity, table), topRows.widened, breakingTiesByKey: false)
         } catch is SQLNeedsEvaluator {
             return nil
         }
