@@ -50,35 +50,25 @@ package struct SQLTopRowsWindow {
     }
 
     /// The requested window of `records` (the widened select's rows, in the database's order)
-    /// with tied records in key order; `nil` when a tie crosses an edge of the window.
+    /// in ``RecordOrder``, tied records by key; `nil` when a tie crosses an edge of the window.
     package func window(of records: [Record], schema: StoreSchema) throws -> [Record]? {
         guard records.count > leading else { return [] }
-        var ordinalsByEntity: [String: [Int]] = [:]
-        let values = try records.map { record -> [Value] in
-            let ordinals: [Int]
-            if let known = ordinalsByEntity[record.id.entity] {
-                ordinals = known
-            } else {
-                ordinals = try order.ordinals(in: record.id.entity, schema: schema)
-                ordinalsByEntity[record.id.entity] = ordinals
-            }
-            return ordinals.map { record.attributes[$0] }
-        }
         let end = min(records.count, leading + limit)
-        if leading == 1, records.count > 1, order.compareSortValues(values[0], values[1]) == 0 { return nil }
-        if records.count > end, order.compareSortValues(values[end - 1], values[end]) == 0 { return nil }
+        if leading == 1, records.count > 1, try sortEqually(records[0], records[1], schema: schema) { return nil }
+        if records.count > end, try sortEqually(records[end - 1], records[end], schema: schema) { return nil }
+        // Every run of tied records lies inside the window: the reference sort of the window
+        // alone puts it in the order the sort of every matching record gives.
         var window = Array(records[leading..<end])
-        // Runs of equal sort values are adjacent (the database sorted by them): order each run.
-        var start = leading
-        while start < end {
-            var stop = start + 1
-            while stop < end, order.compareSortValues(values[start], values[stop]) == 0 { stop += 1 }
-            if stop - start > 1 {
-                window[(start - leading)..<(stop - leading)].sort { $0.id.key < $1.id.key }
-            }
-            start = stop
-        }
+        try RecordSorter(schema: schema, sortDescriptors: order.sortDescriptors).sort(&window)
         return window
+    }
+
+    /// Whether `a` and `b` have equal sort values (``RecordOrder/compareSortValues(_:_:)``).
+    private func sortEqually(_ a: Record, _ b: Record, schema: StoreSchema) throws -> Bool {
+        func values(_ record: Record) throws -> [Value] {
+            try order.ordinals(in: record.id.entity, schema: schema).map { record.attributes[$0] }
+        }
+        return order.compareSortValues(try values(a), try values(b)) == 0
     }
 
     /// Notes in `memory` that the request's sort tied across a window edge.
