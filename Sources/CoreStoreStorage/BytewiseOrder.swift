@@ -5,7 +5,7 @@ import Foundation
 /// element-by-element loop (this sits under every key search and every string comparison).
 package enum BytewiseOrder {
     /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         let n = min(a.count, b.count)
         if n > 0, let x = a.baseAddress, let y = b.baseAddress {

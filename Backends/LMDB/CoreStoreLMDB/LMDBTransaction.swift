@@ -94,7 +94,7 @@ struct LMDBReader: KeyValueReader {
                          _ visit: (MDB_val, MDB_val) throws -> Bool) throws -> Int32 {
         var key = MDB_val()
         var value = MDB_val()
-        let hasUpper = !upperBound.isEmpty
+        let bound = ScanUpperBound(upperBound)
         var code: Int32
         if lowerBound.isEmpty {
             code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
@@ -105,7 +105,7 @@ struct LMDBReader: KeyValueReader {
             }
         }
         while code == MDB_SUCCESS {
-            if hasUpper && LMDBBytes.compare(key, upperBound) >= 0 { return code }
+            if !bound.admits(LMDBBytes.buffer(key)) { return code }
             guard try visit(key, value) else { return code }
             code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
         }

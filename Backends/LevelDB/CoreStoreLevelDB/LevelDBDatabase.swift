@@ -150,8 +150,9 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         var last: [UInt8]?
         do {
             let iterator = LevelDBIterator(database: handle, options: options)
+            let bound = ScanUpperBound(upperBound)
             iterator.seek(lowerBound)
-            while count < limit, iterator.isValid, upperBound.isEmpty || iterator.compareKey(with: upperBound) < 0 {
+            while count < limit, iterator.isValid, bound.admits(iterator.keyInPlace) {
                 iterator.deleteKey(into: batch)
                 count += 1
                 if count == limit { last = iterator.key }

@@ -70,10 +70,10 @@ struct LevelDBSnapshotReader: KeyValueReader {
     /// An ascending walk that hands `visit` the iterator at each pair in range.
     private func walk(from lowerBound: [UInt8], to upperBound: [UInt8], _ visit: (LevelDBIterator) throws -> Bool) throws {
         let iterator = LevelDBIterator(database: database, options: options)
-        let hasUpper = !upperBound.isEmpty
+        let bound = ScanUpperBound(upperBound)
         if lowerBound.isEmpty { iterator.seekToFirst() } else { iterator.seek(lowerBound) }
         while iterator.isValid {
-            if hasUpper, iterator.compareKey(with: upperBound) >= 0 { break }
+            if !bound.admits(iterator.keyInPlace) { break }
             if !(try visit(iterator)) { return }
             iterator.next()
         }
