@@ -58,6 +58,10 @@ package struct SQLSchemaMapping: Sendable {
         /// Whether every row of the table is of this entity alone (it covers the table and has
         /// no sub-entities): a read of it need not look at the rows' `_entity` column.
         package var isAloneInTable: Bool { coversTable && kinds.count == 1 }
+        /// ` AND "_entity" = '…'`, which keeps a statement on this entity's rows of its table;
+        /// empty when every row of the table is of this entity (``isAloneInTable``), so that a
+        /// write by key does not read each row's `_entity` (the last column of a SQLite row).
+        package var ownRowsTerm: String { isAloneInTable ? "" : " AND \"_entity\" = \(name.sqlLiteral)" }
         package let attributeColumns: [String]
         package let attributeTypes: [AttributeType]
         package let relationships: [RelationshipMapping]
@@ -163,7 +167,7 @@ package struct SQLSchemaMapping: Sendable {
         /// entity; slot `slots[i]` is parameter `?(i + 2)`.
         package func updateSQL(slots: [Int]) -> String {
             let assignments = slots.enumerated().map { "\(slotColumns[$1]) = \(dialect.placeholder($0 + 2))" }.joined(separator: ", ")
-            return "UPDATE \(table.sqlIdentifier) SET \(assignments) WHERE \"_key\" = \(dialect.placeholder(1)) AND \"_entity\" = \(name.sqlLiteral)"
+            return "UPDATE \(table.sqlIdentifier) SET \(assignments) WHERE \"_key\" = \(dialect.placeholder(1))\(ownRowsTerm)"
         }
     }
 

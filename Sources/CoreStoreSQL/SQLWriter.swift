@@ -120,7 +120,7 @@ package final class SQLWriter<Connection: SQLConnection> {
     private func deleteRange(_ keys: ClosedRange<Int64>, of entity: SQLSchemaMapping.EntityMapping) throws {
         let bounds: [SQLValue] = [.integer(keys.lowerBound), .integer(keys.upperBound)]
         let range = "BETWEEN \(dialect.placeholder(1)) AND \(dialect.placeholder(2))"
-        try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \"_key\" \(range)").execute(bounds)
+        try connection.statement("DELETE FROM \(entity.table.sqlIdentifier) WHERE \"_key\" \(range)\(entity.ownRowsTerm)").execute(bounds)
         try expectRemoved(Int(keys.upperBound - keys.lowerBound) + 1, from: keys.lowerBound, of: entity)
         guard entity.hasJoinTables else { return }
         for relationship in entity.relationships {
@@ -132,7 +132,7 @@ package final class SQLWriter<Connection: SQLConnection> {
     private func deleteBatch(_ keys: ArraySlice<Int64>, of entity: SQLSchemaMapping.EntityMapping) throws {
         let table = entity.table.sqlIdentifier
         let condition = dialect.keyListCondition("\"_key\"", keys: keys)
-        try connection.statement("DELETE FROM \(table) WHERE \"_entity\" = \(entity.name.sqlLiteral) AND \(condition.sql)").execute(condition.parameters)
+        try connection.statement("DELETE FROM \(table) WHERE \(condition.sql)\(entity.ownRowsTerm)").execute(condition.parameters)
         try expectRemoved(keys.count, from: keys.first ?? 0, of: entity)
         guard entity.hasJoinTables else { return }
         let sourceCondition = dialect.keyListCondition("\"source\"", keys: keys)

@@ -120,6 +120,38 @@ enum CRUDCases {
             try ctx.commit(store, changes, into: &world)
             try ctx.expectSameFetch(store, world, FetchRequest(entity: "Code"))
         },
+        c("an update or delete naming another entity of the record's hierarchy throws and changes nothing") { ctx in
+            // A Dog's key named as a Pet (its ancestor) and a Pet's named as a Dog: writes name the
+            // concrete entity. Also for a delete the writer wants nothing back from, which a
+            // store may carry out without reading the record first.
+            var (store, world) = try ctx.seeded([Fixtures.pet(-1, "Tom", tag: 1)])
+            let info = try ctx.commit(store, ChangeSet(inserts: [Fixtures.dog(-1, "Rex", tag: 2)]), into: &world)
+            guard let pet = world.all.first(where: { $0.id.entity == "Pet" }), let dog = world.all.first(where: { $0.id.entity == "Dog" }) else {
+                try ctx.fail("the stored Pet and Dog are missing")
+            }
+            // Each misnamed record in the shape of the entity it is named as.
+            let misnamed = [
+                (pet.id, Fixtures.dog(pet.id.key, "Renamed", tag: 1)), (dog.id, Fixtures.pet(dog.id.key, "Renamed", tag: 2)),
+            ]
+            let refused: (StorageError) -> Bool = { error in
+                if case .conflict = error { return true }
+                return isNotFound(error)
+            }
+            for (stored, update) in misnamed {
+                let wrong = update.id
+                try ctx.expectError("updating \(stored) as \(wrong)", matching: refused) {
+                    _ = try store.write(ChangeSet(updates: [RecordUpdate(record: update, changedKeys: ["name"])]))
+                }
+                try ctx.expectError("deleting \(stored) as \(wrong)", matching: refused) {
+                    _ = try store.write(ChangeSet(deletes: [wrong]))
+                }
+                // Nothing is committed in between: the writer's view is the store's last commit.
+                var unread = ChangeSet(deletes: [wrong], baseSequence: info.sequence)
+                unread.returnsDeletedRecords = false
+                try ctx.expectError("deleting \(stored) as \(wrong), unread", matching: refused) { _ = try store.write(unread) }
+            }
+            try ctx.expectSameFetch(store, world, FetchRequest(entity: "Pet"))
+        },
         c("keys are never reused after a delete") { ctx in
             var (store, world) = try ctx.seeded([Fixtures.pet(-1, "A"), Fixtures.pet(-2, "B")])
             let highest = world.all.map(\.id.key).max() ?? 0
