@@ -10,7 +10,7 @@ import CoreStoreStorage
 /// byte-by-byte comparison. The order is `memcmp` order, shorter first on a tie: the order of
 /// every ``OrderedKeyValueStore``.
 ///
-/// Engines call it from their own modules, so its members are inlinable.
+/// The engines call it from their own modules; a scan makes one before its first key.
 @frozen
 package struct ScanUpperBound {
     /// The bound's bytes; empty for a scan with no upper bound.
