@@ -24,9 +24,8 @@ struct LevelDBSnapshotReader: KeyValueReader {
 
     func scan(from lowerBound: [UInt8], to upperBound: [UInt8], reverse: Bool, _ visit: ([UInt8], [UInt8]) throws -> Bool) throws {
         let iterator = LevelDBIterator(database: database, options: options)
-        let hasUpper = !upperBound.isEmpty
         if reverse {
-            if hasUpper {
+            if !upperBound.isEmpty {
                 iterator.seek(upperBound)
                 if iterator.isValid { iterator.previous() } else { iterator.seekToLast() }
             } else {
@@ -40,9 +39,10 @@ struct LevelDBSnapshotReader: KeyValueReader {
                 if !(try visit(key, value)) { return }
             }
         } else {
+            let bound = ScanUpperBound(upperBound)
             if lowerBound.isEmpty { iterator.seekToFirst() } else { iterator.seek(lowerBound) }
             while iterator.isValid {
-                if hasUpper, iterator.compareKey(with: upperBound) >= 0 { break }
+                if !bound.admits(iterator.keyInPlace) { break }
                 let key = iterator.key
                 let value = iterator.value
                 iterator.next()
