@@ -99,13 +99,16 @@ extension ConformanceContext {
         try expectHonouredHint(store, request, expected)
     }
 
-    /// Fails unless a fetch told that every other expected record is known
-    /// (``FetchRequest/knownRecords``) returns the same records in the same order, each known
-    /// one whole or by identifier alone (its concrete entity and key, no values), and only
+    /// Fails unless a fetch told that the `known` keys are known (``FetchRequest/knownRecords``;
+    /// every other expected record when `nil`) returns the same records in the same order, each
+    /// known one whole or by identifier alone (its concrete entity and key, no values), and only
     /// when the backend left no stage pending; every other record whole.
-    func expectHonouredHint(_ store: any StorageInterface, _ request: FetchRequest, _ expected: [Record]) throws {
-        var known = KnownRecordKeys()
-        for (i, record) in expected.enumerated() where i % 2 == 0 { known.insert(record.id.key) }
+    func expectHonouredHint(_ store: any StorageInterface, _ request: FetchRequest, _ expected: [Record], known: KnownRecordKeys? = nil) throws {
+        let known = known ?? {
+            var everyOther = KnownRecordKeys()
+            for (i, record) in expected.enumerated() where i % 2 == 0 { everyOther.insert(record.id.key) }
+            return everyOther
+        }()
         var hinted = request
         hinted.knownRecords = known
         let result = try store.read { try $0.fetch(hinted) }

@@ -68,9 +68,9 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         var builder = SQLQueryBuilder(mapping: mapping)
         // Record-key order, when that is the whole order asked for, is the reader's to make
         // where the dialect says so.
-        let ordersByKeyHere = mapping.dialect.ordersRecordsByKeyInReader
-            && request.sortDescriptors.isEmpty && request.limit == nil && request.offset == 0
-        let keysFirst = readsHeldRecordsByKey(request, entity: entity, ordersByKeyHere: ordersByKeyHere)
+        let inKeyOrder = request.sortDescriptors.isEmpty && request.limit == nil && request.offset == 0
+        let ordersByKeyHere = mapping.dialect.ordersRecordsByKeyInReader && inKeyOrder
+        let keysFirst = readsHeldRecordsByKey(request, entity: entity, inKeyOrder: inKeyOrder)
         if keysFirst, let records = try fetchHeldRecordsByKey(request, entity: entity) {
             return FetchResult(records: records)
         }

@@ -94,12 +94,13 @@ struct SQLiteMigrationSafetyTests {
     }
 
     /// A crash, for real: the files are copied while the migration's transaction is open and has
-    /// spilled pages into the write-ahead log, then the copy is opened.
+    /// spilled pages into the write-ahead log, then the copy is opened. The store's page cache
+    /// (1 MiB) is smaller than the ~5 MB the copy writes, so SQLite must spill before the commit.
     @Test(arguments: [false, true])
     func aKilledMigrationOpensAsTheSource(native: Bool) throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let store = SQLiteStore(fileURL: url)
+        let store = SQLiteStore(fileURL: url, pageCacheSize: 1 << 20)
         _ = try store.open(schema: F.v1)
         let padding = String(repeating: "x", count: 200)
         _ = try store.write(ChangeSet(inserts: (1...20_000).map { i in

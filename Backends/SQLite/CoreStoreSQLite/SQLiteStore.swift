@@ -25,6 +25,14 @@ import CoreStoreStorage
 /// commit is on disk before it returns, even across a power loss; `Durability/normal` is
 /// faster and survives a crash of the program but may lose the last commits on a power loss.
 ///
+/// ## Memory
+/// Each connection keeps the pages it read in its own cache of ``pageCacheSize`` bytes
+/// (``defaultPageCacheSize``, 8 MiB, unless given): about four times SQLite's built-in 2,000 KiB, so that a
+/// scan of a table up to that size reads its pages from the cache on the next scan instead of
+/// asking the operating system for each again. A connection only fills its cache as it reads, so
+/// a small database never costs more than its own size per connection; a large one costs up to
+/// `pageCacheSize` for each of the up to five connections (one writer, four readers).
+///
 /// ## Opening
 /// An existing file is first checked read-only: a file that is not a SQLite database, a
 /// damaged or truncated database, or a SQLite database not made by CoreStore throws
@@ -76,6 +84,13 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     public let durability: Durability
     /// How commits are kept atomic.
     public let journalMode: JournalMode
+    /// The most memory, in bytes, each connection keeps for the database pages it read (SQLite's
+    /// `cache_size`, rounded up to whole KiB; a negative size counts as zero, which leaves SQLite
+    /// its minimum of a few pages).
+    public let pageCacheSize: Int
+
+    /// 8 MiB: the page cache of each connection unless the store is given another size.
+    public static let defaultPageCacheSize = 8 << 20
 
     /// Persistent in local files, native filtering and sorting; durable with `.full`; readers concurrent with
     /// the writer in WAL mode.
@@ -105,6 +120,9 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         /// The sorts whose limited fetches tied at a window edge: readers break the ties of
         /// the others themselves (see `SQLTopRowsWindow`).
         let sortTieMemory = SQLSortTieMemory()
+        /// Whether fetches of an entity whose asker holds most of the records read the
+        /// matching keys first (see `SQLHeldRecordsMemory`).
+        let heldRecordsMemory = SQLHeldRecordsMemory()
 
         init(writer: SQLiteConnection, readers: SQLConnectionPool<SQLiteConnection>, isReadOnly: Bool, mapping: SQLSchemaMapping, rowWriter: SQLiteWriter) {
             self.writer = writer
@@ -124,7 +142,8 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     /// that are not inferred.
     public init(
         fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [],
-        localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full, journalMode: JournalMode = .wal
+        localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full, journalMode: JournalMode = .wal,
+        pageCacheSize: Int = SQLiteStore.defaultPageCacheSize
     ) {
         self.fileURL = fileURL
         self.configuration = configuration
@@ -132,6 +151,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         self.localStorageOptions = localStorageOptions
         self.durability = durability
         self.journalMode = journalMode
+        self.pageCacheSize = pageCacheSize
         self.lifecycle = StoreLifecycle { "SQLiteStore(\(fileURL.path))" }
         self.signaturePaths = [fileURL.path, fileURL.path + "-wal"]
     }
@@ -139,11 +159,13 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     /// A store in the file `fileName` inside ``defaultDirectory``.
     public convenience init(
         fileName: String, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [],
-        localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full, journalMode: JournalMode = .wal
+        localStorageOptions: LocalStorageOptions = .none, durability: Durability = .full, journalMode: JournalMode = .wal,
+        pageCacheSize: Int = SQLiteStore.defaultPageCacheSize
     ) {
         self.init(fileURL: SQLiteStore.defaultDirectory.appendingPathComponent(fileName, isDirectory: false),
                   configuration: configuration, migrationMappingProviders: migrationMappingProviders,
-                  localStorageOptions: localStorageOptions, durability: durability, journalMode: journalMode)
+                  localStorageOptions: localStorageOptions, durability: durability, journalMode: journalMode,
+                  pageCacheSize: pageCacheSize)
     }
 
     /// A store in ``defaultFileURL``.
@@ -207,6 +229,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let mapping = try SQLSchemaMapping(schema: schema, dialect: SQLiteDialect())
         let connection = try SQLiteConnection(path: fileURL.path, flags: SQLITE_OPEN_READONLY, schema: schema)
         sqlite3_busy_timeout(connection.handle, 5000)
+        try connection.execute(pageCacheSQL)
         try SQLiteMetadata.verifyTables(connection, mapping: mapping)
         install(connection, mapping: mapping, schema: schema, readOnly: true)
         return existing
@@ -217,7 +240,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let state = try lifecycle.open()
         return try state.readers.withConnection { connection in
             try connection.transaction(.deferred) {
-                try body(SQLiteReader(connection: connection, mapping: state.mapping, sortTieMemory: state.sortTieMemory))
+                try body(SQLiteReader(connection: connection, mapping: state.mapping, heldRecordsMemory: state.heldRecordsMemory, sortTieMemory: state.sortTieMemory))
             }
         }
     }
@@ -283,10 +306,12 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
 
     private func install(_ writer: SQLiteConnection, mapping: SQLSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
         let path = fileURL.path
+        let pageCacheSQL = pageCacheSQL
         let readers = SQLConnectionPool<SQLiteConnection>(maximum: 4, storeDescription: storeDescription) {
             let connection = try SQLiteConnection(path: path, flags: readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, schema: schema)
             sqlite3_busy_timeout(connection.handle, 5000)
             try connection.execute("PRAGMA query_only = 1")
+            try connection.execute(pageCacheSQL)
             return connection
         }
         lifecycle.install(OpenState(writer: writer, readers: readers, isReadOnly: readOnly, mapping: mapping, rowWriter: SQLiteWriter(connection: writer, mapping: mapping)))
@@ -308,6 +333,14 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         }
         try writer.execute("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         try writer.execute("PRAGMA foreign_keys = OFF")
+        try writer.execute(pageCacheSQL)
         return writer
+    }
+
+    /// Sets a connection's page cache to ``pageCacheSize`` (a negative `cache_size` is a size
+    /// in KiB for SQLite, a positive one a number of pages).
+    private var pageCacheSQL: String {
+        let kibibytes = max(0, pageCacheSize / 1024 + (pageCacheSize % 1024 > 0 ? 1 : 0))
+        return "PRAGMA cache_size = -\(kibibytes)"
     }
 }

@@ -5,7 +5,7 @@ import GRDBSQLite
 /// API alone (prepared statements, explicit transactions, no object layer).
 ///
 /// Same settings and indexes as CoreStore's SQLite backend: WAL journal, `synchronous=NORMAL`,
-/// the implicit rowid as the table's key, and indexes on `id` and `age`. Dates are stored as
+/// an 8 MiB page cache (`SQLiteStore.defaultPageCacheSize`), the implicit rowid as the table's key, and indexes on `id` and `age`. Dates are stored as
 /// REAL seconds since 1970.
 final class RawSQLiteSubject: BenchmarkSubject {
     /// The open connection, closed in `deinit`.
@@ -41,6 +41,7 @@ final class RawSQLiteSubject: BenchmarkSubject {
                 throw RawEngineError(message: "\(path): could not switch to WAL")
             }
             try execute("PRAGMA synchronous=NORMAL", on: handle)
+            try execute("PRAGMA cache_size=-8192", on: handle)
             try execute(Self.schema, on: handle)
             begin = try RawSQLiteStatement("BEGIN", on: handle)
             commit = try RawSQLiteStatement("COMMIT", on: handle)

@@ -19,6 +19,11 @@ extension GuideSnippets {
             fileURL: directory.appendingPathComponent("app.sqlite"), durability: .normal
         ))
 
+        // A large file read by many scans: more memory for each connection's page cache (8 MiB unless given)
+        try dataStack.addStorageAndWait(SQLiteStore(
+            fileURL: directory.appendingPathComponent("catalog.sqlite"), pageCacheSize: 64 << 20
+        ))
+
         // A network file system without WAL's shared memory: the classic rollback journal
         try dataStack.addStorageAndWait(SQLiteStore(
             fileURL: directory.appendingPathComponent("shared.sqlite"), journalMode: .rollback
