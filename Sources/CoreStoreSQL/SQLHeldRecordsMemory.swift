@@ -4,10 +4,10 @@ import Synchronization
 /// records (``CoreStoreStorage/FetchRequest/knownRecords``): whether the next such fetch should
 /// ask for the matching keys first (``SQLReader/fetchHeldRecordsByKey(_:entity:)``).
 ///
-/// A store keeps one and hands it to its readers. A fetch that found at least half of its rows held says "keys
-/// first" for the entity's next fetch; one that found fewer says "whole rows". An entity with
-/// no outcome yet is tried keys first: a store's first fetch of an entity holds nothing, so the
-/// first one tried is one made while the asker holds objects it fetched before.
+/// A store keeps one and hands it to its readers. A fetch that found at least half of its rows
+/// held says "keys first" for the entity's next fetch; one that found fewer says "whole rows". An
+/// entity with no outcome yet is tried keys first: a store's first fetch of an entity holds
+/// nothing, so the first one tried is one made while the asker holds objects it fetched before.
 package final class SQLHeldRecordsMemory: Sendable {
     private let prefersKeysFirst = Mutex<[String: Bool]>([:])
 

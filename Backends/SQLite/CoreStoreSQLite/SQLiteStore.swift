@@ -27,9 +27,11 @@ import CoreStoreStorage
 ///
 /// ## Memory
 /// Each connection keeps the pages it read in its own cache of ``pageCacheSize`` bytes
-/// (``defaultPageCacheSize``, 8 MiB, unless given): about four times SQLite's built-in 2,000 KiB, so that a
-/// scan of a table up to that size reads its pages from the cache on the next scan instead of
-/// asking the operating system for each again. A connection only fills its cache as it reads, so
+/// (``defaultPageCacheSize``, 8 MiB, unless given): about four times SQLite's built-in
+/// 2,000 KiB, so that a scan of a table up to that size reads its pages from the cache on the
+/// next scan instead of asking the operating system for each again. (In WAL mode a connection
+/// drops its whole cache when it starts a read after another connection's commit, so the cache
+/// helps most where reads outnumber commits.) A connection only fills its cache as it reads, so
 /// a small database never costs more than its own size per connection; a large one costs up to
 /// `pageCacheSize` for each of the up to five connections (one writer, four readers).
 ///
