@@ -33,20 +33,7 @@ extension SQLReader {
     /// them in one pass, and the entity's next fetch goes straight to it). Records the outcome
     /// in the store's ``SQLHeldRecordsMemory``.
     func fetchHeldRecordsByKey(_ request: FetchRequest, entity: SQLSchemaMapping.EntityMapping) throws -> [Record]? {
-        let list = mapping.dialect.keyList("t0.\"_key\"")
-        var builder = SQLQueryBuilder(mapping: mapping)
-        let sql: String
-        do {
-            sql = try builder.select(list ?? "t0.\"_key\"", request, sorted: false, windowed: false)
-        } catch is SQLNeedsEvaluator {
-            return nil
-        }
-        var keys: [Int64] = []
-        if list != nil {
-            try run(sql, builder) { keys = try $0.int64List(0) }
-        } else {
-            try run(sql, builder) { keys.append($0.int64(0)) }
-        }
+        guard var keys = try unorderedMatchingKeys(request) else { return nil }
         keys.sort()
         let known = request.knownRecords
         let name = entity.name

@@ -148,26 +148,17 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         // predicate's columns holds without the table's row. Otherwise each row's entity is
         // read too, and made into a string once per run of one entity.
         let isSole = entity.isAloneInTable
-        var builder = SQLQueryBuilder(mapping: mapping)
-        // Unordered keys of one entity's table come as one value where the dialect makes it:
-        // one row to read instead of one per record.
-        let unwindowed = !sorted && request.limit == nil && request.offset == 0
-        let list = isSole && unwindowed ? mapping.dialect.keyList("t0.\"_key\"") : nil
-        let sql: String
-        do {
-            if let list {
-                sql = try builder.select(list, request, sorted: false, windowed: false)
-            } else {
-                sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request, sorted: sorted)
-            }
-        } catch is SQLNeedsEvaluator {
-            return try fetchByEvaluating(request).map(\.id)
-        }
-        if list != nil {
-            var keys: [Int64] = []
-            try run(sql, builder) { keys = try $0.int64List(0) }
+        if isSole && !sorted && request.limit == nil && request.offset == 0 {
+            guard let keys = try unorderedMatchingKeys(request) else { return try fetchByEvaluating(request).map(\.id) }
             let name = entity.name
             return keys.map { RecordID(entity: name, key: $0) }
+        }
+        var builder = SQLQueryBuilder(mapping: mapping)
+        let sql: String
+        do {
+            sql = try builder.select(isSole ? "t0.\"_key\"" : "t0.\"_key\", t0.\"_entity\"", request, sorted: sorted)
+        } catch is SQLNeedsEvaluator {
+            return try fetchByEvaluating(request).map(\.id)
         }
         var ids: [RecordID] = []
         var lastEntity = entity.name
@@ -176,6 +167,29 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
             ids.append(RecordID(entity: lastEntity, key: row.int64(0)))
         }
         return ids
+    }
+
+    /// The keys of the records `request` matches, of an entity alone in its table, in the order
+    /// the database meets them: as one value where the dialect makes one
+    /// (``SQLDialect/keyList(_:)``: one row to read instead of one per record), else a row each.
+    /// An index on the predicate's columns holds them without the table's rows. `nil` when the
+    /// predicate needs the evaluator.
+    func unorderedMatchingKeys(_ request: FetchRequest) throws -> [Int64]? {
+        let list = mapping.dialect.keyList("t0.\"_key\"")
+        var builder = SQLQueryBuilder(mapping: mapping)
+        let sql: String
+        do {
+            sql = try builder.select(list ?? "t0.\"_key\"", request, sorted: false, windowed: false)
+        } catch is SQLNeedsEvaluator {
+            return nil
+        }
+        var keys: [Int64] = []
+        if list != nil {
+            try run(sql, builder) { keys = try $0.int64List(0) }
+        } else {
+            try run(sql, builder) { keys.append($0.int64(0)) }
+        }
+        return keys
     }
 
     package func count(_ request: FetchRequest) throws -> Int {
