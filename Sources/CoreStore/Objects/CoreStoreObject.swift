@@ -62,16 +62,19 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         self.attributeKeys = rawObject.entity._withUnsafeGuaranteedRef { $0.attributeKeys }
         self.store = rawObject.store.takeUnretainedValue()
         let record = rawObject.record
-        self.recordID = record.pointee.id
         if rawObject.takesRecord {
-            // Moved, not copied: no reference count of the record's buffers changes, here or
-            // when the caller's array goes (in a large fetch, they are out of the cache by now).
-            var attributes: [Value] = [], relationships: [[RecordID]] = []
+            // Moved, not copied: no reference count of the record's buffers (nor of its entity
+            // name, when that is too long to be stored inline) changes, here or when the
+            // caller's array goes (in a large fetch, they are out of the cache by now).
+            var id = RecordID(entity: "", key: 0), attributes: [Value] = [], relationships: [[RecordID]] = []
+            swap(&id, &record.pointee.id)
             swap(&attributes, &record.pointee.attributes)
             swap(&relationships, &record.pointee.relationships)
+            self.recordID = id
             self.attributes = attributes
             self.relationships = relationships
         } else {
+            self.recordID = record.pointee.id
             self.attributes = record.pointee.attributes
             self.relationships = record.pointee.relationships
         }
@@ -149,8 +152,9 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
         let store: Unmanaged<AttachedStore>
         /// The record; written only when ``takesRecord``.
         let record: UnsafeMutablePointer<Record>
-        /// Whether the object takes the record's attributes and relationships, leaving empty
-        /// ones behind (the record came from a fetch's result array, which is dropped next).
+        /// Whether the object takes the record's identifier, attributes and relationships,
+        /// leaving empty ones behind (the record came from a fetch's result array, which is
+        /// dropped next: read nothing of it after the object is made).
         let takesRecord: Bool
         /// Whether ``record`` is what is stored (`false` for an object inserted by a transaction).
         let isCommitted: Bool

@@ -216,7 +216,8 @@ extension ObjectContext {
                     }
                 }
                 if let object = object(forRecordAt: record, in: store, readSince: ticket, takingRecord: true) {
-                    objects.append(object)
+                    // Handed over, not copied: no retain and release of each object made.
+                    objects.append(consume object)
                     madeKeys.append(key)
                 }
             }

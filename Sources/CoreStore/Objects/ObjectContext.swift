@@ -26,8 +26,9 @@ final class ObjectContext: @unchecked Sendable {
     private var sweepThreshold = 1024
     /// The commits merged while reads were under way.
     @exclusivity(unchecked) private var mergeLog = MergeLog()
-    /// The entity of the last object made (call with the lock held).
-    @exclusivity(unchecked) private var lastEntity: EntityMetadata?
+    /// The entity of the last object made, unretained (``runtime`` holds it; call with the
+    /// lock held).
+    @exclusivity(unchecked) private var lastEntity: Unmanaged<EntityMetadata>?
     /// The key of the next inserted object's temporary identifier; counts down from -1.
     private(set) var nextTemporaryKey: Int64 = -1
 
@@ -199,7 +200,9 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     private func makeObject(forRecordAt record: UnsafeMutablePointer<Record>, in store: AttachedStore, takingRecord: Bool) -> CoreStoreObject? {
-        guard let entity = entity(named: record.pointee.id.entity) else { return nil }
+        // Unretained: the context's model holds every entity for as long as the context lives,
+        // and a fetch makes one object per row (each retain and release is an atomic operation).
+        guard let entity = unretainedEntity(named: record.pointee.id.entity) else { return nil }
         let key = record.pointee.id.key
         let object = makeInstance(of: entity, in: store, recordAt: record, takingRecord: takingRecord, isCommitted: true, isDeleted: false)
         if !isFinished { registeredObjects.insert(object, storeID: store.id, key: key) }
@@ -215,18 +218,29 @@ final class ObjectContext: @unchecked Sendable {
     }
 
     private func makeInstance(of entity: EntityMetadata, in store: AttachedStore, recordAt record: UnsafeMutablePointer<Record>, takingRecord: Bool, isCommitted: Bool, isDeleted: Bool) -> CoreStoreObject {
-        entity.type.init(rawObject: CoreStoreObject.RawObject(
-            context: .passUnretained(self), entity: .passUnretained(entity), store: .passUnretained(store),
+        makeInstance(of: .passUnretained(entity), in: store, recordAt: record, takingRecord: takingRecord, isCommitted: isCommitted, isDeleted: isDeleted)
+    }
+
+    /// ``makeInstance(of:in:record:isCommitted:isDeleted:)`` for an entity the caller borrows.
+    private func makeInstance(of entity: Unmanaged<EntityMetadata>, in store: AttachedStore, recordAt record: UnsafeMutablePointer<Record>, takingRecord: Bool, isCommitted: Bool, isDeleted: Bool) -> CoreStoreObject {
+        entity._withUnsafeGuaranteedRef { $0.type }.init(rawObject: CoreStoreObject.RawObject(
+            context: .passUnretained(self), entity: entity, store: .passUnretained(store),
             record: record, takesRecord: takingRecord, isCommitted: isCommitted, isDeleted: isDeleted
         ))
     }
 
     /// The entity of a record; the last one found answers again without hashing its name.
     func entity(named name: String) -> EntityMetadata? {
-        if let last = lastEntity, last.nameBits == StringBits(name) { return last }
+        unretainedEntity(named: name)?.takeUnretainedValue()
+    }
+
+    /// ``entity(named:)`` without a reference count: the context's model keeps every entity
+    /// alive for as long as the context lives.
+    private func unretainedEntity(named name: String) -> Unmanaged<EntityMetadata>? {
+        if let last = lastEntity, last._withUnsafeGuaranteedRef({ $0.nameBits == StringBits(name) }) { return last }
         guard let entity = runtime.entitiesByName[name] else { return nil }
-        lastEntity = entity
-        return entity
+        lastEntity = .passUnretained(entity)
+        return lastEntity
     }
 
     /// The context's objects for these record identifiers of one store, in order, skipping

@@ -43,11 +43,26 @@ public protocol FieldStorableInteger: FieldStorableType, FixedWidthInteger {}
 
 extension FieldStorableInteger {
     public static var cs_attributeType: AttributeType { .integer }
-    @inlinable public func cs_toStoredValue() -> Value {
+    /// Inlined into the property setters for a value that fits 64 bits; a larger one (a
+    /// `UInt64` beyond `Int64.max`) is stored as a decimal, out of line.
+    @inlinable @inline(__always) public func cs_toStoredValue() -> Value {
         if let i = Int64(exactly: self) { return .int(i) }
-        return .decimal(Decimal(string: String(self)) ?? 0)
+        return cs_decimalStoredValue()
     }
-    @inlinable public static func cs_fromStoredValue(_ value: Value) -> Self? {
+
+    /// The stored form of an integer beyond the 64-bit signed range.
+    @inlinable @inline(never) func cs_decimalStoredValue() -> Value {
+        .decimal(Decimal(string: String(self)) ?? 0)
+    }
+    /// The common case, a stored integer, inlined into the property getters (no copy of the
+    /// stored value for the call); the other stored forms out of line.
+    @inlinable @inline(__always) public static func cs_fromStoredValue(_ value: Value) -> Self? {
+        if case .int(let i) = value { return Self(exactly: i) }
+        return cs_fromOtherStoredValue(value)
+    }
+
+    /// ``cs_fromStoredValue(_:)`` for a stored form other than an integer.
+    @inlinable @inline(never) static func cs_fromOtherStoredValue(_ value: Value) -> Self? {
         switch value {
         case .int(let i): return Self(exactly: i)
         case .bool(let b): return b ? 1 : 0
