@@ -134,11 +134,14 @@ extension CoreStoreObject {
     }
 
     func setAttributeValue(_ value: Value, forKey key: String) {
-        guard let context else { return }
-        context.lock.withLock {
-            guard context.checkWritable(self, key: key) else { return }
-            guard let ordinal = attributeOrdinal(forKey: key) else { return }
-            setAttributeValueLocked(value, ordinal: ordinal, context: context)
+        // Borrowed, as in ``setAttributeValue(_:ordinal:)``.
+        guard let borrowed = context.map(Unmanaged.passUnretained) else { return }
+        borrowed._withUnsafeGuaranteedRef { context in
+            context.lock.withLock {
+                guard context.checkWritable(self, key: key) else { return }
+                guard let ordinal = attributeOrdinal(forKey: key) else { return }
+                setAttributeValueLocked(value, ordinal: ordinal, context: context)
+            }
         }
     }
 
@@ -148,13 +151,18 @@ extension CoreStoreObject {
     /// ``setAttributeValue(_:forKey:)``, on a meta instance or where the object cannot change.
     @usableFromInline
     final func setAttributeValue(_ value: Value, ordinal: Int) {
-        guard let context else {
+        guard let borrowed = context.map(Unmanaged.passUnretained) else {
             Log.assert(false, "An attribute was set on an object that belongs to no context; the value was ignored.")
             return
         }
-        context.lock.withLock {
-            guard context.checkWritable(self, attributeOrdinal: ordinal) else { return }
-            setAttributeValueLocked(value, ordinal: ordinal, context: context)
+        // The context borrowed, not retained: the object holds it for as long as this call
+        // runs, and a transaction filling objects sets one field after another (each retain
+        // and release is an atomic operation).
+        borrowed._withUnsafeGuaranteedRef { context in
+            context.lock.withLock {
+                guard context.checkWritable(self, attributeOrdinal: ordinal) else { return }
+                setAttributeValueLocked(value, ordinal: ordinal, context: context)
+            }
         }
     }
 
