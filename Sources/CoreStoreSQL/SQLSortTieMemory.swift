@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 import CoreStoreStorage
 
 /// The sorts of a store whose limited fetches met a tie across a window edge
@@ -8,12 +8,14 @@ import CoreStoreStorage
 /// attribute ("by score, then id") never does.
 ///
 /// A store whose readers break ties themselves keeps one and hands it to them. It remembers at
-/// most ``capacity`` sorts, and starts over when full.
-package final class SQLSortTieMemory: Sendable {
+/// most ``capacity`` sorts, and starts over when full. Its readers share it under an `NSLock`
+/// (see ``SQLHeldRecordsMemory`` for why not a `Mutex`).
+package final class SQLSortTieMemory: @unchecked Sendable {
     /// The most sorts remembered.
     package static let capacity = 1_024
 
-    private let tiedSorts = Mutex<Set<String>>([])
+    private let lock = NSLock()
+    private var tiedSorts: Set<String> = []
 
     package init() {}
 
@@ -21,16 +23,16 @@ package final class SQLSortTieMemory: Sendable {
     /// edge before.
     package func ties(_ entity: String, _ sortDescriptors: [RecordSortDescriptor]) -> Bool {
         let name = Self.name(entity, sortDescriptors)
-        return tiedSorts.withLock { $0.contains(name) }
+        return lock.withLock { tiedSorts.contains(name) }
     }
 
     /// Notes that a limited fetch of `entity` sorted by `sortDescriptors` met a tie at a window
     /// edge.
     package func noteTie(_ entity: String, _ sortDescriptors: [RecordSortDescriptor]) {
         let name = Self.name(entity, sortDescriptors)
-        tiedSorts.withLock { sorts in
-            if sorts.count >= Self.capacity { sorts.removeAll() }
-            sorts.insert(name)
+        lock.withLock {
+            if tiedSorts.count >= Self.capacity { tiedSorts.removeAll() }
+            tiedSorts.insert(name)
         }
     }
 
