@@ -33,9 +33,8 @@ struct BenchmarkRunner {
                     let kind = kinds[(index + repetition) % kinds.count]
                     progress("repetition \(repetition + 1)/\(repetitions): \(backend.rawValue) \(kind.role.rawValue)")
                     let measured = try runSequence(kind, backend: backend, rows: rows, reference: &reference)
-                    for (workload, (seconds, peak)) in measured {
-                        results[backend, default: [:]][kind.role, default: [:]][workload, default: Measurement()].seconds.append(seconds)
-                        results[backend, default: [:]][kind.role, default: [:]][workload, default: Measurement()].peakBytes.append(peak)
+                    for (workload, run) in measured {
+                        results[backend, default: [:]][kind.role, default: [:]][workload, default: Measurement()].add(run)
                     }
                 }
             }
@@ -45,7 +44,7 @@ struct BenchmarkRunner {
 
     /// One subject on a fresh store: every workload in ``Workload/runOrder``, then a final
     /// full read that must match the other subjects' (so writes are checked as well).
-    private func runSequence(_ kind: SubjectKind, backend: Backend, rows: [BenchRow], reference: inout ChecksumReference) throws -> [Workload: (Double, Int)] {
+    private func runSequence(_ kind: SubjectKind, backend: Backend, rows: [BenchRow], reference: inout ChecksumReference) throws -> [Workload: WorkloadRun] {
         let directory = scratchDirectory.appendingPathComponent("\(backend.rawValue)-\(kind.role.rawValue)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -56,7 +55,7 @@ struct BenchmarkRunner {
             }
         }
         let name = "\(kind.role.rawValue) on \(backend.rawValue)"
-        var measured: [Workload: (Double, Int)] = [:]
+        var measured: [Workload: WorkloadRun] = [:]
         do {
             // The subject (and its open store) is released at the end of this scope.
             let subject = try kind.make(directory)
@@ -93,7 +92,7 @@ struct BenchmarkRunner {
                     // Each update is timed on its own; their median stands for the repetition.
                     seconds = median(durations.map(\.seconds))
                 }
-                measured[workload] = (seconds, PeakMemory.peakBytes() ?? 0)
+                measured[workload] = WorkloadRun(seconds: seconds, peakBytes: PeakMemory.peakBytes() ?? 0)
                 if let checksum {
                     try reference.check(checksum, workload: workload, subject: name)
                 }
@@ -104,18 +103,21 @@ struct BenchmarkRunner {
                 PeakMemory.reset()
                 let clock = ContinuousClock()
                 let start = clock.now
+                let cpuAtStart = CPUTime.now()
                 let readers = workload == .w14 ? 2 : 1
                 guard let done = try subject.concurrentReads(readers: readers, fetches: size.concurrentFetches, maxAge: size.concurrentMaxAge, withWriter: workload == .w14) else { break }
                 let seconds = (clock.now - start).seconds
-                measured[workload] = (seconds, PeakMemory.peakBytes() ?? 0)
-                progress("  \(workload.rawValue): \(done.rowsRead) rows in \(String(format: "%.3f", seconds)) s, \(done.commits) commits beside")
+                let cores = CPUTime.now().cores(since: cpuAtStart, over: seconds)
+                let use = ConcurrencyUse(machineCores: cores.machine, processCores: cores.process, commitsPerSecond: seconds > 0 ? Double(done.commits) / seconds : 0)
+                measured[workload] = WorkloadRun(seconds: seconds, peakBytes: PeakMemory.peakBytes() ?? 0, concurrency: use)
+                progress("  \(workload.rawValue): \(done.rowsRead) rows in \(String(format: "%.3f", seconds)) s, \(done.commits) commits beside; cores busy: machine \(cores.machine.map { String(format: "%.2f", $0) } ?? "?"), this process \(String(format: "%.2f", cores.process))")
             }
             for workload in Workload.migrations {
                 PeakMemory.reset()
                 let clock = ContinuousClock()
                 let start = clock.now
                 guard try subject.migrate(workload) else { break }
-                measured[workload] = ((clock.now - start).seconds, PeakMemory.peakBytes() ?? 0)
+                measured[workload] = WorkloadRun(seconds: (clock.now - start).seconds, peakBytes: PeakMemory.peakBytes() ?? 0)
             }
         }
         return measured

@@ -45,9 +45,25 @@ struct Report {
                 let perSecondAlone = Double(size.concurrentRows * size.concurrentFetches) / alone
                 let perSecondTogether = Double(2 * size.concurrentRows * size.concurrentFetches) / together
                 text += String(format: "\nW14 reads/s: 1 reader %.0f; 2 readers beside a writer %.0f (%.2f× one reader).\n", perSecondAlone, perSecondTogether, perSecondTogether / perSecondAlone)
+                if let alone = subjects[.coreStore]?[.w14alone], let together = subjects[.coreStore]?[.w14] {
+                    text += Self.coresLine(alone: alone, together: together)
+                }
             }
         }
         return text
+    }
+
+    /// W14's processor use, medians over the repetitions: what bounds two readers' speed-up on
+    /// a machine with few cores, where the writer and any server processes take their share.
+    private static func coresLine(alone: Measurement, together: Measurement) -> String {
+        guard !alone.processCores.isEmpty, !together.processCores.isEmpty else { return "" }
+        func cores(_ measurement: Measurement) -> String {
+            let process = String(format: "%.2f", median(measurement.processCores))
+            guard !measurement.machineCores.isEmpty else { return "\(process) in this process" }
+            return String(format: "%.2f", median(measurement.machineCores)) + " busy on the machine, \(process) in this process"
+        }
+        let commits = String(format: "%.0f", median(together.commitsPerSecond))
+        return "W14 cores (of \(ProcessInfo.processInfo.activeProcessorCount)): 1 reader \(cores(alone)); 2 readers beside a writer \(cores(together)), the writer committing \(commits) times a second.\n"
     }
 
     private static func time(_ seconds: Double) -> String {
@@ -126,11 +142,19 @@ struct JSONReport: Codable {
         var medianSeconds: Double
         var medianPeakRSSBytes: Int
         var samplesSeconds: [Double]
+        /// W14 only: medians of the cores the machine and this process kept busy, and of the
+        /// writer's commits a second.
+        var medianMachineCores: Double?
+        var medianProcessCores: Double?
+        var medianCommitsPerSecond: Double?
 
         init(measured: Measurement) {
             medianSeconds = measured.medianSeconds
             medianPeakRSSBytes = measured.medianPeakBytes
             samplesSeconds = measured.seconds
+            medianMachineCores = measured.machineCores.isEmpty ? nil : median(measured.machineCores)
+            medianProcessCores = measured.processCores.isEmpty ? nil : median(measured.processCores)
+            medianCommitsPerSecond = measured.commitsPerSecond.isEmpty ? nil : median(measured.commitsPerSecond)
         }
     }
 }
