@@ -127,19 +127,51 @@ struct SharedStoreTests {
     }
 
     @Test func aCommitTellsTheOtherStacksOfItsFileOnly() throws {
+        func watchers(of stack: DataStack, sharing identity: String) -> [ObjectIdentifier] {
+            SharedStoreRegistry.otherWatchers(of: stack, sharing: identity).map(ObjectIdentifier.init)
+        }
         let url = try TestStoreFiles.newFile()
         let first = try Self.stack(url)
         let identity = try #require(first.stores.first?.sharedIdentity)
-        #expect(SharedStoreRegistry.others(of: first, sharing: identity).isEmpty)
+        #expect(watchers(of: first, sharing: identity).isEmpty)
         var second: DataStack? = try Self.stack(url)
         let elsewhere = try Self.stack(try TestStoreFiles.newFile())
         let elsewhereIdentity = try #require(elsewhere.stores.first?.sharedIdentity)
         #expect(elsewhereIdentity != identity)
-        #expect(SharedStoreRegistry.others(of: first, sharing: identity).map(ObjectIdentifier.init) == [ObjectIdentifier(try #require(second))])
-        #expect(SharedStoreRegistry.others(of: try #require(second), sharing: identity).map(ObjectIdentifier.init) == [ObjectIdentifier(first)])
-        #expect(SharedStoreRegistry.others(of: elsewhere, sharing: elsewhereIdentity).isEmpty)
+        #expect(watchers(of: first, sharing: identity) == [ObjectIdentifier(try #require(second).sharedStoreWatcher)])
+        #expect(watchers(of: try #require(second), sharing: identity) == [ObjectIdentifier(first.sharedStoreWatcher)])
+        #expect(watchers(of: elsewhere, sharing: elsewhereIdentity).isEmpty)
         second = nil
-        #expect(Self.eventually { SharedStoreRegistry.others(of: first, sharing: identity).isEmpty })
+        #expect(Self.eventually { watchers(of: first, sharing: identity).isEmpty })
+    }
+
+    /// The registry of stacks sharing a file holds none of them, not even for a moment: a stack
+    /// let go while other stacks of the process come and go on another thread closes its store
+    /// there and then (SQLite merges its log into the database file and deletes the log), not
+    /// later on that other thread — a file that an application copies or reopens right after
+    /// releasing its stack is no longer being written to.
+    @Test func aReleasedStackClosesItsStoreAtOnceWhileOtherStacksComeAndGo() throws {
+        let stopChurning = LockedFlag()
+        let churnEnded = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { churnEnded.signal() }
+            // What every stack of a shared store does when it is added and when it goes, as
+            // fast as it goes: a window for the registry to touch the stacks of the loop below.
+            let churner = DataStack(makeSchema())
+            while !stopChurning.isSet {
+                SharedStoreRegistry.register(churner, for: "churn")
+                SharedStoreRegistry.unregister(churner)
+            }
+        }
+        defer {
+            stopChurning.set()
+            churnEnded.wait()
+        }
+        for round in 0..<300 {
+            let url = try TestStoreFiles.newFile()
+            do { try insertPeople(try Self.stack(url), [("Ann", 30)]) }
+            #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"), "round \(round): the store was still open after its stack was released")
+        }
     }
 
     @Test func aStackThatCommitsAfterAnotherCatchesUpWithIt() throws {
@@ -283,4 +315,14 @@ private final class CommitDuringRefresh: CommitObserver {
         }
         return nil
     }
+}
+
+/// A flag one thread sets and another reads.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+
+    func set() { lock.withLock { value = true } }
 }

@@ -31,8 +31,8 @@ extension DataStack {
     func notifyStacksSharing(_ commits: [StoreCommit]) {
         for commit in commits {
             guard let identity = commit.store.sharedIdentity else { continue }
-            for other in SharedStoreRegistry.others(of: self, sharing: identity) {
-                other.sharedStoreWatcher.requestCheck()
+            for watcher in SharedStoreRegistry.otherWatchers(of: self, sharing: identity) {
+                watcher.requestCheck()
             }
         }
     }

@@ -184,71 +184,63 @@ final class SharedStoreWatcher: @unchecked Sendable {
 
 /// The stacks of this process that have a shared store open, by the store's shared identity:
 /// a commit to one tells the others right away.
+///
+/// It keeps each stack's watcher (which holds its stack weakly) and the stack's identity,
+/// never the stack itself, and it never reads a weak reference to a stack. Reading one makes a
+/// strong reference, and a strong reference to a stack that another thread is releasing can
+/// end up its last: the stack's `deinit` — which closes its stores, and on SQLite checkpoints
+/// the log into the database file — would then run later, on this thread. An application that
+/// released a stack and then copied, moved or reopened its file could find it still being
+/// written to (a test did, while another test's stack unregistered on another thread).
 enum SharedStoreRegistry {
-    private final class WeakStack {
-        weak var stack: DataStack?
-        init(_ stack: DataStack) { self.stack = stack }
+    private struct Entry {
+        /// The stack's identity: valid while it is registered, since a stack unregisters in its
+        /// `deinit`, before its memory can be reused.
+        let stack: ObjectIdentifier
+        let watcher: SharedStoreWatcher
     }
 
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var stacks: [String: [WeakStack]] = [:]
+    nonisolated(unsafe) private static var entries: [String: [Entry]] = [:]
     /// How many identities have more than one stack registered: while none has, a commit
     /// learns that nobody is to be told without looking its store's identity up.
     nonisolated(unsafe) private static var sharedIdentityCount = 0
 
-    // Reading a weak reference makes a strong one. Each function below keeps the strong
-    // references it made until after it let go of the lock: were one the last reference to a
-    // stack another thread just released, dropping it inside the lock would run that stack's
-    // `deinit`, which unregisters it and would wait for the lock forever.
-
     static func register(_ stack: DataStack, for identity: String) {
-        var seen: [DataStack] = []
+        let entry = Entry(stack: ObjectIdentifier(stack), watcher: stack.sharedStoreWatcher)
         lock.withLock {
-            var list: [WeakStack] = []
-            for entry in stacks[identity] ?? [] {
-                guard let other = entry.stack else { continue }
-                seen.append(other)
-                if other !== stack { list.append(entry) }
-            }
-            list.append(WeakStack(stack))
-            stacks[identity] = list
+            var list = entries[identity] ?? []
+            if !list.contains(where: { $0.stack == entry.stack }) { list.append(entry) }
+            entries[identity] = list
             countSharedIdentities()
         }
-        withExtendedLifetime(seen) {}
     }
 
+    /// Forgets the stack (from its `deinit`, which stops its watcher; the stack still holds the
+    /// watcher, so letting go of it here frees nothing under the lock).
     static func unregister(_ stack: DataStack) {
-        var seen: [DataStack] = []
+        let identifier = ObjectIdentifier(stack)
         lock.withLock {
-            for (identity, list) in stacks {
-                var remaining: [WeakStack] = []
-                for entry in list {
-                    guard let other = entry.stack else { continue }
-                    seen.append(other)
-                    if other !== stack { remaining.append(entry) }
-                }
-                stacks[identity] = remaining.isEmpty ? nil : remaining
+            for (identity, list) in entries where list.contains(where: { $0.stack == identifier }) {
+                let remaining = list.filter { $0.stack != identifier }
+                entries[identity] = remaining.isEmpty ? nil : remaining
             }
             countSharedIdentities()
         }
-        withExtendedLifetime(seen) {}
     }
 
     /// Recounts ``sharedIdentityCount``; called with the lock held.
     private static func countSharedIdentities() {
-        sharedIdentityCount = stacks.values.reduce(0) { $0 + ($1.count > 1 ? 1 : 0) }
+        sharedIdentityCount = entries.values.reduce(0) { $0 + ($1.count > 1 ? 1 : 0) }
     }
 
-    /// The other stacks of this process that have the store `identity` open.
-    static func others(of stack: DataStack, sharing identity: String) -> [DataStack] {
-        lock.lock()
-        defer { lock.unlock() }
-        // Usually the stack is alone with its file: nothing to build.
-        guard sharedIdentityCount > 0, let entries = stacks[identity], entries.count > 1 else { return [] }
-        var others: [DataStack] = []
-        for entry in entries {
-            if let other = entry.stack, other !== stack { others.append(other) }
+    /// The watchers of the other stacks of this process that have the store `identity` open.
+    static func otherWatchers(of stack: DataStack, sharing identity: String) -> [SharedStoreWatcher] {
+        let identifier = ObjectIdentifier(stack)
+        return lock.withLock {
+            // Usually the stack is alone with its file: nothing to build.
+            guard sharedIdentityCount > 0, let list = entries[identity], list.count > 1 else { return [] }
+            return list.filter { $0.stack != identifier }.map(\.watcher)
         }
-        return others
     }
 }
