@@ -192,6 +192,10 @@ final class SharedStoreWatcher: @unchecked Sendable {
 /// the log into the database file — would then run later, on this thread. An application that
 /// released a stack and then copied, moved or reopened its file could find it still being
 /// written to (a test did, while another test's stack unregistered on another thread).
+///
+/// One strong reference of that kind remains, inherent to catching up: a watcher's check that
+/// found another connection's commit holds its stack while the stack reads that commit, so a
+/// stack released exactly then closes its stores when the check ends, on the watcher's queue.
 enum SharedStoreRegistry {
     private struct Entry {
         /// The stack's identity: valid while it is registered, since a stack unregisters in its
