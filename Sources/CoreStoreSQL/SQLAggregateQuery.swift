@@ -8,7 +8,10 @@ import CoreStoreStorage
 ///   dates, with `count` of any attribute, `minimum`/`maximum` of those same types,
 ///   `sum`/`average` of booleans and integers (64-bit integer sums are exact; one that
 ///   overflows is an error the backend answers by evaluating), and `sum`/`average` of doubles
-///   through the dialect's exact double aggregate, when it has one.
+///   through the dialect's exact double aggregate, when it has one — or, asked for
+///   (``DoubleSums/inAnyOrderWhenExact``), through its order-free one
+///   (``SQLOrderFreeDoubleSum``), whose test of each group the backend reads
+///   (``orderFreeCheckKeys``) and, when one fails, asks again in key order.
 ///
 /// The rest is for the backend to answer by fetching the records and running the reference
 /// evaluator (``make(_:grouped:mapping:)`` returns `nil`):
@@ -50,15 +53,32 @@ package struct SQLAggregateQuery {
     /// (``SQLDialect/unsummableIntegerCheck(_:)``), each 1 when its column holds a value the
     /// database cannot sum (then the backend evaluates instead).
     package let unsummableChecks: Int
+    /// The attributes whose tests are the result columns after the unsummable checks: one per
+    /// double attribute summed or averaged in any order (``DoubleSums/inAnyOrderWhenExact``),
+    /// each true when its group's totals are the key-ordered ones. When one is false, the
+    /// backend asks again with ``DoubleSums/inKeyOrder``.
+    package let orderFreeCheckKeys: [String]
     /// Whether `LIMIT`/`OFFSET` are in the SQL. When not, the backend applies the window to the
     /// rows: a sum that fails is an error whichever groups the window keeps, but a database
     /// skips groups outside `LIMIT`/`OFFSET`.
     package let windowInSQL: Bool
 
+    /// How the query asks for sums and averages of doubles.
+    package enum DoubleSums: Sendable {
+        /// Added in any order, with a test per group, where the dialect has an order-free
+        /// aggregate (``SQLDialect/orderFreeDoubleAggregate(average:column:)``); in key order
+        /// elsewhere.
+        case inAnyOrderWhenExact
+        /// Added in record-key order (``SQLDialect/exactDoubleAggregate(average:key:column:)``).
+        case inKeyOrder
+    }
+
     /// The query for `request` over `mapping`, or `nil` when the backend must evaluate it.
     /// `grouped` is `AggregateEvaluator.isGrouped(request)`. Throws for unknown entities and keys,
     /// and ``SQLNeedsEvaluator`` when the predicate needs it.
-    package static func make(_ request: AggregateRequest, grouped: Bool, mapping: SQLSchemaMapping) throws -> SQLAggregateQuery? {
+    package static func make(
+        _ request: AggregateRequest, grouped: Bool, mapping: SQLSchemaMapping, doubleSums: DoubleSums = .inKeyOrder
+    ) throws -> SQLAggregateQuery? {
         let entity = try mapping.entity(request.entity)
         let dialect = mapping.dialect
         var builder = SQLQueryBuilder(mapping: mapping)
@@ -85,7 +105,8 @@ package struct SQLAggregateQuery {
             let fetch = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                                      sortDescriptors: request.sortDescriptors, limit: request.limit, offset: request.offset)
             let sql = try builder.select(expressions.joined(separator: ", "), fetch)
-            return SQLAggregateQuery(sql: sql, parameters: builder.parameters, leaves: builder.leaves, columns: columns, unsummableChecks: 0, windowInSQL: true)
+            return SQLAggregateQuery(sql: sql, parameters: builder.parameters, leaves: builder.leaves, columns: columns,
+                                     unsummableChecks: 0, orderFreeCheckKeys: [], windowInSQL: true)
         }
 
         let exactTypes: Set<AttributeType> = [.bool, .integer, .string, .url, .bytes, .uuid, .date]
@@ -98,6 +119,7 @@ package struct SQLAggregateQuery {
         var expressions: [String] = []
         var columns: [Column] = []
         var checks: [String] = []
+        var orderFreeChecks: [(key: String, test: String)] = []
         for term in request.terms {
             let (column, type) = try attribute(term.key)
             switch term.function {
@@ -113,7 +135,15 @@ package struct SQLAggregateQuery {
                 columns.append(.value(type))
             case .sum, .average:
                 if type == .double {
-                    guard let call = dialect.exactDoubleAggregate(average: term.function == .average, key: "t0.\"_key\"", column: column) else { return nil }
+                    let average = term.function == .average
+                    if doubleSums == .inAnyOrderWhenExact, let orderFree = dialect.orderFreeDoubleAggregate(average: average, column: column) {
+                        expressions.append(orderFree.call)
+                        columns.append(.exactDouble)
+                        // A sum and an average of one attribute share its test.
+                        if !orderFreeChecks.contains(where: { $0.key == term.key }) { orderFreeChecks.append((term.key, orderFree.isExact)) }
+                        continue
+                    }
+                    guard let call = dialect.exactDoubleAggregate(average: average, key: "t0.\"_key\"", column: column) else { return nil }
                     expressions.append(call)
                     columns.append(.exactDouble)
                     continue
@@ -129,7 +159,7 @@ package struct SQLAggregateQuery {
                 }
             }
         }
-        var sql = "SELECT \((expressions + checks).joined(separator: ", ")) FROM \(entity.table.sqlIdentifier) t0"
+        var sql = "SELECT \((expressions + checks + orderFreeChecks.map(\.test)).joined(separator: ", ")) FROM \(entity.table.sqlIdentifier) t0"
         sql += try builder.whereClause(entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities)
         if !groupColumns.isEmpty {
             let readsOtherColumns = request.terms.contains { !request.groupBy.contains($0.key) }
@@ -151,6 +181,6 @@ package struct SQLAggregateQuery {
         let windowInSQL = !request.terms.contains { $0.function == .sum || $0.function == .average }
         if windowInSQL { sql += builder.window(limit: request.limit, offset: request.offset) }
         return SQLAggregateQuery(sql: sql, parameters: builder.parameters, leaves: builder.leaves, columns: columns,
-                                 unsummableChecks: checks.count, windowInSQL: windowInSQL)
+                                 unsummableChecks: checks.count, orderFreeCheckKeys: orderFreeChecks.map(\.key), windowInSQL: windowInSQL)
     }
 }

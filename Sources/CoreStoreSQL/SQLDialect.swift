@@ -117,6 +117,10 @@ package protocol SQLDialect: Sendable {
     /// The aggregate call computing `sum` or `average` of a double column exactly as
     /// `AggregateAccumulator` does (values added in record-key order), or `nil`.
     func exactDoubleAggregate(average: Bool, key: String, column: String) -> String?
+    /// The same `sum` or `average` of a double column added in any order, with a test of when
+    /// that order cannot change the total (``SQLOrderFreeDoubleSum``); `nil` when the key-ordered
+    /// call costs no more (an engine that scans a table in key order).
+    func orderFreeDoubleAggregate(average: Bool, column: String) -> SQLOrderFreeDoubleSum?
     /// An aggregate that is 1 when some row of the group holds an integer the database cannot
     /// sum (stored outside the 64-bit range), else 0; `nil` when no such value can be stored.
     func unsummableIntegerCheck(_ column: String) -> String?

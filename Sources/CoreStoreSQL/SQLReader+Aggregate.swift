@@ -17,32 +17,56 @@ extension SQLReader {
         return try aggregateByFetching(request, schema: schema)
     }
 
+    /// Sums and averages of doubles are first asked for in any order where the dialect can tell
+    /// when the order changes nothing (``SQLOrderFreeDoubleSum``); when a group fails that test,
+    /// or such a sum is given up on (an overflow, which the key order might avoid), the query
+    /// goes again with every double added in key order, and the store's
+    /// ``SQLOrderedSumMemory`` (when it keeps one) sends the attribute's next aggregates there
+    /// at once.
     private func nativeAggregate(_ request: AggregateRequest, grouped: Bool) throws -> [[Value]]? {
-        let query: SQLAggregateQuery
-        do {
-            guard let made = try SQLAggregateQuery.make(request, grouped: grouped, mapping: mapping) else { return nil }
-            query = made
-        } catch is SQLNeedsEvaluator {
-            return nil
+        for doubleSums in [SQLAggregateQuery.DoubleSums.inAnyOrderWhenExact, .inKeyOrder] {
+            var query: SQLAggregateQuery
+            do {
+                guard let made = try SQLAggregateQuery.make(request, grouped: grouped, mapping: mapping, doubleSums: doubleSums) else { return nil }
+                query = made
+                if !query.orderFreeCheckKeys.isEmpty, orderedSumMemory?.addsInKeyOrder(request.entity, query.orderFreeCheckKeys) == true {
+                    guard let keyOrdered = try SQLAggregateQuery.make(request, grouped: grouped, mapping: mapping, doubleSums: .inKeyOrder) else { return nil }
+                    query = keyOrdered
+                }
+            } catch is SQLNeedsEvaluator {
+                return nil
+            }
+            do {
+                // Only the double aggregates may be given up on by a database whose errors
+                // abort the transaction (PostgreSQL): the others run without a guard.
+                let all = query.columns.contains(where: \.isExactDouble) ? try connection.attemptingAggregate { try rows(query) } : try rows(query)
+                return query.windowInSQL ? all : RecordWindow.apply(all, offset: request.offset, limit: request.limit)
+            } catch NativeAggregateFallback.evaluator {
+                return nil
+            } catch NativeAggregateFallback.keyOrder(let failedKeys) {
+                orderedSumMemory?.noteFailedTest(request.entity, failedKeys)
+                continue
+            } catch let error as StorageError {
+                guard connection.abandonedAggregate(error) else { throw error }
+                if query.orderFreeCheckKeys.isEmpty { return nil }
+                orderedSumMemory?.noteFailedTest(request.entity, query.orderFreeCheckKeys)
+                continue
+            }
         }
-        do {
-            // Only the exact double aggregates may be given up on by a database whose errors
-            // abort the transaction (PostgreSQL): the others run without a guard.
-            let all = query.columns.contains(where: \.isExactDouble) ? try connection.attemptingAggregate { try rows(query) } : try rows(query)
-            return query.windowInSQL ? all : RecordWindow.apply(all, offset: request.offset, limit: request.limit)
-        } catch NativeAggregateFallback.needed {
-            return nil
-        } catch let error as StorageError {
-            if connection.abandonedAggregate(error) { return nil }
-            throw error
-        }
+        return nil
     }
 
-    private enum NativeAggregateFallback: Error { case needed }
+    private enum NativeAggregateFallback: Error {
+        /// The reference evaluator must answer.
+        case evaluator
+        /// Sums of these double attributes added in any order may differ from the key-ordered ones.
+        case keyOrder([String])
+    }
 
     private func rows(_ query: SQLAggregateQuery) throws -> [[Value]] {
         var result: [[Value]] = []
         var fallback = false
+        var failedKeys: [String] = []
         try connection.query(query.sql, parameters: query.parameters, leaves: query.leaves) { statement in
             var row: [Value] = []
             row.reserveCapacity(query.columns.count)
@@ -86,9 +110,15 @@ extension SQLReader {
             for check in 0..<query.unsummableChecks where statement.integer(index + Int32(check)) == 1 {
                 fallback = true
             }
+            index += Int32(query.unsummableChecks)
+            // A boolean, read as 1 for true.
+            for (check, key) in query.orderFreeCheckKeys.enumerated() where statement.integer(index + Int32(check)) != 1 {
+                if !failedKeys.contains(key) { failedKeys.append(key) }
+            }
             result.append(row)
         }
-        if fallback { throw NativeAggregateFallback.needed }
+        if fallback { throw NativeAggregateFallback.evaluator }
+        if !failedKeys.isEmpty { throw NativeAggregateFallback.keyOrder(failedKeys) }
         return result
     }
 }

@@ -13,12 +13,19 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
     /// tie (`ORDER BY … "_key"`), else limited fetches break them here (see
     /// ``SQLTopRowsWindow``).
     package let sortTieMemory: SQLSortTieMemory?
+    /// The store's memory of double attributes whose sums failed the order-free test; `nil`:
+    /// every aggregate tries any order first (see ``SQLOrderedSumMemory``).
+    package let orderedSumMemory: SQLOrderedSumMemory?
 
-    package init(connection: Connection, mapping: SQLSchemaMapping, heldRecordsMemory: SQLHeldRecordsMemory? = nil, sortTieMemory: SQLSortTieMemory? = nil) {
+    package init(
+        connection: Connection, mapping: SQLSchemaMapping, heldRecordsMemory: SQLHeldRecordsMemory? = nil,
+        sortTieMemory: SQLSortTieMemory? = nil, orderedSumMemory: SQLOrderedSumMemory? = nil
+    ) {
         self.connection = connection
         self.mapping = mapping
         self.heldRecordsMemory = heldRecordsMemory
         self.sortTieMemory = sortTieMemory
+        self.orderedSumMemory = orderedSumMemory
     }
 
     private var loader: SQLRecordLoader<Connection> { SQLRecordLoader(connection: connection, mapping: mapping) }

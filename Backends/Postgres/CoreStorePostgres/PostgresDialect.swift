@@ -222,6 +222,22 @@ struct PostgresDialect: SQLDialect {
         return average ? "(\(sum) / count(\(column))::float8)" : sum
     }
 
+    /// Plain `sum()`, which adds in the plan's order with no sort (100,000 rows grouped by a
+    /// key with 100 values: 41 ms with `ORDER BY` in the sum, 17 ms this way with the test,
+    /// 12 ms for the plain sum alone),
+    /// exact when ``SQLOrderFreeDoubleSum``'s condition holds: `x * 2^16 = trunc(x * 2^16)`
+    /// says `x` is a multiple of 2⁻¹⁶ (scaling by a power of two is exact), and the sum of the
+    /// magnitudes is below 2³⁷ (while the magnitudes added so far are below it they add up
+    /// exactly, so the computed sum reaches the bound exactly when the true one does). NaN
+    /// compares above every number here, so a NaN or an infinity fails the test.
+    func orderFreeDoubleAggregate(average: Bool, column: String) -> SQLOrderFreeDoubleSum? {
+        let sum = "(sum(\(column)) + '0'::float8)"
+        let scaled = "(\(column) * '\(1 / SQLOrderFreeDoubleSum.granularity)'::float8)"
+        return SQLOrderFreeDoubleSum(
+            call: average ? "(\(sum) / count(\(column))::float8)" : sum,
+            isExact: "coalesce(bool_and(\(scaled) = trunc(\(scaled))) AND sum(abs(\(column))) < '\(SQLOrderFreeDoubleSum.magnitudeLimit)'::float8, true)")
+    }
+
     /// `sum()` of an integer column is a `numeric`: one beyond the 64-bit range comes back as a
     /// decimal, which the reader hands to the evaluator.
     func unsummableIntegerCheck(_ column: String) -> String? { nil }

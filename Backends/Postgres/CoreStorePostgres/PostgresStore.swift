@@ -92,6 +92,8 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         /// Whether the readers' fetches of records the asker mostly holds ask for the matching
         /// keys first (see `SQLHeldRecordsMemory`).
         let heldRecordsMemory = SQLHeldRecordsMemory()
+        /// Which double attributes' sums add in key order at once (see `SQLOrderedSumMemory`).
+        let orderedSumMemory = SQLOrderedSumMemory()
 
         init(writer: PostgresWriterConnection, readers: SQLConnectionPool<PostgresConnection>, mapping: SQLSchemaMapping, listener: PostgresChangeListener) {
             self.writer = writer
@@ -184,7 +186,8 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         let state = try lifecycle.open()
         return try state.readers.withConnection { connection in
             try connection.transaction("REPEATABLE READ READ ONLY") {
-                try body(SQLReader(connection: connection, mapping: state.mapping, heldRecordsMemory: state.heldRecordsMemory))
+                try body(SQLReader(
+                    connection: connection, mapping: state.mapping, heldRecordsMemory: state.heldRecordsMemory, orderedSumMemory: state.orderedSumMemory))
             }
         }
     }

@@ -164,6 +164,9 @@ struct SQLiteDialect: SQLDialect {
         "\(average ? "corestore_average_double" : "corestore_sum_double")(\(key), \(column))"
     }
 
+    /// The key-ordered call already reads a rowid table in key order, with no sort.
+    func orderFreeDoubleAggregate(average: Bool, column: String) -> SQLOrderFreeDoubleSum? { nil }
+
     /// `UInt64` values above `Int64.max` are stored as text.
     func unsummableIntegerCheck(_ column: String) -> String? {
         "max(typeof(\(column)) = 'text')"
