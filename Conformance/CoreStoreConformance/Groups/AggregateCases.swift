@@ -59,10 +59,12 @@ enum AggregateCases {
             // and multiples of 2^-16 whose magnitudes reach 2^37: in key order 2^37 + 2^-16
             // rounds back to 2^37, twice, for a total of 0; with the first value moved last (an
             // update moves a row to the end of a PostgreSQL table, which an unindexed read
-            // scans in place) the total is 2^-15.
+            // scans in place) the total is 2^-15. The groups are asked one at a time first, the
+            // exact ones first: a store may remember an attribute whose sums failed its test and
+            // stop trying any order for it.
             let groups: [(label: String, values: [Double])] = [
-                ("a", [0.5, -3.75, 1024, 0x1p-16, 999.9990234375, -0.0]), ("b", [0.5, 0.1, -3.75]),
-                ("c", [0x1p37, 0x1p-16, 0x1p-16, -0x1p37]), ("d", [0x1p36, 0x1p36 - 0x1p-16, -1]),
+                ("a", [0.5, -3.75, 1024, 0x1p-16, 999.9990234375, -0.0]), ("d", [0x1p36, 0x1p36 - 0x1p-16, -1]),
+                ("c", [0x1p37, 0x1p-16, 0x1p-16, -0x1p37]), ("b", [0.5, 0.1, -3.75]),
             ]
             var records: [Record] = []
             for group in groups {
@@ -78,12 +80,12 @@ enum AggregateCases {
                 try ctx.commit(store, ChangeSet(updates: [RecordUpdate(record: moved, changedKeys: ["int"])]), into: &world)
             }
             let terms = [t(.sum, "dbl"), t(.average, "dbl"), t(.count, "dbl")]
-            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Sample", terms: [t(.value, "str")] + terms, groupBy: ["str"]))
-            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Sample", terms: terms))
             for group in groups {
                 let predicate = RecordPredicate.comparison(Comparison("str", .equal, .string(group.label)))
                 try expectSameRows(ctx, store, world, AggregateRequest(entity: "Sample", predicate: predicate, terms: terms))
             }
+            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Sample", terms: [t(.value, "str")] + terms, groupBy: ["str"]))
+            try expectSameRows(ctx, store, world, AggregateRequest(entity: "Sample", terms: terms))
         },
         ConformanceCase("double sums at the limits", group: "aggregates") { ctx in
             // Per breed: a total that overflows to infinity, negative zeros only, infinities of
