@@ -14,7 +14,7 @@ import CoreStoreStorage
 ///   (``orderFreeCheckKeys``) and, when one fails, asks again in key order.
 ///
 /// The rest is for the backend to answer by fetching the records and running the reference
-/// evaluator (``make(_:grouped:mapping:)`` returns `nil`):
+/// evaluator (``make(_:grouped:mapping:doubleSums:)`` returns `nil`):
 /// - double group keys: the evaluator puts `0.0` and `-0.0` (and `1` and `1.0`) in one group
 ///   whose value is the one of the lowest key, and NaN is one value; `GROUP BY` does neither;
 /// - decimal group keys, sums and averages: SQL has no decimal arithmetic the evaluator's
