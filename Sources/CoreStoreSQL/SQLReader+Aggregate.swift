@@ -25,17 +25,15 @@ extension SQLReader {
     /// at once.
     private func nativeAggregate(_ request: AggregateRequest, grouped: Bool) throws -> [[Value]]? {
         for doubleSums in [SQLAggregateQuery.DoubleSums.inAnyOrderWhenExact, .inKeyOrder] {
-            var query: SQLAggregateQuery
+            let query: SQLAggregateQuery
             do {
                 guard let made = try SQLAggregateQuery.make(request, grouped: grouped, mapping: mapping, doubleSums: doubleSums) else { return nil }
                 query = made
-                if !query.orderFreeCheckKeys.isEmpty, orderedSumMemory?.addsInKeyOrder(request.entity, query.orderFreeCheckKeys) == true {
-                    guard let keyOrdered = try SQLAggregateQuery.make(request, grouped: grouped, mapping: mapping, doubleSums: .inKeyOrder) else { return nil }
-                    query = keyOrdered
-                }
             } catch is SQLNeedsEvaluator {
                 return nil
             }
+            // An attribute whose sums failed the test lately goes to key order at once.
+            if !query.orderFreeCheckKeys.isEmpty, orderedSumMemory?.addsInKeyOrder(request.entity, query.orderFreeCheckKeys) == true { continue }
             do {
                 // Only the double aggregates may be given up on by a database whose errors
                 // abort the transaction (PostgreSQL): the others run without a guard.
