@@ -16,16 +16,20 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
     /// The store's memory of double attributes whose sums failed the order-free test; `nil`:
     /// every aggregate tries any order first (see ``SQLOrderedSumMemory``).
     package let orderedSumMemory: SQLOrderedSumMemory?
+    /// The store's table of record counts; `nil`: every count visits the rows (see
+    /// ``count(_:)``).
+    package let recordCounts: SQLRecordCounts?
 
     package init(
         connection: Connection, mapping: SQLSchemaMapping, heldRecordsMemory: SQLHeldRecordsMemory? = nil,
-        sortTieMemory: SQLSortTieMemory? = nil, orderedSumMemory: SQLOrderedSumMemory? = nil
+        sortTieMemory: SQLSortTieMemory? = nil, orderedSumMemory: SQLOrderedSumMemory? = nil, recordCounts: SQLRecordCounts? = nil
     ) {
         self.connection = connection
         self.mapping = mapping
         self.heldRecordsMemory = heldRecordsMemory
         self.sortTieMemory = sortTieMemory
         self.orderedSumMemory = orderedSumMemory
+        self.recordCounts = recordCounts
     }
 
     private var loader: SQLRecordLoader<Connection> { SQLRecordLoader(connection: connection, mapping: mapping) }
@@ -199,7 +203,17 @@ package struct SQLReader<Connection: SQLConnection>: StorageReader {
         return keys
     }
 
+    /// How many records `request` matches. A request without a predicate, on a store that keeps
+    /// ``recordCounts``, reads the stored counts of its entities when they are current (then
+    /// applies its offset and limit); every other count is made by the database from the rows.
     package func count(_ request: FetchRequest) throws -> Int {
+        if let recordCounts, request.predicate == nil {
+            _ = try mapping.entity(request.entity)
+            let entities = request.includesSubentities ? mapping.schema.entityAndDescendants(request.entity) : [request.entity]
+            if let total = try recordCounts.count(of: entities, on: connection, dialect: mapping.dialect) {
+                return RecordWindow.indexes(count: total, offset: request.offset, limit: request.limit).count
+            }
+        }
         var builder = SQLQueryBuilder(mapping: mapping)
         let inner: String
         do {

@@ -1,9 +1,10 @@
 import CoreStoreSQL
 import CoreStoreStorage
 
-/// What every commit writes besides its rows, in one statement: the new counters, the commit's
-/// summary in the commit log (``SQLCommitLog``, forgetting the summary that fell out of it),
-/// and the notification that tells listeners of the commit once it is committed.
+/// What every commit writes besides its rows, in one statement: the new counters, the records
+/// it added to and removed from each entity's count (``SQLRecordCounts``), the commit's summary
+/// in the commit log (``SQLCommitLog``, forgetting the summary that fell out of it), and the
+/// notification that tells listeners of the commit once it is committed.
 ///
 /// One statement instead of four, and the transaction's last: it goes out with the `COMMIT`, in
 /// the same round trip (a commit of one small change once made about eight round trips, and
@@ -13,10 +14,16 @@ import CoreStoreStorage
 enum PostgresCommitRecord {
     /// `$1` the next key and `$2` the sequence, as the metadata's text; `$3` the last sequence
     /// the log forgets; `$4` the notification channel (its payload is the sequence); `$5` the
-    /// sequence and `$6` the encoded changes, for the log.
+    /// sequence and `$6` the encoded changes, for the log; `$7` the count deltas (a JSON object,
+    /// entity → delta) and `$8` the sequence before this commit: the counts change, and take
+    /// `$5` as their stamp, only when their stamp is `$8` (see ``SQLRecordCounts``).
     static let sql = """
         WITH counters AS (
             \(PostgresMetadata.countersUpdateSQL)
+        ), counted AS (
+            UPDATE \(SQLRecordCounts.table.sqlIdentifier) c SET records = CASE WHEN c.entity = '' THEN $5 ELSE c.records + d.delta END
+            FROM (SELECT key, value::bigint FROM json_each_text($7::json) UNION ALL SELECT '', 0) AS d (entity, delta)
+            WHERE c.entity = d.entity AND EXISTS (SELECT FROM \(SQLRecordCounts.table.sqlIdentifier) s WHERE s.entity = '' AND s.records = $8)
         ), forgotten AS (
             DELETE FROM \(SQLCommitLog.table.sqlIdentifier) WHERE sequence <= $3
         ), notified AS (
@@ -25,9 +32,10 @@ enum PostgresCommitRecord {
         INSERT INTO \(SQLCommitLog.table.sqlIdentifier) (sequence, changes) SELECT $5, $6 FROM notified
         """
 
-    /// Records the commit `info`, which leaves the counters at `counters`, inside the commit's
-    /// transaction on `connection`; listeners of `channel` hear of it when it commits.
-    static func record(_ info: CommitInfo, counters: CommitCounters, channel: String, on connection: PostgresConnection) throws {
+    /// Records the commit `info`, which leaves the counters at `counters` and follows the commit
+    /// of sequence `previous`, inside the commit's transaction on `connection`; listeners of
+    /// `channel` hear of it when it commits.
+    static func record(_ info: CommitInfo, counters: CommitCounters, after previous: UInt64, channel: String, on connection: PostgresConnection) throws {
         let summary = CommitSummary(info)
         let sequence = Int64(clamping: info.sequence)
         let forgottenThrough = info.sequence > SQLCommitLog.keptCommits ? Int64(clamping: info.sequence - SQLCommitLog.keptCommits) : 0
@@ -35,6 +43,7 @@ enum PostgresCommitRecord {
         try connection.statement(sql).executeWithCommit([
             .text(String(counters.nextKey)), .text(String(counters.sequence)), .integer(forgottenThrough),
             .text(channel), .integer(sequence), summary.encodedChanges.map(SQLValue.text) ?? .null,
+            .text(try SQLRecordCounts.json(RecordCountDeltas(counting: info.changes))), .integer(Int64(clamping: previous)),
         ])
     }
 }

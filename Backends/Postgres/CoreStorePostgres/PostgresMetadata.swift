@@ -102,6 +102,23 @@ enum PostgresMetadata {
     /// it (inside `PostgresCommitRecord`'s statement), and so does a migration.
     static let countersUpdateSQL = "UPDATE \(table.sqlIdentifier) SET value = CASE key WHEN 'next_key' THEN $1 ELSE $2 END WHERE key IN ('next_key', 'sequence')"
 
+    /// The store's record counts (``SQLRecordCounts``), checked against the sequence in this
+    /// table.
+    static let recordCounts = SQLRecordCounts(sequenceQuery: "SELECT value::bigint FROM \(table.sqlIdentifier) WHERE key = 'sequence'")
+
+    /// Gives a store made before record counts were kept their table, and counts every table
+    /// anew when the counts are not stamped with the store's sequence (a commit of a process
+    /// running an earlier CoreStore left them behind). In its own transaction, with the counter
+    /// rows locked as a commit locks them: no commit runs meanwhile.
+    static func bringRecordCountsUpToDate(_ connection: PostgresConnection, mapping: SQLSchemaMapping) throws {
+        try connection.transaction("READ COMMITTED") {
+            let counters = try counters(connection, lock: true)
+            try connection.execute(SQLRecordCounts.creationSQL)
+            guard try SQLRecordCounts.stamp(on: connection, dialect: mapping.dialect) != Int64(clamping: counters.sequence) else { return }
+            try SQLRecordCounts.recount(mapping: mapping, sequence: counters.sequence, on: connection)
+        }
+    }
+
     /// Stores the counters (and new metadata) of a commit.
     static func update(_ connection: PostgresConnection, counters: CommitCounters, metadata: StoredMetadata?) throws {
         try connection.statement(countersUpdateSQL).execute([.text(String(counters.nextKey)), .text(String(counters.sequence))])

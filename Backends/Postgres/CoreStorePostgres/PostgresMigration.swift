@@ -21,7 +21,8 @@ import CoreStoreStorage
 ///
 /// Records are copied into tables beside the source ones (``SQLMigrationStaging``, shared with
 /// SQLite), named with ``destinationPrefix``; `finish` replaces the source tables with them,
-/// creates the indexes, stores the new metadata and clears the commit log (its summaries name
+/// creates the indexes, stores the new metadata, counts the records of each entity anew
+/// (``SQLRecordCounts``) and clears the commit log (its summaries name
 /// the source model's entities); once committed, the new tables are analyzed.
 final class PostgresMigration: StorageMigration {
     /// The start of the destination's table names while records are copied: short, because
@@ -97,6 +98,8 @@ final class PostgresMigration: StorageMigration {
         do {
             try staging.replaceSource()
             try PostgresMetadata.update(connection, counters: counters, metadata: metadata)
+            try connection.execute(SQLRecordCounts.creationSQL)
+            try SQLRecordCounts.recount(mapping: staging.destinationMapping, sequence: counters.sequence, on: connection)
             try connection.execute(SQLCommitLog.creationSQL)
             try connection.execute("DELETE FROM \(SQLCommitLog.table.sqlIdentifier)")
             try connection.execute("COMMIT")

@@ -167,6 +167,8 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
             for statement in mapping.creationSQL { try writer.execute(statement) }
             try writer.execute(SQLCommitLog.creationSQL)
             try PostgresMetadata.create(writer, metadata: StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash))
+            try writer.execute(SQLRecordCounts.creationSQL)
+            try SQLRecordCounts.recount(mapping: mapping, sequence: 0, on: writer)
             return nil
         }
         if let existing {
@@ -176,6 +178,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
             if !tables.contains(SQLCommitLog.table) {
                 try writer.execute(SQLCommitLog.creationSQL)
             }
+            try PostgresMetadata.bringRecordCountsUpToDate(writer, mapping: mapping)
         }
         install(writer, mapping: mapping)
         return existing
@@ -187,7 +190,8 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
         return try state.readers.withConnection { connection in
             try connection.transaction("REPEATABLE READ READ ONLY") {
                 try body(SQLReader(
-                    connection: connection, mapping: state.mapping, heldRecordsMemory: state.heldRecordsMemory, orderedSumMemory: state.orderedSumMemory))
+                    connection: connection, mapping: state.mapping, heldRecordsMemory: state.heldRecordsMemory, orderedSumMemory: state.orderedSumMemory,
+                    recordCounts: PostgresMetadata.recordCounts))
             }
         }
     }
@@ -204,8 +208,13 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 let writer = try state.writer.current()
                 let info = try writer.transaction("READ COMMITTED") {
                     var stored: CommitCounters?
+                    var previousSequence: UInt64 = 0
                     let info = try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
-                                         counters: { try PostgresMetadata.counters(writer, lock: true, expecting: state.mapping.schema) },
+                                         counters: {
+                                             let counters = try PostgresMetadata.counters(writer, lock: true, expecting: state.mapping.schema)
+                                             previousSequence = counters.sequence
+                                             return counters
+                                         },
                                          store: { counters, metadata in
                                              if let metadata { try PostgresMetadata.write(writer, metadata) }
                                              stored = counters
@@ -213,9 +222,10 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                     guard let stored else {
                         throw StorageError.invalidRequest("the commit to \(storeDescription) produced no counters to store; nothing was written")
                     }
-                    // The counters, what changed (for the stacks of other connections to catch
-                    // up with) and the notification every listener gets when this commits.
-                    try PostgresCommitRecord.record(info, counters: stored, channel: channel, on: writer)
+                    // The counters, the record counts, what changed (for the stacks of other
+                    // connections to catch up with) and the notification every listener gets
+                    // when this commits.
+                    try PostgresCommitRecord.record(info, counters: stored, after: previousSequence, channel: channel, on: writer)
                     return info
                 }
                 // Committed: a table the commit filled or emptied is analyzed now, not a minute
