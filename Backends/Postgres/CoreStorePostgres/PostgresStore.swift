@@ -15,7 +15,9 @@ import CoreStoreStorage
 /// The store keeps its tables in one PostgreSQL schema (a namespace, `corestore` unless
 /// `schemaName` says otherwise), laid out as `SQLSchemaMapping` describes, with the column
 /// types of `PostgresDialect`. Several stores can share a database under different schema
-/// names.
+/// names. Beside the entities' tables: the metadata and counters (`corestore_metadata`), the
+/// latest commits' summaries (`SQLCommitLog`) and each entity's number of records
+/// (`SQLRecordCounts`, which answers a count without a predicate), all written by each commit.
 ///
 /// ## Consistency
 /// Commits run one at a time across every connection and process: each is one transaction
