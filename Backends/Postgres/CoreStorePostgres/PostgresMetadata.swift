@@ -108,9 +108,16 @@ enum PostgresMetadata {
 
     /// Gives a store made before record counts were kept their table, and counts every table
     /// anew when the counts are not stamped with the store's sequence (a commit of a process
-    /// running an earlier CoreStore left them behind). In its own transaction, with the counter
-    /// rows locked as a commit locks them: no commit runs meanwhile.
-    static func bringRecordCountsUpToDate(_ connection: PostgresConnection, mapping: SQLSchemaMapping) throws {
+    /// running an earlier CoreStore left them behind). `tables` are the schema's tables. Counts
+    /// found current cost one read; otherwise the work runs in its own transaction, with the
+    /// counter rows locked as a commit locks them: no commit runs meanwhile.
+    static func bringRecordCountsUpToDate(_ connection: PostgresConnection, mapping: SQLSchemaMapping, tables: Set<String>) throws {
+        if tables.contains(SQLRecordCounts.table) {
+            var current = false
+            try connection.statement("SELECT coalesce((SELECT records FROM \(SQLRecordCounts.table.sqlIdentifier) WHERE entity = '') = (\(recordCounts.sequenceQuery)), false)::int")
+                .query { current = $0.int64(0) == 1 }
+            if current { return }
+        }
         try connection.transaction("READ COMMITTED") {
             let counters = try counters(connection, lock: true)
             try connection.execute(SQLRecordCounts.creationSQL)

@@ -180,7 +180,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
             if !tables.contains(SQLCommitLog.table) {
                 try writer.execute(SQLCommitLog.creationSQL)
             }
-            try PostgresMetadata.bringRecordCountsUpToDate(writer, mapping: mapping)
+            try PostgresMetadata.bringRecordCountsUpToDate(writer, mapping: mapping, tables: tables)
         }
         install(writer, mapping: mapping)
         return existing
