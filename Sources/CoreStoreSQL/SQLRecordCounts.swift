@@ -20,7 +20,7 @@ package struct SQLRecordCounts: Sendable {
     package static let table = "corestore_record_counts"
 
     /// The name of the stamp row.
-    static let stampName = ""
+    package static let stampName = ""
 
     /// Creates the table when it is missing (a store made before it existed gets it on its next
     /// open, then ``recount(mapping:sequence:on:)`` fills it).

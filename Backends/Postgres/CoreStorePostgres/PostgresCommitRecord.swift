@@ -30,13 +30,14 @@ enum PostgresCommitRecord {
     static let sweepingSQL = statement(forgetting: "sequence <= $3")
 
     private static func statement(forgetting condition: String) -> String {
-        """
+        let stamp = SQLRecordCounts.stampName.sqlLiteral
+        return """
         WITH counters AS (
             \(PostgresMetadata.countersUpdateSQL)
         ), counted AS (
-            UPDATE \(SQLRecordCounts.table.sqlIdentifier) c SET records = CASE WHEN c.entity = '' THEN $5 ELSE c.records + d.delta END
-            FROM (SELECT key, value::bigint FROM json_each_text($7::json) UNION ALL SELECT '', 0) AS d (entity, delta)
-            WHERE c.entity = d.entity AND EXISTS (SELECT FROM \(SQLRecordCounts.table.sqlIdentifier) s WHERE s.entity = '' AND s.records = $8)
+            UPDATE \(SQLRecordCounts.table.sqlIdentifier) c SET records = CASE WHEN c.entity = \(stamp) THEN $5 ELSE c.records + d.delta END
+            FROM (SELECT key, value::bigint FROM json_each_text($7::json) UNION ALL SELECT \(stamp), 0) AS d (entity, delta)
+            WHERE c.entity = d.entity AND EXISTS (SELECT FROM \(SQLRecordCounts.table.sqlIdentifier) s WHERE s.entity = \(stamp) AND s.records = $8)
         ), forgotten AS (
             DELETE FROM \(SQLCommitLog.table.sqlIdentifier) WHERE \(condition)
         ), notified AS (

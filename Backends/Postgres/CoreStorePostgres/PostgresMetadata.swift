@@ -114,7 +114,7 @@ enum PostgresMetadata {
     static func bringRecordCountsUpToDate(_ connection: PostgresConnection, mapping: SQLSchemaMapping, tables: Set<String>) throws {
         if tables.contains(SQLRecordCounts.table) {
             var current = false
-            try connection.statement("SELECT coalesce((SELECT records FROM \(SQLRecordCounts.table.sqlIdentifier) WHERE entity = '') = (\(recordCounts.sequenceQuery)), false)::int")
+            try connection.statement("SELECT coalesce((SELECT records FROM \(SQLRecordCounts.table.sqlIdentifier) WHERE entity = \(SQLRecordCounts.stampName.sqlLiteral)) = (\(recordCounts.sequenceQuery)), false)::int")
                 .query { current = $0.int64(0) == 1 }
             if current { return }
         }

@@ -210,7 +210,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                 let writer = try state.writer.current()
                 let info = try writer.transaction("READ COMMITTED") {
                     var stored: CommitCounters?
-                    var previousSequence: UInt64 = 0
+                    var previousSequence: UInt64?
                     let info = try SQLWriter.commit(changes, on: writer, mapping: state.mapping,
                                          counters: {
                                              let counters = try PostgresMetadata.counters(writer, lock: true, expecting: state.mapping.schema)
@@ -221,7 +221,7 @@ public final class PostgresStore: StorageInterface, @unchecked Sendable {
                                              if let metadata { try PostgresMetadata.write(writer, metadata) }
                                              stored = counters
                                          })
-                    guard let stored else {
+                    guard let stored, let previousSequence else {
                         throw StorageError.invalidRequest("the commit to \(storeDescription) produced no counters to store; nothing was written")
                     }
                     // The counters, the record counts, what changed (for the stacks of other
