@@ -220,5 +220,27 @@ enum CRUDCases {
                 try ctx.expectEqual(try store.read { try $0.count(FetchRequest(entity: entity)) }, try world.reference(FetchRequest(entity: entity)).count, "count of \(entity)")
             }
         },
+        c("counts without a predicate follow inserts and deletes, with and without subentities, in windows") { ctx in
+            var (store, world) = try ctx.seeded(Fixtures.world())
+            // Records that point to no record and that no record points to: deleting them
+            // touches nothing else.
+            let referenced = Set(world.records.values.flatMap { $0.relationships.flatMap { $0 } })
+            let loose = world.all.filter { !referenced.contains($0.id) && $0.relationships.allSatisfy(\.isEmpty) }.map(\.id)
+            try ctx.expect(!loose.isEmpty, "the world has records to delete alone")
+            let inserts = (1...4).map { Fixtures.sample(-Int64(600 + $0), [:]) } + [Fixtures.dog(-701, "Newt", breed: "mutt"), Fixtures.dog(-702, "Nib")]
+            try ctx.commit(store, ChangeSet(inserts: inserts, deletes: loose), into: &world)
+            let newDogs = world.all.filter { $0.id.entity == "Dog" && !referenced.contains($0.id) && $0.relationships.allSatisfy(\.isEmpty) }
+            let oneSample = world.all.filter { $0.id.entity == "Sample" }.prefix(1)
+            try ctx.commit(store, ChangeSet(deletes: (newDogs.prefix(1) + oneSample).map(\.id)), into: &world)
+            for entity in ["Person", "Pet", "Dog", "Sample"] {
+                for includesSubentities in [true, false] {
+                    for (offset, limit) in [(0, nil), (1, 2), (3, nil), (50, 1)] as [(Int, Int?)] {
+                        let request = FetchRequest(entity: entity, includesSubentities: includesSubentities, limit: limit, offset: offset)
+                        try ctx.expectEqual(try store.read { try $0.count(request) }, try world.reference(request).count,
+                                            "count of \(entity) (subentities: \(includesSubentities), offset \(offset), limit \(limit.map(String.init) ?? "none"))")
+                    }
+                }
+            }
+        },
     ]
 }
