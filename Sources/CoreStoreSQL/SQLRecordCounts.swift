@@ -53,6 +53,15 @@ package struct SQLRecordCounts: Sendable {
         return Int(total)
     }
 
+    /// Whether the table's stamp is the store's sequence (one statement, one snapshot); `false`
+    /// when it has no stamp. The table must exist.
+    package func isCurrent<Connection: SQLConnection>(on connection: Connection) throws -> Bool {
+        var current = false
+        try connection.statement("SELECT CASE WHEN (SELECT records FROM \(Self.table.sqlIdentifier) WHERE entity = \(Self.stampName.sqlLiteral)) = (\(sequenceQuery)) THEN 1 ELSE 0 END")
+            .query([]) { current = $0.int64(0) == 1 }
+        return current
+    }
+
     /// The sequence the counts were last brought to; `nil` when the table has no stamp.
     package static func stamp<Connection: SQLConnection>(on connection: Connection, dialect: any SQLDialect) throws -> Int64? {
         var stamp: Int64?

@@ -76,6 +76,15 @@ struct PostgresRecordCountTests {
             #expect(try storedCounts() == expected, comment)
         }
 
+        /// A stack on the store holding `count` pens, written in one commit.
+        func stack(withPens count: Int) throws -> DataStack {
+            let stack = try stack()
+            try stack.perform(synchronous: { t in
+                for i in 0..<count { t.create(Into<CountedPen>()).name = "pen\(i)" }
+            })
+            return stack
+        }
+
         func erase() {
             try? PostgresStore(url: url, schemaName: schemaName).erase()
         }
@@ -157,10 +166,7 @@ struct PostgresRecordCountTests {
     @Test func aCountWithoutAPredicateReadsTheTable() throws {
         let fixture = try Fixture()
         defer { fixture.erase() }
-        let stack = try fixture.stack()
-        try stack.perform(synchronous: { t in
-            for i in 0..<5 { t.create(Into<CountedPen>()).name = "pen\(i)" }
-        })
+        let stack = try fixture.stack(withPens: 5)
         try fixture.raw.execute("UPDATE \(fixture.schemaName.sqlIdentifier).corestore_record_counts SET records = 1234 WHERE entity = 'CountedPen'")
         #expect(try stack.fetchCount(From<CountedPen>()) == 1234)
         #expect(try stack.fetchCount(From<CountedPen>().where(\.$name != "~")) == 5)
@@ -173,10 +179,7 @@ struct PostgresRecordCountTests {
     @Test func staleCountsAreNotTrustedAndAreRecountedOnOpen() throws {
         let fixture = try Fixture()
         defer { fixture.erase() }
-        let stack = try fixture.stack()
-        try stack.perform(synchronous: { t in
-            for i in 0..<6 { t.create(Into<CountedPen>()).name = "pen\(i)" }
-        })
+        let stack = try fixture.stack(withPens: 6)
         let schema = fixture.schemaName.sqlIdentifier
         // What a commit of an earlier CoreStore does: rows and counters, no record counts.
         try fixture.raw.execute("""
@@ -224,10 +227,7 @@ struct PostgresRecordCountTests {
     @Test func aFailedCommitLeavesTheCounts() throws {
         let fixture = try Fixture()
         defer { fixture.erase() }
-        let stack = try fixture.stack()
-        try stack.perform(synchronous: { t in
-            for i in 0..<3 { t.create(Into<CountedPen>()).name = "pen\(i)" }
-        })
+        let stack = try fixture.stack(withPens: 3)
         let before = try fixture.storedCounts()
         #expect(throws: (any Error).self) {
             try stack.perform(synchronous: { t in

@@ -112,12 +112,7 @@ enum PostgresMetadata {
     /// found current cost one read; otherwise the work runs in its own transaction, with the
     /// counter rows locked as a commit locks them: no commit runs meanwhile.
     static func bringRecordCountsUpToDate(_ connection: PostgresConnection, mapping: SQLSchemaMapping, tables: Set<String>) throws {
-        if tables.contains(SQLRecordCounts.table) {
-            var current = false
-            try connection.statement("SELECT coalesce((SELECT records FROM \(SQLRecordCounts.table.sqlIdentifier) WHERE entity = \(SQLRecordCounts.stampName.sqlLiteral)) = (\(recordCounts.sequenceQuery)), false)::int")
-                .query { current = $0.int64(0) == 1 }
-            if current { return }
-        }
+        if tables.contains(SQLRecordCounts.table), try recordCounts.isCurrent(on: connection) { return }
         try connection.transaction("READ COMMITTED") {
             let counters = try counters(connection, lock: true)
             try connection.execute(SQLRecordCounts.creationSQL)
