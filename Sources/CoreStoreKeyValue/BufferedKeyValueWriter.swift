@@ -43,6 +43,9 @@ public final class BufferedKeyValueWriter: KeyValueWriter {
     /// The last of ``batches`` while no read has visited it: it takes the next writes.
     @exclusivity(unchecked) private var openBatch: (any KeyValueWriteBatch)?
 
+    /// The snapshot's answer: what the overlay adds are this write's own bytes, in memory.
+    public var verifiesStoredBytes: Bool { base.verifiesStoredBytes }
+
     /// A writer over `base`, the snapshot of the committed data, keeping its writes in a log
     /// of its own (``forEachOperationInPlace(_:)`` lends them to the engine).
     public init(base: any KeyValueReader) {

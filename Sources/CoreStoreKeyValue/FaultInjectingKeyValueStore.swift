@@ -130,6 +130,9 @@ struct FaultInjectingReader<Base: OrderedKeyValueStore>: KeyValueReader {
     let base: any KeyValueReader
     let store: FaultInjectingKeyValueStore<Base>
 
+    /// The base reader's answer: faults are refused reads, not changed bytes.
+    var verifiesStoredBytes: Bool { base.verifiesStoredBytes }
+
     func get(_ key: [UInt8]) throws -> [UInt8]? {
         try store.perform(.read)
         return try base.get(key)
@@ -167,6 +170,9 @@ struct FaultInjectingWriter<Base: OrderedKeyValueStore>: KeyValueWriter {
     let store: FaultInjectingKeyValueStore<Base>
 
     private var reader: FaultInjectingReader<Base> { FaultInjectingReader(base: base, store: store) }
+
+    /// The base writer's answer (see ``FaultInjectingReader/verifiesStoredBytes``).
+    var verifiesStoredBytes: Bool { base.verifiesStoredBytes }
 
     func get(_ key: [UInt8]) throws -> [UInt8]? { try reader.get(key) }
 

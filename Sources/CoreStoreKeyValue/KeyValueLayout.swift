@@ -184,7 +184,7 @@ public final class KeyValueLayout: Sendable {
         guard schema.entity(named: id.entity) != nil else { return nil }
         var record: Record?
         _ = try reader.withValue(recordKey(entity: id.entity, key: id.key)) { bytes in
-            record = try RecordCodec.decode(bytes, names: entityNames)
+            record = try RecordCodec.decode(bytes, names: entityNames, checksChecksum: !reader.verifiesStoredBytes)
         }
         guard let record, schema.entity(record.id.entity, isKindOf: id.entity) else { return nil }
         return record

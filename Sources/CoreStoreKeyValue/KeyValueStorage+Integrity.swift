@@ -11,7 +11,8 @@ extension KeyValueStorage: StorageIntegrityChecking {
         let layout = try lifecycle.open()
         return try engine.read { snapshot in
             var looked = 0
-            let candidate = ScanCandidate(names: layout.entityNames)
+            // Every record's checksum is checked here, whatever the engine verifies itself.
+            let candidate = ScanCandidate(names: layout.entityNames, checksChecksums: true)
             var storedCounts: RecordCounts?
             do {
                 storedCounts = try RecordCounts.stored(snapshot, layout: layout)

@@ -11,7 +11,7 @@ extension KeyValueStorageReader {
         let prefix = layout.recordPrefix(ofHierarchyOf: entity)
         // Nothing sorts between a key and the same key followed by a zero byte.
         let lower = layout.recordKey(entity: entity, key: key) + [0x00]
-        let candidate = ScanCandidate(names: names)
+        let candidate = ScanCandidate(names: names, checksChecksums: !snapshot.verifiesStoredBytes)
         var page: [Record] = []
         try snapshot.scan(from: lower, to: TupleEncoder.elementsEnd(prefix), reverse: false) { _, value in
             let record = try value.withUnsafeBytes { bytes -> Record? in

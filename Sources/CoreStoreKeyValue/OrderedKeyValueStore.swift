@@ -148,6 +148,16 @@ public protocol KeyValueReader {
     /// returns), and returns `true`; returns `false` without calling it when there is none.
     /// Optional: the default forwards to ``get(_:)``.
     func withValue(_ key: [UInt8], _ body: (_ value: UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+
+    /// Whether this reader itself refuses bytes that changed since the engine stored them, on
+    /// every read: LevelDB reading with `verify_checksums` checks each table block's CRC-32C
+    /// before it hands out an entry of it (and, opened with `paranoid_checks`, its log's
+    /// records at open). The key-value tier then does not check its own per-record and
+    /// per-index-entry checksums a second time on what this reader returns; they are still
+    /// written, and the integrity check still verifies them. Optional: `false` by default,
+    /// which keeps the tier's checks — the right answer for an engine that keeps no checksums
+    /// of its own (LMDB) or checks them only sometimes.
+    var verifiesStoredBytes: Bool { get }
 }
 
 extension KeyValueReader {
@@ -167,6 +177,9 @@ extension KeyValueReader {
             try key.withUnsafeBytes { key in try value.withUnsafeBytes { try visit(key, $0) } }
         }
     }
+
+    /// `false`: the key-value tier checks its own checksums.
+    public var verifiesStoredBytes: Bool { false }
 
     /// Forwards to ``get(_:)`` and lends the value.
     public func withValue(_ key: [UInt8], _ body: (_ value: UnsafeRawBufferPointer) throws -> Void) throws -> Bool {

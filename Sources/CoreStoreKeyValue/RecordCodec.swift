@@ -145,8 +145,10 @@ public enum RecordCodec {
 
     /// The record `bytes` hold, with entity names that `names` knows taken from it (no new
     /// string per record).
-    static func decode(_ bytes: UnsafeRawBufferPointer, names: EntityNames?) throws -> Record {
-        let (payload, version) = try verified(bytes)
+    /// With `checksChecksum` `false` (a reader whose engine verified the bytes, see
+    /// ``KeyValueReader/verifiesStoredBytes``) the stored checksum is skipped, not checked.
+    static func decode(_ bytes: UnsafeRawBufferPointer, names: EntityNames?, checksChecksum: Bool = true) throws -> Record {
+        let (payload, version) = try verified(bytes, checksChecksum: checksChecksum)
         var r = ByteReader(payload, what: "record", position: 1)
         let entity = try entityName(&r, names: names)
         let id = RecordID(entity: entity, key: try r.signed())
@@ -154,16 +156,17 @@ public enum RecordCodec {
     }
 
     /// The bytes of a record without its checksum, once the checksum matched, and the record's
-    /// format version; throws for an unknown version or a checksum that does not match.
+    /// format version; throws for an unknown version or a checksum that does not match. With
+    /// `checksChecksum` `false` the checksum is left unchecked (the engine verified the bytes).
     @inline(__always)
-    static func verified(_ bytes: UnsafeRawBufferPointer) throws -> (payload: UnsafeRawBufferPointer, version: UInt8) {
+    static func verified(_ bytes: UnsafeRawBufferPointer, checksChecksum: Bool = true) throws -> (payload: UnsafeRawBufferPointer, version: UInt8) {
         guard let version = bytes.first else { throw KeyValueFormatError.damaged("record", "no bytes") }
         switch version {
         case formatVersion:
             guard bytes.count > checksumSize else { throw KeyValueFormatError.damaged("record", "too short for its checksum (\(bytes.count) bytes)") }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - checksumSize)])
             let stored = bytes.loadUnaligned(fromByteOffset: payload.count, as: UInt32.self)
-            guard UInt32(littleEndian: stored) == CRC32C.checksum(payload) else {
+            guard !checksChecksum || UInt32(littleEndian: stored) == CRC32C.checksum(payload) else {
                 throw KeyValueFormatError.damaged("record", "its checksum does not match its \(bytes.count) bytes")
             }
             return (payload, version)

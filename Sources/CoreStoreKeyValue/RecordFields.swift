@@ -118,17 +118,24 @@ final class RecordFields {
     /// Where the attribute after the last one found starts.
     @exclusivity(unchecked) private var nextOffset = 0
 
-    init() {
+    /// Whether ``loadHeader(_:names:)`` checks each record's checksum: `false` only for bytes
+    /// from a reader that verified them itself (``KeyValueReader/verifiesStoredBytes``).
+    private let checksChecksums: Bool
+
+    /// Fields for records whose checksums are checked when `checksChecksums`.
+    init(checksChecksums: Bool) {
+        self.checksChecksums = checksChecksums
         capacity = 16
         offsets = .allocate(capacity: capacity)
     }
 
     deinit { offsets.deallocate() }
 
-    /// Checks the checksum of `bytes` and parses their header (version, entity, key); returns
-    /// the entity's index in `names`. Throws when the bytes are damaged or of an unknown version.
+    /// Checks the checksum of `bytes` (unless the reader verified them) and parses their header
+    /// (version, entity, key); returns the entity's index in `names`. Throws when the bytes are
+    /// damaged or of an unknown version.
     func loadHeader(_ bytes: UnsafeRawBufferPointer, names: EntityNames) throws -> Int? {
-        let (payload, version) = try RecordCodec.verified(bytes)
+        let (payload, version) = try RecordCodec.verified(bytes, checksChecksum: checksChecksums)
         self.bytes = bytes
         self.payload = payload
         self.version = version

@@ -8,7 +8,7 @@ final class ScanCandidate: PredicateFields {
     // never overlap: the per-access runtime exclusivity check (about a tenth of a filtered
     // scan's instructions) is switched off for the decoded record.
     /// The current record's bytes, header parsed.
-    private let fields = RecordFields()
+    private let fields: RecordFields
     /// The current record, once decoded.
     @exclusivity(unchecked) private var decoded: Record?
     /// Whether ``decoded`` holds a record (tested without copying it).
@@ -20,9 +20,11 @@ final class ScanCandidate: PredicateFields {
     /// The schema's entity names, for decoding without new strings.
     private let names: EntityNames
 
-    /// A candidate whose records name entities from `names`.
-    init(names: EntityNames) {
+    /// A candidate whose records name entities from `names`; each record's checksum is checked
+    /// when `checksChecksums` (see ``KeyValueReader/verifiesStoredBytes``).
+    init(names: EntityNames, checksChecksums: Bool) {
         self.names = names
+        fields = RecordFields(checksChecksums: checksChecksums)
     }
 
     /// The record's bytes, borrowed from the engine until the scan moves on.

@@ -164,7 +164,7 @@ struct RecordCodecTests {
         // version, entity "E" (2 bytes), key, count, then the width.
         #expect(bytes[5] == 4)
         #expect(try RecordCodec.decode(bytes) == record)
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         try bytes.withUnsafeBytes { buffer in
             _ = try fields.loadHeader(buffer, names: names)
             #expect(try fields.attribute(3) == .double(1.5))
@@ -187,7 +187,7 @@ struct RecordCodecTests {
         let checksum = wide.withUnsafeBytes { CRC32C.checksum($0) }
         withUnsafeBytes(of: checksum.littleEndian) { wide.append(contentsOf: $0) }
         #expect(try RecordCodec.decode(wide) == record)
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         try wide.withUnsafeBytes { buffer in
             _ = try fields.loadHeader(buffer, names: EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: [])))
             #expect(try fields.attribute(3) == .double(2))
@@ -213,7 +213,7 @@ struct RecordCodecTests {
         }
         #expect(throws: StorageError.self) { try RecordCodec.decode(bytes) }
         let names = EntityNames(schema: StoreSchema(modelVersion: "V", schemaHash: "", entities: []))
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         #expect(throws: StorageError.self) {
             try bytes.withUnsafeBytes { buffer in _ = try fields.loadHeader(buffer, names: names) }
         }
@@ -233,7 +233,7 @@ struct RecordCodecTests {
             let checksum = forged.withUnsafeBytes { CRC32C.checksum($0) }
             withUnsafeBytes(of: checksum.littleEndian) { forged.append(contentsOf: $0) }
             #expect(throws: StorageError.self, "byte \(position) = \(value)") { try RecordCodec.decode(forged) }
-            let fields = RecordFields()
+            let fields = RecordFields(checksChecksums: true)
             forged.withUnsafeBytes { buffer in
                 // (The schema lacks "E": the header loads with no entity index.)
                 do { _ = try fields.loadHeader(buffer, names: names) } catch { return }
@@ -246,7 +246,7 @@ struct RecordCodecTests {
         let checksum = trailing.withUnsafeBytes { CRC32C.checksum($0) }
         withUnsafeBytes(of: checksum.littleEndian) { trailing.append(contentsOf: $0) }
         #expect(throws: StorageError.self) { try RecordCodec.decode(trailing) }
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         try trailing.withUnsafeBytes { buffer in
             _ = try fields.loadHeader(buffer, names: names)
             #expect(try fields.attribute(1) == .string("abc"))

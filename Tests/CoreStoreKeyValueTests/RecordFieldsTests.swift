@@ -39,7 +39,7 @@ struct RecordFieldsTests {
         #expect(bytes[0] == version)
         var g = SeededGenerator(seed: seed + 100)
         let orders = [Array(record.attributes.indices), Array(record.attributes.indices.reversed()), record.attributes.indices.shuffled(using: &g)]
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         for order in orders {
             try bytes.withUnsafeBytes { buffer in
                 _ = try fields.loadHeader(buffer, names: Self.names)
@@ -59,7 +59,7 @@ struct RecordFieldsTests {
         let record = Self.record(seed: seed)
         let bytes = Self.encode(record, version: version)
         var g = SeededGenerator(seed: seed + 200)
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         var integers = 0, doubles = 0
         try bytes.withUnsafeBytes { buffer in
             _ = try fields.loadHeader(buffer, names: Self.names)
@@ -93,7 +93,7 @@ struct RecordFieldsTests {
     func truncatedRecordThrows(_ version: UInt8) throws {
         let record = Self.record(seed: 3)
         let bytes = Self.encode(record, version: version)
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         // Format 1: the last value ends right before the one-byte relationship count, so every
         // shorter prefix cuts it (or the header). Format 2: every prefix fails its checksum.
         for n in 0..<(bytes.count - 1) {
@@ -119,7 +119,7 @@ struct RecordFieldsTests {
     func shortStringsMatch(_ text: String) throws {
         let record = Record(id: RecordID(entity: "E", key: 7), attributes: [.int(1), .string(text), .string(text + "!"), .null], relationships: [])
         let bytes = RecordCodec.encode(record)
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         try bytes.withUnsafeBytes { buffer in
             _ = try fields.loadHeader(buffer, names: Self.names)
             #expect(try fields.attribute(1) == .string(text))
@@ -139,7 +139,7 @@ struct RecordFieldsTests {
         bytes[start + 3] = 0x80
         let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<payloadCount])) }
         withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(payloadCount..., with: $0) }
-        let fields = RecordFields()
+        let fields = RecordFields(checksChecksums: true)
         try bytes.withUnsafeBytes { buffer in
             _ = try fields.loadHeader(buffer, names: Self.names)
             #expect(throws: StorageError.self) { try fields.attribute(0) }

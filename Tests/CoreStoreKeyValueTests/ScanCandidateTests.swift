@@ -11,7 +11,7 @@ struct ScanCandidateTests {
           arguments: [false, true])
     func takenRecordsMatch(_ decodesFirst: Bool) throws {
         let records = (0..<6 as Range<UInt64>).map { RecordFieldsTests.record(seed: $0) }
-        let candidate = ScanCandidate(names: RecordFieldsTests.names)
+        let candidate = ScanCandidate(names: RecordFieldsTests.names, checksChecksums: true)
         var taken: [Record] = []
         for record in records {
             let bytes = RecordCodec.encode(record)
@@ -31,7 +31,7 @@ struct ScanCandidateTests {
         let record = RecordFieldsTests.record(seed: 3)
         var bytes = RecordCodec.encode(record)
         bytes[bytes.count - 1] ^= 0xFF
-        let candidate = ScanCandidate(names: RecordFieldsTests.names)
+        let candidate = ScanCandidate(names: RecordFieldsTests.names, checksChecksums: true)
         #expect(throws: (any Error).self) {
             try bytes.withUnsafeBytes { buffer in
                 _ = try candidate.reset(buffer)

@@ -20,8 +20,9 @@ struct DamagedStoreTests {
         return (status, output, match)
     }
 
-    /// The key-value stores check a checksum on every record and index entry they read (LevelDB
-    /// also on every block; LMDB is opened with `verifiesOnOpen`): nothing reads back wrong, and
+    /// The key-value stores check a checksum before they use what they read (LMDB on every record
+    /// and index entry, and it is opened with `verifiesOnOpen`; LevelDB on every table block, as
+    /// LevelDB's `verify_checksums` reads, and on its log at open): nothing reads back wrong, and
     /// a store refused when opening keeps its files.
     @Test(arguments: ["leveldb", "lmdb"])
     func aDamagedKeyValueStoreIsRefusedOrReadsBackExactly(backend: String) throws {

@@ -8,6 +8,12 @@ struct LevelDBSnapshotReader: KeyValueReader {
     let database: OpaquePointer
     let options: OpaquePointer
 
+    /// `true`: the options `LevelDBDatabase.withSnapshot` binds ask for `verify_checksums`, so
+    /// LevelDB checks the CRC-32C of every table block before it returns an entry of it, and
+    /// the database was opened with `paranoid_checks`, which checks every log record it
+    /// replays. What is in the memtable came from this process's writes or from that log.
+    var verifiesStoredBytes: Bool { true }
+
     func get(_ key: [UInt8]) throws -> [UInt8]? {
         var length = 0
         let bytes = try LevelDBStatus.call("leveldb_get") { error in
