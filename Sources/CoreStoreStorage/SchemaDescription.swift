@@ -210,6 +210,11 @@ public struct StoreSchema: Sendable, Hashable {
         return result
     }
 
+    /// Whether another entity names `name` as its parent.
+    public func hasSubentities(_ name: String) -> Bool {
+        childrenIndex[name].map { !$0.isEmpty } ?? false
+    }
+
     /// Whether `entity` is `ancestor` or one of its descendants.
     public func entity(_ entity: String, isKindOf ancestor: String) -> Bool {
         var current: String? = entity

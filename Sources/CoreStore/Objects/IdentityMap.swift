@@ -59,7 +59,13 @@ struct IdentityMap {
     init(minimumCapacity: Int) {
         var capacity = 4
         while capacity < minimumCapacity * 2 { capacity *= 2 }
-        slots = Array(repeating: Slot(), count: capacity)
+        // Each slot made in place from a literal empty one: `Array(repeating:count:)` copies one
+        // value into every slot, retaining its (absent) object each time — a call per slot.
+        slots = Array(unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            let base = buffer.baseAddress.unsafelyUnwrapped
+            for i in 0..<capacity { (base + i).initialize(to: Slot()) }
+            initialized = capacity
+        }
         mask = capacity - 1
     }
 

@@ -127,7 +127,13 @@ extension ObjectContext {
         // Every entity fetched is `O`'s or a sub-entity's, whose class is `O` or a subclass; an
         // array of class references has the same representation whatever the element class.
         // (Made as `[CoreStoreObject]` by non-generic code: appending to an `[O]` here, in
-        // unspecialized generic code, would look up `Array<O>`'s metadata for every row.)
+        // unspecialized generic code, would look up `Array<O>`'s metadata for every row.) A fetch
+        // that can return records of its own entity only made every object of that entity's
+        // class: one check of the class answers for all of them.
+        let oneEntity = !fetch.storeRequest.includesSubentities || !fetch.schema.hasSubentities(fetch.entity.name)
+        if oneEntity && fetch.entity.type is O.Type {
+            return unsafeBitCast(objects, to: [O].self)
+        }
         if objects.allSatisfy({ ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(O.self) || $0 is O }) {
             return unsafeBitCast(objects, to: [O].self)
         }
