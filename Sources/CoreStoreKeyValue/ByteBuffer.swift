@@ -119,23 +119,21 @@ struct ByteReader {
     /// hold raw pointers (``RecordFields``) and for ``varint()``'s multi-byte case.
     @inline(__always)
     static func varint(_ base: UnsafeRawPointer, _ p: inout Int, end: Int) -> UInt64? {
-        // Up to three bytes (values below 2^21: record keys, lengths, counts) without the
-        // loop's per-byte checks.
+        // Up to three bytes (values below 2^21: record keys, lengths, counts, small numbers)
+        // without a branch on the length: in a scan the lengths of one attribute's values vary
+        // from record to record (ages of one or two bytes), and a branch on each byte would be
+        // mispredicted about as often as the length changes. The bytes past the varint are
+        // loaded but masked out.
         if end - p >= 3 {
             let b0 = UInt64(base.load(fromByteOffset: p, as: UInt8.self))
-            if b0 < 0x80 {
-                p += 1
-                return b0
-            }
             let b1 = UInt64(base.load(fromByteOffset: p + 1, as: UInt8.self))
-            if b1 < 0x80 {
-                p += 2
-                return b0 & 0x7F | b1 << 7
-            }
             let b2 = UInt64(base.load(fromByteOffset: p + 2, as: UInt8.self))
-            if b2 < 0x80 {
-                p += 3
-                return b0 & 0x7F | (b1 & 0x7F) << 7 | b2 << 14
+            // 1 when the byte before continues: the second byte, the third.
+            let second = b0 >> 7
+            let third = second & (b1 >> 7)
+            if third & (b2 >> 7) == 0 {
+                p += 1 + Int(truncatingIfNeeded: second &+ third)
+                return b0 & 0x7F | ((b1 & 0x7F) << 7 & (0 &- second)) | (b2 << 14 & (0 &- third))
             }
         }
         var result: UInt64 = 0
