@@ -74,8 +74,10 @@ struct StreamingAggregate {
     /// The columns that aggregate: their index in ``columns`` and in ``keys``, and whether
     /// their values are read as numbers straight from the bytes (a count, sum or average of an
     /// integer or double attribute: ``AggregateAccumulator/add(integer:)`` and
-    /// ``AggregateAccumulator/add(double:)`` take them without a ``Value``).
-    private let aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool)]
+    /// ``AggregateAccumulator/add(double:)`` take them without a ``Value``), and whether the
+    /// attribute is the one `groupBy` key (`count(age)` grouped by `age`): a record whose group
+    /// was found by its integer value hands that value over instead of having it read again.
+    private let aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool, isGroupKey: Bool)]
     /// Whether the one `groupBy` key is an integer attribute, whose small values find their
     /// group in ``smallIntegerGroups`` (a record of the common shape costs no ``Value``).
     private let groupsBySmallIntegers: Bool
@@ -132,10 +134,10 @@ struct StreamingAggregate {
         self.keys = keys
         self.columns = columns
         self.emptyAccumulators = accumulators
-        var aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool)] = []
+        var aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool, isGroupKey: Bool)] = []
         for (c, column) in columns.enumerated() {
             guard case .aggregate(let keyIndex) = column else { continue }
-            aggregated.append((c, keyIndex, numeric[aggregated.count]))
+            aggregated.append((c, keyIndex, numeric[aggregated.count], orderKeys.count == 1 && keys[keyIndex] == orderKeys[0].key))
         }
         self.aggregated = aggregated
         groupsBySmallIntegers = orderKeys.count == 1
@@ -163,8 +165,11 @@ struct StreamingAggregate {
             resolved[entity] = true
         }
         let groupIndex: Int
+        // The group key when it was read as an integer: what a column over the same attribute adds.
+        var groupKeyNumber: Int64?
         if groupsBySmallIntegers, case .integer(let value) = try candidate.numberReadOnce(ordinals[firstOrdinal]),
            value >= 0, value < Self.smallIntegerLimit {
+            groupKeyNumber = value
             let slot = Int(value)
             if slot < smallIntegerGroups.count, smallIntegerGroups[slot] >= 0 {
                 groupIndex = smallIntegerGroups[slot]
@@ -185,7 +190,11 @@ struct StreamingAggregate {
         // One uniqueness check per record, not one per column.
         try accumulators.withUnsafeMutableBufferPointer { accumulators in
             for a in aggregated.indices {
-                let (c, keyIndex, readsNumbers) = aggregated[a]
+                let (c, keyIndex, readsNumbers, isGroupKey) = aggregated[a]
+                if readsNumbers && isGroupKey, let groupKeyNumber {
+                    accumulators[first + c].add(integer: groupKeyNumber)
+                    continue
+                }
                 let ordinal = ordinals[firstOrdinal + keyIndex]
                 if readsNumbers {
                     switch try candidate.numberReadOnce(ordinal) {
