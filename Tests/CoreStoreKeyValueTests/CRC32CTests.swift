@@ -29,4 +29,19 @@ struct CRC32CTests {
             }
         }
     }
+
+    /// Buffers of 8 to 2,047 bytes take a path of their own on x86-64 (`crc32c_hardware_whole`);
+    /// these lengths lie on both sides of its end.
+    @Test("The instruction and the table agree on both sides of the whole-buffer path's longest length",
+          arguments: [2_040, 2_046, 2_047, 2_048, 2_049, 2_055, 2_056, 4_096, 10_001])
+    func instructionMatchesTableForLongBuffers(length: Int) {
+        var g = SeededGenerator(seed: UInt64(length))
+        let bytes = (0..<(length + 8)).map { _ in UInt8.random(in: 0...255, using: &g) }
+        bytes.withUnsafeBytes { buffer in
+            for start in [0, 3, 8] {
+                let slice = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
+                #expect(CRC32C.checksum(slice) == corestore_crc32c_table(slice.baseAddress, slice.count), "start \(start)")
+            }
+        }
+    }
 }
