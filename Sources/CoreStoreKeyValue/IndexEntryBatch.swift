@@ -12,8 +12,9 @@ import CoreStoreStorage
 struct IndexEntryBatch {
     /// Every entry's bytes, one after the other.
     private var bytes: [UInt8] = []
-    /// Where each entry starts in ``bytes``; one more element than there are entries.
-    private var starts: [Int] = [0]
+    /// Where each entry starts in ``bytes``; one more element than there are entries, and
+    /// empty (no array made) until the first entry: most commits leave their batches empty.
+    private var starts: [Int] = []
     /// Whether every entry so far sorts after the one before.
     private var ascending = true
     /// How many leading bytes every entry so far has in common with the first.
@@ -21,12 +22,13 @@ struct IndexEntryBatch {
 
     /// An empty batch with room for `count` entries of about `size` bytes each.
     init(reservingCapacity count: Int, entrySize size: Int) {
+        guard count > 0 else { return }
         bytes.reserveCapacity(count * size)
         starts.reserveCapacity(count + 1)
     }
 
     /// The number of entries.
-    var count: Int { starts.count - 1 }
+    var count: Int { Swift.max(starts.count - 1, 0) }
 
     /// Adds `entry`.
     mutating func append(_ entry: [UInt8]) {
@@ -36,6 +38,7 @@ struct IndexEntryBatch {
     /// Adds the entry that `build` appends to the batch's bytes (written in place: no array
     /// per entry).
     mutating func appendEntry(_ build: (inout [UInt8]) -> Void) {
+        if starts.isEmpty { starts.append(0) }
         let start = bytes.count
         build(&bytes)
         if count > 0 {

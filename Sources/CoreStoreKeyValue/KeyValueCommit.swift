@@ -48,8 +48,10 @@ struct KeyValueCommit {
         // Both versions of each update are read in place (as the inserts are below), and each
         // entry is built in one of two buffers reused for every update.
         var before: [UInt8] = [], after: [UInt8] = []
-        before.reserveCapacity(64)
-        after.reserveCapacity(64)
+        if !changes.updates.isEmpty {
+            before.reserveCapacity(64)
+            after.reserveCapacity(64)
+        }
         try changes.updates.withUnsafeBufferPointer { updates in
             for i in updates.indices {
                 try Self.withVersions(of: updates.baseAddress.unsafelyUnwrapped + i) { old, new in
@@ -81,7 +83,7 @@ struct KeyValueCommit {
         try changes.inserts.withUnsafeBufferPointer { inserts in
             for i in inserts.indices {
                 recordKey.set(entity: inserts[i].id.entity, key: inserts[i].id.key)
-                if !unchecked[i], try writer.withValue(recordKey.bytes, { _ in }) {
+                if !(i < unchecked.count && unchecked[i]), try writer.withValue(recordKey.bytes, { _ in }) {
                     throw RecordValidator.insertedTwice(inserts[i].id)
                 }
                 try putRecord(at: inserts.baseAddress.unsafelyUnwrapped + i, key: recordKey.bytes, encodingInto: &valueBuffer)
@@ -237,9 +239,10 @@ struct KeyValueCommit {
     /// change-set order (no duplicates among them) when no record of that hierarchy is stored
     /// at or above the first of them (one seek per hierarchy instead of one lookup per insert).
     /// Inserts usually carry keys just assigned from the store's counter, which qualify. A
-    /// hierarchy with fewer than ``fewestInsertsCheckedByScan`` inserts is not scanned.
+    /// hierarchy with fewer than ``fewestInsertsCheckedByScan`` inserts is not scanned. Empty
+    /// (none known, and no array made) for fewer inserts than that in all.
     private func insertsKnownToBeNew(_ inserts: [Record]) throws -> [Bool] {
-        if inserts.count < Self.fewestInsertsCheckedByScan { return [Bool](repeating: false, count: inserts.count) }
+        if inserts.count < Self.fewestInsertsCheckedByScan { return [] }
         /// The inserts of one hierarchy.
         struct Run {
             /// The hierarchy's record-key prefix.
