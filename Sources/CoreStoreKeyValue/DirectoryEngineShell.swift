@@ -153,8 +153,14 @@ public final class DirectoryEngineShell<Connection: KeyValueEngineConnection>: @
         }
     }
 
+    /// The open session. Locked by hand: `withLock`'s generic result, `Session?` of this
+    /// generic class, made the unspecialized code look both types' metadata up at run time on
+    /// every transaction (some 650 instructions).
     private func currentSession() throws -> Session {
-        guard let session = lock.withLock({ session }) else { throw StorageError.notOpen(store: storeDescription) }
+        lock.lock()
+        let session = self.session
+        lock.unlock()
+        guard let session else { throw StorageError.notOpen(store: storeDescription) }
         return session
     }
 }

@@ -42,6 +42,13 @@ struct RecordCounts: Equatable, Sendable {
 
     /// Adds `delta` to `root`'s count; a count that reaches zero is dropped.
     private mutating func add(_ delta: Int64, root: String) {
+        // A root already counted (nearly every commit) is found by equality alone: ordering two
+        // strings costs far more than comparing them for equality.
+        if let i = entries.firstIndex(where: { $0.root == root }) {
+            entries[i].count += delta
+            if entries[i].count == 0 { entries.remove(at: i) }
+            return
+        }
         guard let i = entries.firstIndex(where: { $0.root >= root }), entries[i].root == root else {
             let at = entries.firstIndex { $0.root > root } ?? entries.endIndex
             entries.insert(Entry(root: root, count: delta), at: at)

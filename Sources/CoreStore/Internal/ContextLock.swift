@@ -33,22 +33,28 @@ final class ContextLock: @unchecked Sendable {
     /// How many times a waiter checks the lock before it sleeps.
     private static let spins = 64
 
+    /// Where ``wakeUp`` lies in the one block that holds it after ``sleepMutex``.
+    private static let wakeUpOffset = (MemoryLayout<pthread_mutex_t>.stride + MemoryLayout<pthread_cond_t>.alignment - 1)
+        / MemoryLayout<pthread_cond_t>.alignment * MemoryLayout<pthread_cond_t>.alignment
+
     init() {
-        sleepMutex = .allocate(capacity: 1)
-        sleepMutex.initialize(to: pthread_mutex_t())
+        // One allocation for both (a context is made per transaction).
+        let block = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.wakeUpOffset + MemoryLayout<pthread_cond_t>.stride,
+            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<pthread_cond_t>.alignment)
+        )
+        sleepMutex = block.initializeMemory(as: pthread_mutex_t.self, repeating: pthread_mutex_t(), count: 1)
         pthread_mutex_init(sleepMutex, nil)
-        wakeUp = .allocate(capacity: 1)
-        wakeUp.initialize(to: pthread_cond_t())
+        wakeUp = (block + Self.wakeUpOffset).initializeMemory(as: pthread_cond_t.self, repeating: pthread_cond_t(), count: 1)
         pthread_cond_init(wakeUp, nil)
     }
 
     deinit {
         pthread_cond_destroy(wakeUp)
         wakeUp.deinitialize(count: 1)
-        wakeUp.deallocate()
         pthread_mutex_destroy(sleepMutex)
         sleepMutex.deinitialize(count: 1)
-        sleepMutex.deallocate()
+        UnsafeMutableRawPointer(sleepMutex).deallocate()
     }
 
     /// The calling thread's identity (never `0`).
