@@ -61,16 +61,22 @@ static uint32_t crc32c_table(uint32_t crc, const uint8_t *bytes, size_t length) 
 // MARK: - Processor instructions
 
 #if defined(__x86_64__)
+/// The register `wide` after the `words` 8-byte words at `bytes`.
+__attribute__((target("sse4.2")))
+static inline uint64_t crc32c_words(uint64_t wide, const uint8_t *bytes, size_t words) {
+    for (size_t i = 0; i < words; i++) {
+        uint64_t word;
+        memcpy(&word, bytes + 8 * i, 8);
+        wide = _mm_crc32_u64(wide, word);
+    }
+    return wide;
+}
+
 __attribute__((target("sse4.2")))
 static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *bytes, size_t length) {
-    uint64_t wide = crc;
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, bytes, 8);
-        wide = _mm_crc32_u64(wide, word);
-        bytes += 8;
-        length -= 8;
-    }
+    uint64_t wide = crc32c_words(crc, bytes, length / 8);
+    bytes += length & ~(size_t)7;
+    length &= 7;
     crc = (uint32_t)wide;
     // The last 0 to 7 bytes in at most three steps.
     if (length & 4) {
@@ -128,14 +134,7 @@ static uint32_t crc32c_hardware_whole(const uint8_t *bytes, size_t length) {
         bytes += head;
         length -= head;
     }
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, bytes, 8);
-        wide = _mm_crc32_u64(wide, word);
-        bytes += 8;
-        length -= 8;
-    }
-    return (uint32_t)wide ^ zeros;
+    return (uint32_t)crc32c_words(wide, bytes, length / 8) ^ zeros;
 }
 #elif defined(__aarch64__)
 __attribute__((target("crc")))
