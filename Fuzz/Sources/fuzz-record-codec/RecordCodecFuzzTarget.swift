@@ -36,7 +36,7 @@ private func check(_ bytes: [UInt8]) {
         }
     }
     _ = try? RecordCodec.recordID(bytes)
-    let fields = RecordFields()
+    let fields = RecordFields(checksChecksums: true)
     bytes.withUnsafeBytes { buffer in
         guard (try? fields.loadHeader(buffer, names: names)) != nil else { return }
         // Every attribute read in place, forwards then one past the end.
