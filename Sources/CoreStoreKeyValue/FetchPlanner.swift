@@ -222,7 +222,7 @@ public struct FetchPlanner: Sendable {
         // Each component of the equality prefix must be constrained by exactly one conjunct
         // (a second one would be ignored by the plan); the range component by at most one lower
         // and one upper bound.
-        var prefixConstrained = [Bool](repeating: false, count: equalities)
+        var prefixConstrained = [Bool](filledWith: false, count: equalities)
         var lowerBounded = false, upperBounded = false
         var rangeType: AttributeType?
         for conjunct in conjuncts {

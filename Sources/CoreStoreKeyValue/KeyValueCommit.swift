@@ -278,7 +278,7 @@ struct KeyValueCommit {
             runs[r].count += 1
             runOfInsert.append(r)
         }
-        var free = [Bool](repeating: false, count: runs.count)
+        var free = [Bool](filledWith: false, count: runs.count)
         for (r, run) in runs.enumerated() where run.ascending && run.count >= Self.fewestInsertsCheckedByScan {
             var lower = run.prefix
             TupleEncoder.encodeInt(run.first, into: &lower)

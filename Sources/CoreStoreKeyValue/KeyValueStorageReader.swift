@@ -24,7 +24,7 @@ struct KeyValueStorageReader: StorageReader {
     /// a bulk delete's or update's records through this), then put back in input order.
     func records(_ ids: [RecordID]) throws -> [Record?] {
         if ids.count < Self.fewestRecordsReadInRuns { return try ids.map(record) }
-        var results = [Record?](repeating: nil, count: ids.count)
+        var results = [Record?](filledWith: nil, count: ids.count)
         // Keys are unique across a store's records: ordered by key, the identifiers that share
         // a hierarchy's key range and lie close together form runs.
         let order = ids.indices.sorted { ids[$0].key < ids[$1].key }
@@ -413,7 +413,7 @@ struct RecordRanking {
         self.layout = layout
         self.known = known
         self.skipsKnown = !known.isEmpty
-        ordinals = Array(repeating: nil, count: layout.entityNames.names.count)
+        ordinals = Array(filledWith: nil, count: layout.entityNames.names.count)
     }
 
     /// Ranks the candidate, a record of the entity at `entity` in ``KeyValueLayout/entityNames``.
@@ -438,7 +438,7 @@ struct RecordRanking {
             return
         }
         guard let entityOrdinals = ordinals[entity] else { return }
-        if scratch.count != entityOrdinals.count { scratch = Array(repeating: .null, count: entityOrdinals.count) }
+        if scratch.count != entityOrdinals.count { scratch = Array(filledWith: .null, count: entityOrdinals.count) }
         guard try ranking.collect(&scratch, key: candidate.key, { try candidate.attribute(entityOrdinals[$0]) }) else { return }
         let key = candidate.key
         ranking.add(scratch, key: key) { skipsKnown && known.contains(key) ? .known(entity: entity, key: key) : .bytes(Array(candidate.bytes)) }

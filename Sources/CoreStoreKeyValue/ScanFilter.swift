@@ -30,8 +30,8 @@ final class ScanFilter {
         self.evaluator = evaluator
         self.schema = schema
         self.names = names
-        self.prepared = Array(repeating: nil, count: names.count)
-        self.preparedReferences = Array(repeating: nil, count: names.count)
+        self.prepared = Array(filledWith: nil, count: names.count)
+        self.preparedReferences = Array(filledWith: nil, count: names.count)
     }
 
     /// Whether the candidate, a record of the entity at `entity` in ``names``, satisfies the

@@ -143,7 +143,7 @@ struct StreamingAggregate {
         groupsBySmallIntegers = orderKeys.count == 1
             && schema.attributeOrdinal(orderKeys[0].key, in: request.entity).map { description.attributes[$0].type == .integer } == true
         ordinals = Array(repeating: 0, count: layout.entityNames.names.count * keys.count)
-        resolved = Array(repeating: false, count: layout.entityNames.names.count)
+        resolved = Array(filledWith: false, count: layout.entityNames.names.count)
         if orderKeys.isEmpty {
             // Without groupBy keys every record is in one group, which exists even over no records.
             _ = groups.findOrAdd([])
@@ -220,7 +220,7 @@ struct StreamingAggregate {
     private mutating func group(of candidate: ScanCandidate, firstOrdinal: Int) throws -> Int? {
         let orderKeyCount = order.keyCount
         if orderKeyCount == 0 { return 0 }
-        if scratch.count != orderKeyCount { scratch = Array(repeating: .null, count: orderKeyCount) }
+        if scratch.count != orderKeyCount { scratch = Array(filledWith: .null, count: orderKeyCount) }
         for i in 0..<orderKeyCount {
             let value = try candidate.attribute(ordinals[firstOrdinal + i])
             // A NaN date is not equal to itself in storageOrder, so it cannot key a group.

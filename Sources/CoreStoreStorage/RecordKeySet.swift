@@ -140,7 +140,7 @@ package struct RecordKeySet: Sendable {
         while capacity < total * 2 { capacity *= 2 }
         guard capacity > slots.count else { return }
         let old = slots
-        slots = Array(repeating: Self.emptyMarker, count: capacity)
+        slots = Array(filledWith: Self.emptyMarker, count: capacity)
         shift = 64 - capacity.trailingZeroBitCount
         let mask = capacity - 1
         slots.withUnsafeMutableBufferPointer { slots in

@@ -31,7 +31,7 @@ public struct RecordSorter: Sendable {
         var ordinalsByEntity: [String: [Int]] = [:]
         var entity = ""
         var ordinals: [Int] = []
-        var scratch = [Value](repeating: .null, count: order.keyCount)
+        var scratch = [Value](filledWith: .null, count: order.keyCount)
         for (index, record) in records.enumerated() {
             if index == 0 || record.id.entity != entity {
                 entity = record.id.entity

@@ -95,7 +95,7 @@ final class EntityMetadata: @unchecked Sendable {
         for ordinal in dynamicInitialOrdinals {
             if let make = initialValues[ordinal] { attributes[ordinal] = make() }
         }
-        return Record(id: id, attributes: attributes, relationships: Array(repeating: [], count: description.relationships.count))
+        return Record(id: id, attributes: attributes, relationships: Array(filledWith: [], count: description.relationships.count))
     }
 }
 
