@@ -59,21 +59,14 @@ struct IdentityMap {
     init(minimumCapacity: Int) {
         var capacity = 4
         while capacity < minimumCapacity * 2 { capacity *= 2 }
-        if capacity <= Self.largeTable {
-            // Reserved and appended: the array's own (specialized) growth path. Both
-            // `Array(repeating:count:)` and `Array(unsafeUninitializedCapacity:)` allocate
-            // through a standard-library function that looks the array's type metadata up at
-            // run time, some 650 instructions: as much as the rest of a transaction's first
-            // insert into its map.
-            var slots: [Slot] = []
-            slots.reserveCapacity(capacity)
-            for _ in 0..<capacity { slots.append(Slot()) }
-            self.slots = slots
+        if capacity <= [Slot].filledByAppendingLimit {
+            // A transaction's small table: without the run-time type lookup (see there).
+            slots = Array(filledWith: Slot(), count: capacity)
         } else {
             // Each slot made in place from a literal empty one (the compiler writes zeros):
             // `Array(repeating:count:)` copies one value into every slot, retaining its (absent)
-            // object each time — a call per slot. The one metadata lookup (see above) is
-            // nothing beside a table this size.
+            // object each time — a call per slot. The one run-time type lookup is nothing beside
+            // a table this size.
             slots = Array(unsafeUninitializedCapacity: capacity) { buffer, initialized in
                 let base = buffer.baseAddress.unsafelyUnwrapped
                 for i in 0..<capacity { (base + i).initialize(to: Slot()) }
@@ -82,9 +75,6 @@ struct IdentityMap {
         }
         mask = capacity - 1
     }
-
-    /// Tables of more slots than this are made in place (see ``init(minimumCapacity:)``).
-    private static let largeTable = 1_024
 
     /// A record's home slot. Stores hand out keys counting up, and fetches return records
     /// mostly in key order: each block of 32 consecutive keys lives in 32 consecutive slots,
