@@ -213,7 +213,10 @@ extension ObjectContext {
                 if valuesMayBeOmitted {
                     // Most records of such a fetch are those of objects held: one lookup.
                     if let held = registeredObject(key: key, in: store) {
-                        objects.append(held)
+                        // Handed over: one retain of the held object (for the result), where
+                        // a copy retained it twice and released it once — each an atomic
+                        // write to an object other threads may be reading too.
+                        objects.append(consume held)
                         continue
                     }
                     if record.pointee.holdsNoValues, needsValues(ofRecordAt: record, in: store, readSince: ticket) {
