@@ -19,6 +19,24 @@ import CoreStoreStorage
 /// An object is one allocation: its identity and its values live in the instance itself (see
 /// `ObjectState.swift` for the rules that guard them).
 open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
+    // The order of these stored properties is their order in memory. What a property getter
+    // reads and writes (the lock, the attribute keys, the values) comes first, in the cache
+    // line the reference count is in: threads reading the same objects then pass one line
+    // back and forth between their cores instead of two.
+
+    /// Guards the values against a reader on another thread (see `ObjectState.swift`). One
+    /// byte, declared beside the flags so that it takes no word of its own.
+    @usableFromInline let valuesLock = ValuesLock()
+    /// Whether the current values are the last committed version: the common case (fetched,
+    /// unchanged), which needs no copy of the record. The first change copies them into
+    /// ``committedCopy`` (see `updateValues`).
+    @exclusivity(unchecked) var valuesAreCommitted: Bool
+    /// Whether the object was deleted (in its transaction, or by a commit its context merged).
+    @exclusivity(unchecked) var isDeleted: Bool
+    /// The entity's ``AttributeKeys`` (`nil` only for meta instances), read by property getters.
+    @usableFromInline let attributeKeys: AttributeKeys?
+    /// The current attribute values, in the entity's attribute order.
+    @usableFromInline @exclusivity(unchecked) final var attributes: [Value]
     /// The context the object belongs to; `nil` for meta instances used by reflection.
     let context: ObjectContext?
     /// The object's entity (`nil` only for meta instances). Not retained: the context the
@@ -28,29 +46,16 @@ open class CoreStoreObject: Hashable, CustomDebugStringConvertible {
     /// ``entity``, unretained (see there); property getters borrow it without touching its
     /// reference count.
     let entityReference: Unmanaged<EntityMetadata>?
-    /// The entity's ``AttributeKeys`` (`nil` only for meta instances), read by property getters.
-    @usableFromInline let attributeKeys: AttributeKeys?
     /// The store the object lives in (`nil` only for meta instances).
     let store: AttachedStore!
     /// The record's identity; temporary until the inserting transaction commits.
     @exclusivity(unchecked) var recordID: RecordID
-    /// The current attribute values, in the entity's attribute order.
-    @usableFromInline @exclusivity(unchecked) final var attributes: [Value]
     /// The current destinations of each relationship, in the entity's relationship order.
     @exclusivity(unchecked) var relationships: [[RecordID]]
     /// The last committed version known to the context, when it is not the current values
     /// (see ``valuesAreCommitted``); `nil` while inserted and uncommitted. Boxed: most objects
     /// never have one, and a box costs them one word where a record took five.
     @exclusivity(unchecked) var committedBox: CommittedRecord?
-    /// Whether the current values are the last committed version: the common case (fetched,
-    /// unchanged), which needs no copy of the record. The first change copies them into
-    /// ``committedCopy`` (see `updateValues`).
-    @exclusivity(unchecked) var valuesAreCommitted: Bool
-    /// Whether the object was deleted (in its transaction, or by a commit its context merged).
-    @exclusivity(unchecked) var isDeleted: Bool
-    /// Guards the values against a reader on another thread (see `ObjectState.swift`). One
-    /// byte, declared beside the flags so that it takes no word of its own.
-    @usableFromInline let valuesLock = ValuesLock()
     /// The primitive values of virtual fields (`ObjectProxy.FieldProxy.primitiveValue`), kept
     /// in memory only; guarded by ``valuesLock``.
     @exclusivity(unchecked) var transientValues = [String: Any]()
