@@ -96,7 +96,7 @@ struct KeyValueStorageReader: StorageReader {
         } else {
             // Rank on the sort keys alone; with a limit only the best offset + limit are kept.
             var ranking = RecordRanking(request.sortDescriptors, capacity: window, layout: layout, known: request.knownRecords)
-            try forEachMatch(request.predicate, plan, entity: request.entity) { candidate, entity in
+            try forEachMatch(request.predicate, plan, entity: request.entity, cutoff: ranking.cutoff) { candidate, entity in
                 try ranking.add(candidate, entity: entity)
                 return true
             }
@@ -246,7 +246,10 @@ struct KeyValueStorageReader: StorageReader {
     ///
     /// The predicate is tested on attributes read from the record's bytes (``FieldPredicate``);
     /// a record is decoded only for the parts that need it and for `visit`.
-    func forEachMatch(_ predicate: RecordPredicate?, _ plan: FetchPlan, entity: String,
+    ///
+    /// With a `cutoff` (a limited ranking's), a match that ranks after the ranking's kept
+    /// entries by its first sort value is skipped instead of visited.
+    func forEachMatch(_ predicate: RecordPredicate?, _ plan: FetchPlan, entity: String, cutoff: RankingCutoff? = nil,
                       _ visit: (ScanCandidate, Int) throws -> Bool) throws {
         if plan.entities.isEmpty { return }
         let names = layout.entityNames
@@ -257,10 +260,13 @@ struct KeyValueStorageReader: StorageReader {
         // trusts): testing them again would only repeat the index's answer.
         let filter = ScanFilter(plan.isExact ? nil : predicate, names: names.names, schema: schema, evaluator: evaluator)
         let candidate = ScanCandidate(names: names, checksChecksums: !snapshot.verifiesStoredBytes)
+        // Borrowed, not retained for each record: the caller holds it for the whole scan.
+        let cutoff = cutoff.map(Unmanaged.passUnretained)
         // Returns whether to go on.
         func consider(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
             guard let index = try candidate.reset(bytes), selected[index],
                   try filter.accepts(candidate, entity: index) else { return true }
+            if let cutoff, try cutoff._withUnsafeGuaranteedRef({ try $0.excludes(candidate, entity: index) }) { return true }
             return try visit(candidate, index)
         }
         switch plan.access {
@@ -406,6 +412,8 @@ struct RecordRanking {
     private var error: (any Error)?
     /// The sort keys of the record being added; reused, copied only when the record is kept.
     private var scratch: [Value] = []
+    /// For the scan that feeds a limited ranking: where the kept entries end, kept current.
+    let cutoff: RankingCutoff?
 
     /// A ranking by `descriptors` keeping at most `capacity` records (`nil`: all).
     init(_ descriptors: [RecordSortDescriptor], capacity: Int?, layout: KeyValueLayout, known: KnownRecordKeys = KnownRecordKeys()) {
@@ -414,6 +422,9 @@ struct RecordRanking {
         self.known = known
         self.skipsKnown = !known.isEmpty
         ordinals = Array(filledWith: nil, count: layout.entityNames.names.count)
+        cutoff = capacity != nil && !descriptors.isEmpty
+            ? RankingCutoff(entityCount: layout.entityNames.names.count, ascends: descriptors[0].ascending)
+            : nil
     }
 
     /// Ranks the candidate, a record of the entity at `entity` in ``KeyValueLayout/entityNames``.
@@ -421,7 +432,9 @@ struct RecordRanking {
         if entity != lastEntity {
             if ordinals[entity] == nil {
                 do {
-                    ordinals[entity] = try ranking.order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
+                    let found = try ranking.order.ordinals(in: layout.entityNames.names[entity], schema: layout.schema)
+                    ordinals[entity] = found
+                    if let first = found.first { cutoff?.setFirstOrdinal(first, ofEntity: entity) }
                 } catch {
                     if self.error == nil { self.error = error }
                     ordinals[entity] = []
@@ -442,6 +455,7 @@ struct RecordRanking {
         guard try ranking.collect(&scratch, key: candidate.key, { try candidate.attribute(entityOrdinals[$0]) }) else { return }
         let key = candidate.key
         ranking.add(scratch, key: key) { skipsKnown && known.contains(key) ? .known(entity: entity, key: key) : .bytes(Array(candidate.bytes)) }
+        cutoff?.setBoundary(ranking.firstValueBoundary)
     }
 
     /// The ranked records, in order (known ones by identifier, the others decoded); throws the

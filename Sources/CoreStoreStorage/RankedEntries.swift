@@ -38,6 +38,10 @@ public struct RankedEntries<Payload> {
     @usableFromInline
     let firstKeyAscends: Bool
 
+    /// ``boundary``, for a scan that skips what ranks after it (the key-value tier's
+    /// `RankingCutoff`).
+    package var firstValueBoundary: StoredNumber { boundary }
+
     /// A ranking in `order` keeping at most `capacity` entries (`nil`: all).
     @inlinable
     public init(order: RecordOrder, capacity: Int?) {
@@ -90,20 +94,30 @@ public struct RankedEntries<Payload> {
     /// order ``Value/storageOrder(_:_:)`` gives them), through the general comparison otherwise.
     @inlinable
     package func ranksAfterKeptEntries(firstNumber: StoredNumber) -> Bool {
+        if let ranksAfter = Self.ranksAfter(firstNumber, boundary: boundary, ascending: firstKeyAscends) { return ranksAfter }
+        switch firstNumber {
+        case .integer(let x): return ranksAfterKeptEntries(first: .int(x))
+        case .double(let x): return ranksAfterKeptEntries(first: .double(x))
+        case .other: return false
+        }
+    }
+
+    /// Whether a first sort value `first` comes strictly after `boundary` in the first key's
+    /// direction, when both are integers or both doubles (`first` not NaN): the order
+    /// ``Value/storageOrder(_:_:)`` gives them. `nil` for any other pair, which a comparison of
+    /// ``Value``s decides.
+    @inlinable @inline(__always)
+    package static func ranksAfter(_ first: StoredNumber, boundary: StoredNumber, ascending: Bool) -> Bool? {
         let order: Int
-        switch (firstNumber, boundary) {
+        switch (first, boundary) {
         case (.integer(let x), .integer(let y)):
             order = x == y ? 0 : (x < y ? -1 : 1)
         case (.double(let x), .double(let y)) where !x.isNaN:
             order = x == y ? 0 : (x < y ? -1 : 1)
-        case (.integer(let x), _):
-            return ranksAfterKeptEntries(first: .int(x))
-        case (.double(let x), _):
-            return ranksAfterKeptEntries(first: .double(x))
-        case (.other, _):
-            return false
+        default:
+            return nil
         }
-        return firstKeyAscends ? order > 0 : order < 0
+        return ascending ? order > 0 : order < 0
     }
 
     /// Reads a new entry's sort values into `values` (one per sort key, through `value`, which
