@@ -45,6 +45,6 @@ final class RankingCutoff {
         if case .other = boundary { return false }
         let ordinal = firstOrdinals[entity]
         guard ordinal >= 0 else { return false }
-        return RankedEntries<Void>.ranksAfter(try candidate.rememberedNumber(ordinal), boundary: boundary, ascending: ascends) ?? false
+        return try candidate.rememberedNumber(ordinal).comesStrictlyAfter(boundary, ascending: ascends) ?? false
     }
 }

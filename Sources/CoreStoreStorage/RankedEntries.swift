@@ -94,30 +94,12 @@ public struct RankedEntries<Payload> {
     /// order ``Value/storageOrder(_:_:)`` gives them), through the general comparison otherwise.
     @inlinable
     package func ranksAfterKeptEntries(firstNumber: StoredNumber) -> Bool {
-        if let ranksAfter = Self.ranksAfter(firstNumber, boundary: boundary, ascending: firstKeyAscends) { return ranksAfter }
+        if let comesAfter = firstNumber.comesStrictlyAfter(boundary, ascending: firstKeyAscends) { return comesAfter }
         switch firstNumber {
         case .integer(let x): return ranksAfterKeptEntries(first: .int(x))
         case .double(let x): return ranksAfterKeptEntries(first: .double(x))
         case .other: return false
         }
-    }
-
-    /// Whether a first sort value `first` comes strictly after `boundary` in the first key's
-    /// direction, when both are integers or both doubles (`first` not NaN): the order
-    /// ``Value/storageOrder(_:_:)`` gives them. `nil` for any other pair, which a comparison of
-    /// ``Value``s decides.
-    @inlinable @inline(__always)
-    package static func ranksAfter(_ first: StoredNumber, boundary: StoredNumber, ascending: Bool) -> Bool? {
-        let order: Int
-        switch (first, boundary) {
-        case (.integer(let x), .integer(let y)):
-            order = x == y ? 0 : (x < y ? -1 : 1)
-        case (.double(let x), .double(let y)) where !x.isNaN:
-            order = x == y ? 0 : (x < y ? -1 : 1)
-        default:
-            return nil
-        }
-        return ascending ? order > 0 : order < 0
     }
 
     /// Reads a new entry's sort values into `values` (one per sort key, through `value`, which

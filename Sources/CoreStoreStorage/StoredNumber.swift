@@ -11,3 +11,23 @@ package enum StoredNumber {
     /// must judge): read it as a ``Value``.
     case other
 }
+
+extension StoredNumber {
+    /// Whether this number comes strictly after `boundary` in a sort that is `ascending` or
+    /// not, when both are integers or both doubles (this one not NaN): the order
+    /// ``Value/storageOrder(_:_:)`` gives them. `nil` for any other pair, which a comparison of
+    /// ``Value``s decides.
+    @inlinable @inline(__always)
+    package func comesStrictlyAfter(_ boundary: StoredNumber, ascending: Bool) -> Bool? {
+        let order: Int
+        switch (self, boundary) {
+        case (.integer(let x), .integer(let y)):
+            order = x == y ? 0 : (x < y ? -1 : 1)
+        case (.double(let x), .double(let y)) where !x.isNaN:
+            order = x == y ? 0 : (x < y ? -1 : 1)
+        default:
+            return nil
+        }
+        return ascending ? order > 0 : order < 0
+    }
+}
