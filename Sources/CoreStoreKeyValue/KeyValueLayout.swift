@@ -30,13 +30,15 @@ public final class KeyValueLayout: Sendable {
     public static let indexSpace: UInt8 = 0x03
     /// The format version stored under the `format` metadata key: 2 once the store may hold
     /// records of ``RecordCodec/formatVersion`` 2, with their checksums; 3 once its commits keep
-    /// the record count of each hierarchy (stored with the `sequence` counter) up to date. A store of an earlier
-    /// version is read as it is and marked current by its first commit, in the same engine
-    /// write (which also counts its records); an earlier release then refuses it at open instead
-    /// of writing records it cannot read, or records its counts would not follow.
-    public static let formatVersion: Int64 = 3
+    /// the record count of each hierarchy (stored with the `sequence` counter) up to date; 4 once
+    /// they also keep the totals of its integer and double attributes (``AttributeTotals``). A
+    /// store of an earlier version is read as it is and marked current by its first commit, in
+    /// the same engine write (which also counts its records and totals); an earlier release
+    /// then refuses it at open instead of writing records it cannot read, or records its counts
+    /// and totals would not follow.
+    public static let formatVersion: Int64 = 4
     /// Every format version this release opens.
-    public static let readableFormatVersions: ClosedRange<Int64> = 1...3
+    public static let readableFormatVersions: ClosedRange<Int64> = 1...4
 
     /// The schema the store was opened with.
     public let schema: StoreSchema
@@ -57,6 +59,8 @@ public final class KeyValueLayout: Sendable {
     private let shapes: EntityNameMap<EntityShape>
     /// The metadata keys of the two counters every commit writes, built once.
     let nextKeyCounterKey: [UInt8], sequenceCounterKey: [UInt8]
+    /// The metadata key of the attribute totals (``AttributeTotals``), built once.
+    let totalsKey: [UInt8]
 
     /// What a record of an entity must look like.
     struct EntityShape: Sendable {
@@ -75,6 +79,7 @@ public final class KeyValueLayout: Sendable {
         self.generation = generation
         nextKeyCounterKey = generation.metadataKey(KeyValueGeneration.nextKeyCounter)
         sequenceCounterKey = generation.metadataKey(KeyValueGeneration.sequenceCounter)
+        totalsKey = generation.metadataKey(KeyValueGeneration.totals)
         var byName: [String: IndexDefinition] = [:]
         var order: [String] = []
         func add(_ name: String, _ kind: IndexDefinition.Kind, _ scope: String, _ components: [IndexDefinition.Component], maintainedBy entity: String) {

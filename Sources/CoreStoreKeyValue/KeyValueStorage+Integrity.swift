@@ -6,7 +6,7 @@ extension KeyValueStorage: StorageIntegrityChecking {
     /// an intact checksum and belongs to a record that exists and gives exactly that entry.
     /// Records that do not decode are reported (their checksum, their shape) and skipped. The
     /// stored record count of each hierarchy, where the generation keeps them, must be the
-    /// number of records found. Returns the number of records and index entries looked at.
+    /// number of records found, and the stored attribute totals the totals of those records. Returns the number of records and index entries looked at.
     public func checkIntegrity(_ problem: (String) -> Void) throws -> Int {
         let layout = try lifecycle.open()
         return try engine.read { snapshot in
@@ -19,6 +19,14 @@ extension KeyValueStorage: StorageIntegrityChecking {
             } catch {
                 problem("the record counts cannot be read: \(error)")
             }
+            var storedTotals: AttributeTotals?
+            do {
+                storedTotals = try AttributeTotals.stored(snapshot, layout: layout)
+            } catch {
+                problem("the attribute totals cannot be read: \(error)")
+            }
+            var foundTotals = AttributeTotals(schema: layout.schema)
+            var lastEntity: (name: String, index: Int)?
             for root in layout.schema.entities where root.parentName == nil {
                 let prefix = layout.recordPrefix(ofHierarchyOf: root.name)
                 var found: Int64 = 0
@@ -35,6 +43,7 @@ extension KeyValueStorage: StorageIntegrityChecking {
                         problem("\(root.name) hierarchy: the record under key \(Self.hex(key)) cannot be read: \(error)")
                         return true
                     }
+                    withUnsafePointer(to: record) { foundTotals.change(by: $0, adding: true, lastEntity: &lastEntity) }
                     for plan in layout.entryPlans(maintainedBy: record.id.entity) {
                         let entry = plan.entry(of: record)
                         guard let stored = try snapshot.get(entry) else {
@@ -51,6 +60,14 @@ extension KeyValueStorage: StorageIntegrityChecking {
                 }
                 if let storedCounts, storedCounts.count(ofHierarchyOf: root.name) != found {
                     problem("\(root.name) hierarchy: its stored record count is \(storedCounts.count(ofHierarchyOf: root.name)), but it holds \(found) records")
+                }
+            }
+            if let storedTotals {
+                for (entity, attributes) in foundTotals.totalled.enumerated() {
+                    for (ordinal, _) in attributes where storedTotals.total(entityIndex: entity, ordinal: ordinal) != foundTotals.total(entityIndex: entity, ordinal: ordinal) {
+                        let description = layout.schema.entities[entity]
+                        problem("\(description.name): the stored total of its attribute \(description.attributes[ordinal].name) does not match its records")
+                    }
                 }
             }
             for index in layout.indexes {

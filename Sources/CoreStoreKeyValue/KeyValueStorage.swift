@@ -133,20 +133,33 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
         let info = try engine.write { writer in
             let counters: CommitCounters
             var records: RecordCounts
+            var totals: AttributeTotals
+            // Whether the totals are stored by this commit even when it changes none of them.
+            var storesTotals = false
             if let known {
-                (counters, records) = known
+                (counters, records, totals) = known
             } else {
-                // The first commit since the store opened: the counters and record counts are
-                // read, and the format marked current (a later commit finds ``latestCounters``
-                // set). A generation without record counts has its keys counted once, here.
+                // The first commit since the store opened: the counters, record counts and
+                // totals are read, and the format marked current (a later commit finds
+                // ``latestCounters`` set). A generation without record counts has its keys
+                // counted once, here; one without totals has its records read for them once.
                 counters = try Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
                 try Self.upgradeFormat(writer, generation: layout.generation)
                 records = try RecordCounts.stored(writer, layout: layout) ?? RecordCounts.counted(writer, layout: layout)
+                if let stored = try AttributeTotals.stored(writer, layout: layout) {
+                    totals = stored
+                } else {
+                    totals = try AttributeTotals.counted(writer, layout: layout)
+                    storesTotals = true
+                }
             }
             let commit = KeyValueCommit(writer: writer, layout: layout)
             let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
             records.apply(try commit.write(prepared.changes), schema: layout.schema)
-            written = (prepared.counters, records)
+            if totals.apply(prepared.changes) || storesTotals {
+                try writer.put(layout.totalsKey, totals.encoded())
+            }
+            written = (prepared.counters, records, totals)
             if prepared.counters.nextKey != counters.nextKey {
                 try writer.put(layout.nextKeyCounterKey, TupleEncoder.encodeInt(prepared.counters.nextKey))
             }

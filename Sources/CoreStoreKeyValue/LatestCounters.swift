@@ -1,11 +1,13 @@
 import Foundation
 import CoreStoreStorage
 
-/// The counters and record counts a ``KeyValueStorage``'s last successful write stored, with
-/// their generation, so that the next write need not read them back from the engine.
+/// The counters, record counts and attribute totals a ``KeyValueStorage``'s last successful
+/// write stored, with their generation, so that the next write need not read them back from
+/// the engine.
 final class LatestCounters: @unchecked Sendable {
-    /// What a write stored: its commit counters and the record count of each hierarchy.
-    typealias Stored = (counters: CommitCounters, records: RecordCounts)
+    /// What a write stored: its commit counters, the record count of each hierarchy and the
+    /// attribute totals.
+    typealias Stored = (counters: CommitCounters, records: RecordCounts, totals: AttributeTotals)
 
     private let lock = NSLock()
     /// Guarded by ``lock``.

@@ -1,9 +1,11 @@
 import CoreStoreStorage
 
 extension KeyValueStorageReader {
-    /// Grouped requests that ask only about one indexed group key are answered from the
-    /// index's entries (see ``IndexOnlyGroups``), and the minimum and maximum of indexed
-    /// attributes from the ends of their indexes (``IndexOnlyExtremes``). Other grouped requests
+    /// Unfiltered counts, sums and averages of integer and double attributes over all records
+    /// are read from the stored totals (see ``AttributeTotalsAnswer``). Grouped requests that
+    /// ask only about one indexed group key are answered from the index's entries (see
+    /// ``IndexOnlyGroups``), and the minimum and maximum of indexed attributes from the ends of
+    /// their indexes (``IndexOnlyExtremes``). Other grouped requests
     /// whose aggregates stream (see ``StreamingAggregate``) are computed while the matching
     /// records are scanned, from the attributes they need; every other request, and one whose
     /// values leave the streamed cases, is answered by fetching the records and running
@@ -12,6 +14,9 @@ extension KeyValueStorageReader {
         let evaluator = AggregateEvaluator(schema: schema)
         try evaluator.validate(request)
         guard try evaluator.isGrouped(request) else { return try aggregateByFetching(request, schema: schema) }
+        if let fromTotals = AttributeTotalsAnswer(request, schema: schema), let row = try fromTotals.row(in: snapshot, layout: layout) {
+            return RecordWindow.apply([row], offset: request.offset, limit: request.limit)
+        }
         let fetch = FetchRequest(entity: request.entity, includesSubentities: request.includesSubentities, predicate: request.predicate)
         let plan = try FetchPlanner(layout: layout).plan(fetch)
         if let fromIndex = IndexOnlyGroups(request, plan: plan, layout: layout), let rows = try fromIndex.rows(in: snapshot) {
