@@ -68,8 +68,9 @@ struct AttributeTotals: Equatable, Sendable {
         static func units(of d: Double) -> Int64? {
             guard d.isFinite, d.magnitude < 0x1p37 else { return nil }
             let scaled = d * 0x1p16 // exact: a power of two, far from overflowing
-            guard scaled.rounded(.towardZero) == scaled else { return nil }
-            return Int64(scaled)
+            // Below 2⁵³ in magnitude, so the conversion cannot trap; equal back only when whole.
+            let units = Int64(scaled)
+            return Double(units) == scaled ? units : nil
         }
 
         /// The totals of two disjoint sets of records together.
@@ -93,32 +94,44 @@ struct AttributeTotals: Equatable, Sendable {
         }
     }
 
-    /// Which attributes are totalled: per entity (in schema order), the ordinal of each integer
-    /// or double attribute and whether it holds doubles.
-    let totalled: [[(ordinal: Int, isDouble: Bool)]]
+    /// One totalled attribute of an entity: its ordinal and whether it holds doubles.
+    struct Totalled: Equatable, Sendable {
+        let ordinal: Int
+        let isDouble: Bool
+    }
+
+    /// The totalled attributes (integer and double ones) of every entity, entity after entity
+    /// in schema order; ``totals`` holds their totals at the same positions.
+    private let totalled: [Totalled]
+    /// Where each entity's attributes are in ``totalled`` (and their totals in ``totals``).
+    private let ranges: [Range<Int>]
     /// The entity names, in schema order.
     private let names: [String]
-    /// The totals, per entity (in schema order) and attribute ordinal; only totalled attributes
-    /// are ever changed.
-    private(set) var totals: [[Total]]
+    /// The totals, one per element of ``totalled``. One flat array: a commit that changes
+    /// totals copies it once, not once per entity.
+    private(set) var totals: [Total]
 
     /// Empty totals for the entities of `schema`.
     init(schema: StoreSchema) {
         names = schema.entities.map(\.name)
-        totalled = schema.entities.map { entity in
-            entity.attributes.indices.compactMap { ordinal in
-                switch entity.attributes[ordinal].type {
-                case .integer: (ordinal, false)
-                case .double: (ordinal, true)
-                default: nil
+        var totalled: [Totalled] = []
+        ranges = schema.entities.map { entity in
+            let start = totalled.count
+            for (ordinal, attribute) in entity.attributes.enumerated() {
+                switch attribute.type {
+                case .integer: totalled.append(Totalled(ordinal: ordinal, isDouble: false))
+                case .double: totalled.append(Totalled(ordinal: ordinal, isDouble: true))
+                default: break
                 }
             }
+            return start..<totalled.count
         }
-        totals = schema.entities.map { Array(repeating: Total(), count: $0.attributes.count) }
+        self.totalled = totalled
+        totals = Array(repeating: Total(), count: totalled.count)
     }
 
     static func == (a: AttributeTotals, b: AttributeTotals) -> Bool {
-        a.names == b.names && a.totals == b.totals
+        a.names == b.names && a.totalled == b.totalled && a.totals == b.totals
     }
 
     /// The index of `entity` in schema order, `nil` for a name the schema lacks.
@@ -126,15 +139,28 @@ struct AttributeTotals: Equatable, Sendable {
         names.firstIndex(of: entity)
     }
 
-    /// One attribute's total over the records of the entity at `entityIndex`.
+    /// The ordinals of the totalled attributes of the entity at `entityIndex`.
+    func totalledOrdinals(ofEntityAt entityIndex: Int) -> [Int] {
+        totalled[ranges[entityIndex]].map(\.ordinal)
+    }
+
+    /// Where the total of the attribute at `ordinal` of the entity at `entityIndex` is in
+    /// ``totals``; `nil` when that attribute is not totalled.
+    private func position(entityIndex: Int, ordinal: Int) -> Int? {
+        ranges[entityIndex].first { totalled[$0].ordinal == ordinal }
+    }
+
+    /// One attribute's total over the records of the entity at `entityIndex`; empty for an
+    /// attribute that is not totalled.
     func total(entityIndex: Int, ordinal: Int) -> Total {
-        totals[entityIndex][ordinal]
+        position(entityIndex: entityIndex, ordinal: ordinal).map { totals[$0] } ?? Total()
     }
 
     // MARK: Changes
 
     /// Adds (`adding`) or removes one record; a record of an entity the schema lacks changes
-    /// nothing (the merge refuses those before a commit writes anything).
+    /// nothing (the merge refuses those before a commit writes anything). `lastEntity` keeps
+    /// the entity found last, which the next record most likely has too.
     mutating func change(by record: UnsafePointer<Record>, adding: Bool, lastEntity: inout (name: String, index: Int)?) {
         let entity: Int
         if let last = lastEntity, last.name == record.pointee.id.entity {
@@ -144,11 +170,17 @@ struct AttributeTotals: Equatable, Sendable {
             entity = found
             lastEntity = (record.pointee.id.entity, found)
         }
-        let attributes = totalled[entity]
-        if attributes.isEmpty { return }
-        let count = record.pointee.attributes.count
-        for (ordinal, isDouble) in attributes where ordinal < count {
-            totals[entity][ordinal].change(by: record.pointee.attributes[ordinal], isDouble: isDouble, adding: adding)
+        let range = ranges[entity]
+        if range.isEmpty { return }
+        // Read and changed in place: no copy of a value, no check of each array per attribute.
+        record.pointee.attributes.withUnsafeBufferPointer { values in
+            totalled.withUnsafeBufferPointer { totalled in
+                totals.withUnsafeMutableBufferPointer { totals in
+                    for i in range where totalled[i].ordinal < values.count {
+                        totals[i].change(by: values[totalled[i].ordinal], isDouble: totalled[i].isDouble, adding: adding)
+                    }
+                }
+            }
         }
     }
 
@@ -163,9 +195,13 @@ struct AttributeTotals: Equatable, Sendable {
         changes.deletes.withUnsafeBufferPointer { records in
             for i in records.indices { change(by: records.baseAddress.unsafelyUnwrapped + i, adding: false, lastEntity: &lastEntity) }
         }
-        for replacement in changes.updates {
-            withUnsafePointer(to: replacement.old) { change(by: $0, adding: false, lastEntity: &lastEntity) }
-            withUnsafePointer(to: replacement.new) { change(by: $0, adding: true, lastEntity: &lastEntity) }
+        changes.updates.withUnsafeBufferPointer { updates in
+            for i in updates.indices {
+                KeyValueCommit.withVersions(of: updates.baseAddress.unsafelyUnwrapped + i) { old, new in
+                    change(by: old, adding: false, lastEntity: &lastEntity)
+                    change(by: new, adding: true, lastEntity: &lastEntity)
+                }
+            }
         }
         return totals != before
     }
@@ -177,32 +213,27 @@ struct AttributeTotals: Equatable, Sendable {
     /// sum high, sum low, magnitude high, magnitude low)`, the 128-bit numbers as two 64-bit
     /// halves.
     func encoded() -> [UInt8] {
-        var entries: [(Int, [Int])] = []
-        for (entity, attributes) in totalled.enumerated() {
-            let stored = attributes.map(\.ordinal).filter { !totals[entity][$0].isEmpty }
-            if !stored.isEmpty { entries.append((entity, stored)) }
-        }
+        let stored = ranges.map { range in range.filter { !totals[$0].isEmpty } }
         var bytes: [UInt8] = []
-        TupleEncoder.encodeInt(Int64(entries.count), into: &bytes)
-        for (entity, ordinals) in entries {
+        TupleEncoder.encodeInt(Int64(stored.lazy.filter { !$0.isEmpty }.count), into: &bytes)
+        for (entity, positions) in stored.enumerated() where !positions.isEmpty {
             TupleEncoder.encodeString(names[entity], into: &bytes)
-            TupleEncoder.encodeInt(Int64(ordinals.count), into: &bytes)
-            for ordinal in ordinals {
-                let total = totals[entity][ordinal]
-                for part in [Int64(ordinal), total.count, total.unrepresented] + Self.halves(total.sum) + Self.halves(total.magnitude) {
-                    TupleEncoder.encodeInt(part, into: &bytes)
+            TupleEncoder.encodeInt(Int64(positions.count), into: &bytes)
+            for i in positions {
+                let total = totals[i]
+                TupleEncoder.encodeInt(Int64(totalled[i].ordinal), into: &bytes)
+                TupleEncoder.encodeInt(total.count, into: &bytes)
+                TupleEncoder.encodeInt(total.unrepresented, into: &bytes)
+                for part in [total.sum, total.magnitude] {
+                    TupleEncoder.encodeInt(Int64(truncatingIfNeeded: part >> 64), into: &bytes)
+                    TupleEncoder.encodeInt(Int64(bitPattern: UInt64(truncatingIfNeeded: part)), into: &bytes)
                 }
             }
         }
         return bytes
     }
 
-    /// A 128-bit number as its high half and the bit pattern of its low half.
-    private static func halves(_ n: Int128) -> [Int64] {
-        [Int64(truncatingIfNeeded: n >> 64), Int64(bitPattern: UInt64(truncatingIfNeeded: n))]
-    }
-
-    /// The 128-bit number of two halves (see ``halves(_:)``).
+    /// The 128-bit number of two halves: the high one, and the bit pattern of the low one.
     private static func joined(_ high: Int64, _ low: Int64) -> Int128 {
         Int128(high) << 64 | Int128(UInt64(bitPattern: low))
     }
@@ -236,7 +267,7 @@ struct AttributeTotals: Equatable, Sendable {
             guard count >= 0 else { throw damaged("'\(name)' has a negative number of totals") }
             for _ in 0..<count {
                 let ordinal = Int(try nextInt())
-                guard result.totalled[entity].contains(where: { $0.ordinal == ordinal }) else {
+                guard let position = result.position(entityIndex: entity, ordinal: ordinal) else {
                     throw damaged("'\(name)' has no integer or double attribute at \(ordinal)")
                 }
                 let total = Total(count: try nextInt(), unrepresented: try nextInt(),
@@ -245,7 +276,7 @@ struct AttributeTotals: Equatable, Sendable {
                       total.magnitude >= total.sum, total.magnitude >= -total.sum else {
                     throw damaged("the total of '\(name)' attribute \(ordinal) is not a possible one")
                 }
-                result.totals[entity][ordinal] = total
+                result.totals[position] = total
             }
         }
         guard position == values.count else { throw damaged("\(values.count - position) values after the last total") }

@@ -172,7 +172,7 @@ struct KeyValueCommit {
     /// Runs `body` with pointers to the stored and the new version of the replacement at
     /// `replacement`, read in place: passing them by value would retain and release their
     /// arrays per update.
-    private static func withVersions<T>(
+    static func withVersions<T>(
         of replacement: UnsafePointer<RecordReplacement>,
         _ body: (_ old: UnsafePointer<Record>, _ new: UnsafePointer<Record>) throws -> T
     ) rethrows -> T {

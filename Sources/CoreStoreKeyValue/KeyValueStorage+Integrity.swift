@@ -63,8 +63,9 @@ extension KeyValueStorage: StorageIntegrityChecking {
                 }
             }
             if let storedTotals {
-                for (entity, attributes) in foundTotals.totalled.enumerated() {
-                    for (ordinal, _) in attributes where storedTotals.total(entityIndex: entity, ordinal: ordinal) != foundTotals.total(entityIndex: entity, ordinal: ordinal) {
+                for entity in layout.schema.entities.indices {
+                    for ordinal in foundTotals.totalledOrdinals(ofEntityAt: entity)
+                    where storedTotals.total(entityIndex: entity, ordinal: ordinal) != foundTotals.total(entityIndex: entity, ordinal: ordinal) {
                         let description = layout.schema.entities[entity]
                         problem("\(description.name): the stored total of its attribute \(description.attributes[ordinal].name) does not match its records")
                     }
