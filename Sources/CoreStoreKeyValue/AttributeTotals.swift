@@ -1,8 +1,9 @@
 import CoreStoreStorage
 
 /// The running totals of every integer and double attribute of each entity — how many records
-/// hold a value, and the exact sum of those values — kept by every commit under the
-/// generation's `totals` metadata key (format version 4). An unfiltered, ungrouped `count`,
+/// hold a value, and the exact sum of those values — kept by every commit after the record
+/// counts in the value of the generation's `sequence` counter (format version 4), which every
+/// commit writes anyway: no other key. An unfiltered, ungrouped `count`,
 /// `sum` or `average` of such an attribute is then read from here instead of scanned (see
 /// ``AttributeTotalsAnswer``).
 ///
@@ -20,7 +21,7 @@ import CoreStoreStorage
 /// Where a condition fails, the answer comes from a scan, as before.
 ///
 /// Records are added with `+1` and removed with `-1`, so deletes and updates keep the totals
-/// without reading anything else. A generation without the key (a store of an earlier format,
+/// without reading anything else. A generation without them (a store of an earlier format,
 /// a new store or a migration's new generation before their first commit) has its totals
 /// counted by its next commit, from every record, in that commit's engine write.
 struct AttributeTotals: Equatable, Sendable {
@@ -184,11 +185,9 @@ struct AttributeTotals: Equatable, Sendable {
         }
     }
 
-    /// Applies what a commit wrote: inserts added, deletes removed, updates replaced. Returns
-    /// whether any record of an entity with totalled attributes was among them.
-    mutating func apply(_ changes: MergedChanges) -> Bool {
+    /// Applies what a commit wrote: inserts added, deletes removed, updates replaced.
+    mutating func apply(_ changes: MergedChanges) {
         var lastEntity: (name: String, index: Int)?
-        let before = totals
         changes.inserts.withUnsafeBufferPointer { records in
             for i in records.indices { change(by: records.baseAddress.unsafelyUnwrapped + i, adding: true, lastEntity: &lastEntity) }
         }
@@ -203,83 +202,110 @@ struct AttributeTotals: Equatable, Sendable {
                 }
             }
         }
-        return totals != before
     }
 
     // MARK: Stored form
 
-    /// The stored value: the number of entries, then for each entity with a non-empty total
-    /// its name, how many of its totals follow, and each as `(ordinal, count, unrepresented,
-    /// sum high, sum low, magnitude high, magnitude low)`, the 128-bit numbers as two 64-bit
-    /// halves.
+    /// The stored value, in little-endian 64-bit words: the number of entities that follow,
+    /// then for each entity with a non-empty total the byte count of its name, the name's
+    /// UTF-8 bytes, the number of its totals and each as seven words — the attribute ordinal,
+    /// ``Total/count``, ``Total/unrepresented``, and ``Total/sum`` and ``Total/magnitude`` as
+    /// their high and low halves. Plain words, not a tuple: every commit writes it.
     func encoded() -> [UInt8] {
-        let stored = ranges.map { range in range.filter { !totals[$0].isEmpty } }
-        var bytes: [UInt8] = []
-        TupleEncoder.encodeInt(Int64(stored.lazy.filter { !$0.isEmpty }.count), into: &bytes)
-        for (entity, positions) in stored.enumerated() where !positions.isEmpty {
-            TupleEncoder.encodeString(names[entity], into: &bytes)
-            TupleEncoder.encodeInt(Int64(positions.count), into: &bytes)
-            for i in positions {
-                let total = totals[i]
-                TupleEncoder.encodeInt(Int64(totalled[i].ordinal), into: &bytes)
-                TupleEncoder.encodeInt(total.count, into: &bytes)
-                TupleEncoder.encodeInt(total.unrepresented, into: &bytes)
-                for part in [total.sum, total.magnitude] {
-                    TupleEncoder.encodeInt(Int64(truncatingIfNeeded: part >> 64), into: &bytes)
-                    TupleEncoder.encodeInt(Int64(bitPattern: UInt64(truncatingIfNeeded: part)), into: &bytes)
+        // Measured first, then written in place: one allocation, no append per word.
+        var size = 8
+        for (entity, range) in ranges.enumerated() {
+            let stored = range.reduce(0) { $0 + (totals[$1].isEmpty ? 0 : 1) }
+            if stored > 0 { size += 16 + names[entity].utf8.count + stored * 56 }
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 8
+            func put(_ word: Int64) {
+                raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: Int64.self)
+                offset += 8
+            }
+            func put(halvesOf n: Int128) {
+                put(Int64(truncatingIfNeeded: n >> 64))
+                put(Int64(truncatingIfNeeded: n))
+            }
+            var entities: Int64 = 0
+            for (entity, range) in ranges.enumerated() {
+                let stored = range.reduce(0) { $0 + (totals[$1].isEmpty ? 0 : 1) }
+                if stored == 0 { continue }
+                entities += 1
+                let name = names[entity].utf8
+                put(Int64(name.count))
+                for byte in name {
+                    raw[offset] = byte
+                    offset += 1
+                }
+                put(Int64(stored))
+                for i in range where !totals[i].isEmpty {
+                    put(Int64(totalled[i].ordinal))
+                    put(totals[i].count)
+                    put(totals[i].unrepresented)
+                    put(halvesOf: totals[i].sum)
+                    put(halvesOf: totals[i].magnitude)
                 }
             }
+            raw.storeBytes(of: entities.littleEndian, toByteOffset: 0, as: Int64.self)
         }
         return bytes
-    }
-
-    /// The 128-bit number of two halves: the high one, and the bit pattern of the low one.
-    private static func joined(_ high: Int64, _ low: Int64) -> Int128 {
-        Int128(high) << 64 | Int128(UInt64(bitPattern: low))
     }
 
     /// The totals `reader` holds for `layout`'s generation; `nil` when it holds none. Throws
     /// when they are damaged or do not fit the schema.
     static func stored(_ reader: any KeyValueReader, layout: KeyValueLayout) throws -> AttributeTotals? {
-        guard let bytes = try reader.get(layout.totalsKey) else { return nil }
-        return try decode(bytes, schema: layout.schema)
+        guard let bytes = try reader.get(layout.sequenceCounterKey) else { return nil }
+        let totals = try RecordCounts.parts(ofCounterValue: bytes).rest
+        return totals.isEmpty ? nil : try decode(Array(totals), schema: layout.schema)
     }
 
-    /// The totals in a stored value (see ``encoded()``) for the entities of `schema`.
+    /// The totals in a stored value (see ``encoded()``) for the entities of `schema`. Throws
+    /// when the bytes end early, name an entity or attribute the schema does not total, hold
+    /// a total no records can have, or go on after the last total.
     static func decode(_ bytes: [UInt8], schema: StoreSchema) throws -> AttributeTotals {
         func damaged(_ reason: String) -> StorageError { KeyValueFormatError.damaged("attribute totals", reason) }
-        let values: [Value]
-        do { values = try TupleDecoder.decode(bytes) } catch { throw damaged("\(error)") }
         var position = 0
-        func nextInt() throws -> Int64 {
-            guard position < values.count, case .int(let i) = values[position] else { throw damaged("value \(position) is not an integer") }
-            position += 1
-            return i
+        func word() throws -> Int64 {
+            guard bytes.count - position >= 8 else { throw damaged("they end at byte \(bytes.count), inside a word at \(position)") }
+            var value: Int64 = 0
+            withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[position..<position + 8]) }
+            position += 8
+            return Int64(littleEndian: value)
+        }
+        func wide() throws -> Int128 {
+            let high = try word()
+            return Int128(high) << 64 | Int128(UInt64(bitPattern: try word()))
         }
         var result = AttributeTotals(schema: schema)
-        let entries = try nextInt()
-        guard entries >= 0 else { throw damaged("a negative number of entities") }
-        for _ in 0..<entries {
-            guard position < values.count, case .string(let name) = values[position] else { throw damaged("value \(position) is not an entity name") }
-            position += 1
+        let entities = try word()
+        guard entities >= 0, entities <= Int64(schema.entities.count) else { throw damaged("\(entities) entities") }
+        for _ in 0..<entities {
+            let length = try word()
+            guard length >= 0, length <= Int64(bytes.count - position),
+                  let name = String(validating: bytes[position..<position + Int(length)], as: UTF8.self) else {
+                throw damaged("no entity name at byte \(position)")
+            }
+            position += Int(length)
             guard let entity = result.entityIndex(name) else { throw damaged("the schema has no entity '\(name)'") }
-            let count = try nextInt()
-            guard count >= 0 else { throw damaged("'\(name)' has a negative number of totals") }
+            let count = try word()
+            guard count >= 0, count <= Int64(result.ranges[entity].count) else { throw damaged("'\(name)' has \(count) totals") }
             for _ in 0..<count {
-                let ordinal = Int(try nextInt())
-                guard let position = result.position(entityIndex: entity, ordinal: ordinal) else {
+                let ordinal = try word()
+                guard let slot = result.position(entityIndex: entity, ordinal: Int(truncatingIfNeeded: ordinal)) else {
                     throw damaged("'\(name)' has no integer or double attribute at \(ordinal)")
                 }
-                let total = Total(count: try nextInt(), unrepresented: try nextInt(),
-                                  sum: joined(try nextInt(), try nextInt()), magnitude: joined(try nextInt(), try nextInt()))
+                let total = Total(count: try word(), unrepresented: try word(), sum: try wide(), magnitude: try wide())
                 guard total.count >= total.unrepresented, total.unrepresented >= 0, total.magnitude >= 0,
                       total.magnitude >= total.sum, total.magnitude >= -total.sum else {
                     throw damaged("the total of '\(name)' attribute \(ordinal) is not a possible one")
                 }
-                result.totals[position] = total
+                result.totals[slot] = total
             }
         }
-        guard position == values.count else { throw damaged("\(values.count - position) values after the last total") }
+        guard position == bytes.count else { throw damaged("\(bytes.count - position) bytes after the last total") }
         return result
     }
 

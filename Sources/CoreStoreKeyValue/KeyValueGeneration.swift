@@ -55,8 +55,6 @@ public struct KeyValueGeneration: Sendable, Hashable {
     /// The metadata names of the two counters every commit advances: the next record key and
     /// the commit sequence.
     static let nextKeyCounter = "nextKey", sequenceCounter = "sequence"
-    /// The metadata name of the attribute totals (``AttributeTotals``).
-    static let totals = "totals"
 
     /// The key of the metadata value `name` in this generation.
     public func metadataKey(_ name: String) -> [UInt8] {

@@ -59,8 +59,6 @@ public final class KeyValueLayout: Sendable {
     private let shapes: EntityNameMap<EntityShape>
     /// The metadata keys of the two counters every commit writes, built once.
     let nextKeyCounterKey: [UInt8], sequenceCounterKey: [UInt8]
-    /// The metadata key of the attribute totals (``AttributeTotals``), built once.
-    let totalsKey: [UInt8]
 
     /// What a record of an entity must look like.
     struct EntityShape: Sendable {
@@ -79,7 +77,6 @@ public final class KeyValueLayout: Sendable {
         self.generation = generation
         nextKeyCounterKey = generation.metadataKey(KeyValueGeneration.nextKeyCounter)
         sequenceCounterKey = generation.metadataKey(KeyValueGeneration.sequenceCounter)
-        totalsKey = generation.metadataKey(KeyValueGeneration.totals)
         var byName: [String: IndexDefinition] = [:]
         var order: [String] = []
         func add(_ name: String, _ kind: IndexDefinition.Kind, _ scope: String, _ components: [IndexDefinition.Component], maintainedBy entity: String) {

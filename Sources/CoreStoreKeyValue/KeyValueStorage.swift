@@ -134,8 +134,6 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
             let counters: CommitCounters
             var records: RecordCounts
             var totals: AttributeTotals
-            // Whether the totals are stored by this commit even when it changes none of them.
-            var storesTotals = false
             if let known {
                 (counters, records, totals) = known
             } else {
@@ -146,25 +144,19 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
                 counters = try Self.storedCounters(writer, generation: layout.generation, description: storeDescription)
                 try Self.upgradeFormat(writer, generation: layout.generation)
                 records = try RecordCounts.stored(writer, layout: layout) ?? RecordCounts.counted(writer, layout: layout)
-                if let stored = try AttributeTotals.stored(writer, layout: layout) {
-                    totals = stored
-                } else {
-                    totals = try AttributeTotals.counted(writer, layout: layout)
-                    storesTotals = true
-                }
+                totals = try AttributeTotals.stored(writer, layout: layout) ?? AttributeTotals.counted(writer, layout: layout)
             }
             let commit = KeyValueCommit(writer: writer, layout: layout)
             let prepared = try changes.prepareCommit(schema: layout.schema, counters: counters) { ids in try commit.load(ids) }
             records.apply(try commit.write(prepared.changes), schema: layout.schema)
-            if totals.apply(prepared.changes) || storesTotals {
-                try writer.put(layout.totalsKey, totals.encoded())
-            }
+            totals.apply(prepared.changes)
             written = (prepared.counters, records, totals)
             if prepared.counters.nextKey != counters.nextKey {
                 try writer.put(layout.nextKeyCounterKey, TupleEncoder.encodeInt(prepared.counters.nextKey))
             }
-            // The sequence counter carries the record counts (``RecordCounts``).
-            try writer.put(layout.sequenceCounterKey, records.counterValue(sequence: prepared.counters.sequence))
+            // The sequence counter carries the record counts (``RecordCounts``) and the
+            // attribute totals (``AttributeTotals``).
+            try writer.put(layout.sequenceCounterKey, records.counterValue(sequence: prepared.counters.sequence, totals: totals.encoded()))
             if let metadata = prepared.metadata {
                 try writer.put(layout.metadataKey("metadata"), Self.encode(metadata))
             }
@@ -262,9 +254,11 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     /// The stored counter `name` of `generation`: the first value of its tuple (the `sequence`
     /// counter's may be followed by the record counts, see ``RecordCounts``).
     private static func counter(_ reader: any KeyValueReader, _ generation: KeyValueGeneration, _ name: String, description: @autoclosure () -> String) throws -> Int64 {
-        guard let bytes = try reader.get(generation.metadataKey(name)),
-              let values = try? TupleDecoder.decode(bytes), values.count == 1 || (values.count > 1 && name == KeyValueGeneration.sequenceCounter),
-              case .int(let value) = values[0] else {
+        // The first element is the counter; only the `sequence` counter's value goes on (the
+        // record counts and attribute totals, read by their own types).
+        var decoder = TupleDecoder(try reader.get(generation.metadataKey(name)) ?? [])
+        guard !decoder.isAtEnd, case .int(let value)? = try? decoder.next(),
+              decoder.isAtEnd || name == KeyValueGeneration.sequenceCounter else {
             throw StorageError.incompatibleStore(path: description(), reason: "its '\(name)' counter is missing or damaged")
         }
         return value

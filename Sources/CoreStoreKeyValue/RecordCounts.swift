@@ -6,7 +6,8 @@ import CoreStoreStorage
 /// every record of a hierarchy is then one read, not a scan of its keys.
 ///
 /// The counter's value is the tuple `(sequence, k, root₁, count₁, …, rootₖ, countₖ)`, roots in
-/// ascending order, counts positive. Records are keyed by their hierarchy's root entity
+/// ascending order, counts positive, followed by the attribute totals (``AttributeTotals``,
+/// format 4). Records are keyed by their hierarchy's root entity
 /// (``KeyValueLayout/recordPrefix(ofHierarchyOf:)``), so the counts are per root: they answer
 /// exactly the counts a key scan of one hierarchy answered. A counter holding the sequence
 /// alone has no counts (a store written before format version 3, a new store or a migration's
@@ -60,16 +61,19 @@ struct RecordCounts: Equatable, Sendable {
 
     // MARK: Stored form
 
-    /// The value of the `sequence` counter: `sequence`, then these counts.
-    func counterValue(sequence: UInt64) -> [UInt8] {
+    /// The value of the `sequence` counter: `sequence`, then these counts, then `totals` (the
+    /// stored form of the ``AttributeTotals``, which is not a tuple: it follows the tuple's last
+    /// element as it is).
+    func counterValue(sequence: UInt64, totals: [UInt8] = []) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(18 + entries.count * 24)
+        bytes.reserveCapacity(18 + entries.count * 24 + totals.count)
         TupleEncoder.encodeInt(Int64(sequence), into: &bytes)
         TupleEncoder.encodeInt(Int64(entries.count), into: &bytes)
         for entry in entries {
             TupleEncoder.encodeString(entry.root, into: &bytes)
             TupleEncoder.encodeInt(entry.count, into: &bytes)
         }
+        bytes.append(contentsOf: totals)
         return bytes
     }
 
@@ -84,25 +88,33 @@ struct RecordCounts: Equatable, Sendable {
     /// Throws when what follows the sequence is not a count of entries, each a name after the
     /// previous one and a positive count.
     static func decode(counterValue bytes: [UInt8]) throws -> RecordCounts? {
-        let values: [Value]
-        do { values = try TupleDecoder.decode(bytes) } catch {
-            throw KeyValueFormatError.damaged("record counts", "\(error)")
+        try parts(ofCounterValue: bytes).counts
+    }
+
+    /// A `sequence` counter's value taken apart: the counts (`nil` when it holds the sequence
+    /// alone) and the bytes after them (the attribute totals; empty when it holds none).
+    static func parts(ofCounterValue bytes: [UInt8]) throws -> (counts: RecordCounts?, rest: ArraySlice<UInt8>) {
+        var decoder = TupleDecoder(bytes)
+        func next() throws -> Value {
+            do { return try decoder.next() } catch {
+                throw KeyValueFormatError.damaged("record counts", "\(error)")
+            }
         }
-        guard values.count > 1 else { return nil }
-        guard case .int(let k) = values[1], k >= 0, values.count == 2 + 2 * Int(k) else {
-            throw KeyValueFormatError.damaged("record counts", "\(values.count - 1) values after the sequence do not make a count and that many entries")
+        _ = try next()
+        if decoder.isAtEnd { return (nil, []) }
+        guard case .int(let k) = try next(), k >= 0 else {
+            throw KeyValueFormatError.damaged("record counts", "what follows the sequence is not a count of entries")
         }
         var counts = RecordCounts()
-        var i = 2
-        while i < values.count {
-            guard case .string(let root) = values[i], case .int(let count) = values[i + 1], count > 0,
+        for i in 0..<k {
+            guard !decoder.isAtEnd, case .string(let root) = try next(),
+                  !decoder.isAtEnd, case .int(let count) = try next(), count > 0,
                   counts.entries.last.map({ $0.root < root }) ?? true else {
-                throw KeyValueFormatError.damaged("record counts", "entry \((i - 2) / 2) is not a name after the previous one and a positive count")
+                throw KeyValueFormatError.damaged("record counts", "entry \(i) is not a name after the previous one and a positive count")
             }
             counts.entries.append(Entry(root: root, count: count))
-            i += 2
         }
-        return counts
+        return (counts, bytes[decoder.offset...])
     }
 
     /// The counts of every hierarchy of `layout`'s schema, from the keys `reader` holds.

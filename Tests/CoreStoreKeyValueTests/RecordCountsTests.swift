@@ -24,7 +24,8 @@ struct RecordCountsTests {
     /// The stored sequence number.
     private static func sequence(_ engine: MemoryKeyValueStore) throws -> Int64 {
         let bytes = try engine.read { try $0.get(layout.sequenceCounterKey) }
-        guard let bytes, case .int(let sequence)? = try TupleDecoder.decode(bytes).first else {
+        var decoder = TupleDecoder(bytes ?? [])
+        guard bytes != nil, case .int(let sequence) = try decoder.next() else {
             Issue.record("no sequence counter")
             return -1
         }
@@ -145,8 +146,10 @@ struct RecordCountsTests {
             #expect(code == KeyValueFormatError.damagedDataCode)
             #expect(message.contains("damaged record counts"))
         }
+        // The attribute totals follow the counts in the same value: they cannot be read either.
         let problems = try Self.problems(storage)
-        #expect(problems.count == 1 && problems[0].hasPrefix("the record counts cannot be read"))
+        #expect(problems.count == 2 && problems[0].hasPrefix("the record counts cannot be read")
+            && problems[1].hasPrefix("the attribute totals cannot be read"), "\(problems)")
     }
 
     @Test("Deltas fold into counts per root, dropping roots that reach zero")
