@@ -31,12 +31,6 @@ struct AttributeTotalsTests {
         try engine.write { try $0.put(layout.sequenceCounterKey, counts + (totals ?? [])) }
     }
 
-    private static func problems(_ storage: Storage) throws -> [String] {
-        var found: [String] = []
-        _ = try storage.checkIntegrity { found.append($0) }
-        return found
-    }
-
     /// Every request the totals may answer, over each entity and hierarchy of the fixture.
     static let requests: [AggregateRequest] = {
         var requests: [AggregateRequest] = []
@@ -123,7 +117,7 @@ struct AttributeTotalsTests {
             _ = try storage.write(ChangeSet(deletes: deleted))
             try Self.checkAnswers(storage, engine, "round \(round) deletes")
         }
-        #expect(try Self.problems(storage).isEmpty)
+        #expect(try KV.integrityProblems(storage).isEmpty)
         // With only values a total holds exactly, every request is answered from the totals.
         let fromTotals = try engine.read { snapshot in
             try Self.requests.map { try AttributeTotalsAnswer($0, schema: KV.schema)?.row(in: snapshot, layout: Self.layout) != nil }
@@ -216,7 +210,7 @@ struct AttributeTotalsTests {
             #expect(try engine.read { try AttributeTotalsAnswer(request, schema: KV.schema)?.row(in: $0, layout: Self.layout) } == nil)
             #expect(Self.identical(try reopened.read { try $0.aggregate(request, schema: KV.schema) }, try Self.reference(request, reopened)))
         }
-        #expect(try Self.problems(reopened).isEmpty)
+        #expect(try KV.integrityProblems(reopened).isEmpty)
         // A commit that changes no total stores them all the same.
         _ = try reopened.write(ChangeSet(metadata: StoredMetadata(modelVersion: "V1", schemaHash: "kv-hash-1")))
         #expect(try Self.stored(engine) == expected)
@@ -267,7 +261,7 @@ struct AttributeTotalsTests {
             #expect(code == KeyValueFormatError.damagedDataCode)
             #expect(message.contains("damaged attribute totals"))
         }
-        let problems = try Self.problems(storage)
+        let problems = try KV.integrityProblems(storage)
         #expect(problems.count == 1 && problems[0].hasPrefix("the attribute totals cannot be read"), "\(problems)")
     }
 
@@ -283,7 +277,7 @@ struct AttributeTotalsTests {
             wrong.change(by: record, adding: true, lastEntity: &last)
         }
         try Self.storeTotals(wrong.encoded(), in: engine)
-        #expect(try Self.problems(storage) == ["Person: the stored total of its attribute score does not match its records"])
+        #expect(try KV.integrityProblems(storage) == ["Person: the stored total of its attribute score does not match its records"])
         // The stored form round-trips.
         #expect(try AttributeTotals.decode(wrong.encoded(), schema: KV.schema) == wrong)
         #expect(try AttributeTotals.decode(AttributeTotals(schema: KV.schema).encoded(), schema: KV.schema) == AttributeTotals(schema: KV.schema))

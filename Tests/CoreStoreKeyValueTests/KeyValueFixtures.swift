@@ -62,6 +62,13 @@ enum KV {
         return (layout, plan)
     }
 
+    /// What the integrity check of `storage` reports.
+    static func integrityProblems(_ storage: KeyValueStorage<MemoryKeyValueStore>) throws -> [String] {
+        var found: [String] = []
+        _ = try storage.checkIntegrity { found.append($0) }
+        return found
+    }
+
     static func openStore(_ engine: MemoryKeyValueStore = MemoryKeyValueStore()) throws -> KeyValueStorage<MemoryKeyValueStore> {
         let storage = KeyValueStorage(engine: engine)
         _ = try storage.open(schema: schema)

@@ -42,12 +42,6 @@ struct RecordCountsTests {
         try storage.read { try $0.count(FetchRequest(entity: entity, includesSubentities: includesSubentities, limit: limit, offset: offset)) }
     }
 
-    private static func problems(_ storage: Storage) throws -> [String] {
-        var found: [String] = []
-        _ = try storage.checkIntegrity { found.append($0) }
-        return found
-    }
-
     /// Inserts `people` people and `dogs` dogs with temporary keys; returns their permanent IDs.
     private static func insert(_ storage: Storage, people: Int, dogs: Int, pets: Int = 0) throws -> [RecordID] {
         var inserts = (0..<people).map { KV.person(Int64(-1 - $0), "P\($0)", age: Int64($0)) }
@@ -76,7 +70,7 @@ struct RecordCountsTests {
         // Not a whole hierarchy: the records are read, and give the same answers.
         #expect(try Self.count(storage, "Dog") == 1)
         #expect(try Self.count(storage, "Pet", includesSubentities: false) == 2)
-        #expect(try Self.problems(storage).isEmpty)
+        #expect(try KV.integrityProblems(storage).isEmpty)
 
         // Reopened, the counts are read back, and commits go on from them.
         storage.close()
@@ -98,7 +92,7 @@ struct RecordCountsTests {
         // read), and what the integrity check reports.
         try Self.storeAfterSequence([.int(1), .string("Person"), .int(12)], in: engine)
         #expect(try Self.count(storage, "Person") == 12)
-        #expect(try Self.problems(storage) == ["Person hierarchy: its stored record count is 12, but it holds 10 records"])
+        #expect(try KV.integrityProblems(storage) == ["Person hierarchy: its stored record count is 12, but it holds 10 records"])
     }
 
     @Test("A generation without counts is counted from its keys, and its first commit stores them")
@@ -114,7 +108,7 @@ struct RecordCountsTests {
         #expect(try Self.stored(engine) == nil)
         #expect(try Self.count(reopened, "Person") == 4)
         #expect(try Self.count(reopened, "Pet") == 3)
-        #expect(try Self.problems(reopened).isEmpty)
+        #expect(try KV.integrityProblems(reopened).isEmpty)
         // A commit that changes no count stores them all the same.
         _ = try reopened.write(ChangeSet(metadata: StoredMetadata(modelVersion: "V1", schemaHash: "kv-hash-1")))
         #expect(try Self.stored(engine)?.byRoot == ["Person": 4, "Pet": 3])
@@ -147,7 +141,7 @@ struct RecordCountsTests {
             #expect(message.contains("damaged record counts"))
         }
         // The attribute totals follow the counts in the same value: they cannot be read either.
-        let problems = try Self.problems(storage)
+        let problems = try KV.integrityProblems(storage)
         #expect(problems.count == 2 && problems[0].hasPrefix("the record counts cannot be read")
             && problems[1].hasPrefix("the attribute totals cannot be read"), "\(problems)")
     }
