@@ -57,8 +57,8 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
     func writeDestination(_ changes: MergedChanges) throws {
         try requireRunning()
         if changes.isEmpty { return }
-        // The destination keeps no record counts yet: its first commit after the switch counts
-        // them (``RecordCounts``).
+        // The destination keeps no record counts or attribute totals yet: its first commit
+        // after the switch counts them (``RecordCounts``, ``AttributeTotals``).
         try engine.write { writer in
             _ = try KeyValueCommit(writer: writer, layout: destination).write(changes)
         }
