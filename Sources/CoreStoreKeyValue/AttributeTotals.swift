@@ -21,9 +21,10 @@ import CoreStoreStorage
 /// Where a condition fails, the answer comes from a scan, as before.
 ///
 /// Records are added with `+1` and removed with `-1`, so deletes and updates keep the totals
-/// without reading anything else. A generation without them (a store of an earlier format,
-/// a new store or a migration's new generation before their first commit) has its totals
-/// counted by its next commit, from every record, in that commit's engine write.
+/// without reading anything else. A generation without them (a store of an earlier format, or
+/// a new store before its first commit) has its totals counted by its next commit, from every
+/// record, in that commit's engine write. A migration keeps the totals of what it writes and
+/// stores them with its new generation.
 struct AttributeTotals: Equatable, Sendable {
     /// One attribute's total over one entity's records.
     struct Total: Equatable, Sendable {

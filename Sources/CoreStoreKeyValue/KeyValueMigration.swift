@@ -27,6 +27,11 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
     private let slot: KeyValueMigrationSlot
     /// Whether ``finish(metadata:counters:)`` moved the pointer or ``abandon()`` ran.
     private var isEnded = false
+    /// The record counts and attribute totals of what was written to the destination, stored
+    /// with it by ``finish(metadata:counters:)``: its first commit then reads them instead of
+    /// reading every record again.
+    private var destinationCounts = RecordCounts()
+    private var destinationTotals: AttributeTotals
 
     /// A migration over the open `engine` from `source` to `destination`, whose generation is the
     /// one after `source`'s and holds no key yet.
@@ -37,6 +42,7 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
         self.sourceMetadata = metadata
         self.sourceCounters = counters
         self.slot = slot
+        destinationTotals = AttributeTotals(schema: destination.schema)
     }
 
     /// Runs `body` on one snapshot of the source generation, read under the source schema.
@@ -57,11 +63,13 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
     func writeDestination(_ changes: MergedChanges) throws {
         try requireRunning()
         if changes.isEmpty { return }
-        // The destination keeps no record counts or attribute totals yet: its first commit
-        // after the switch counts them (``RecordCounts``, ``AttributeTotals``).
+        var deltas = RecordCountDeltas()
         try engine.write { writer in
-            _ = try KeyValueCommit(writer: writer, layout: destination).write(changes)
+            deltas = try KeyValueCommit(writer: writer, layout: destination).write(changes)
         }
+        // Counted once the write stands (a failed write leaves nothing behind).
+        destinationCounts.apply(deltas, schema: destination.schema)
+        destinationTotals.apply(changes)
     }
 
     /// Stores `metadata` and `counters` with the destination generation and points the root
@@ -71,7 +79,8 @@ final class KeyValueMigration<Engine: OrderedKeyValueStore>: StorageMigration {
     func finish(metadata: StoredMetadata, counters: CommitCounters) throws {
         try requireRunning()
         try engine.write { writer in
-            try KeyValueStorage<Engine>.putMetadata(writer, generation: destination.generation, metadata: metadata, counters: counters)
+            try KeyValueStorage<Engine>.putMetadata(writer, generation: destination.generation, metadata: metadata, counters: counters,
+                                                    records: destinationCounts, totals: destinationTotals)
             try writer.put(KeyValueGeneration.pointerKey, destination.generation.pointerValue)
         }
         // The destination is the store's data now: nothing may undo it (an `abandon` after a

@@ -203,11 +203,15 @@ public final class KeyValueStorage<Engine: OrderedKeyValueStore>: StorageInterfa
     }
 
     /// Stores the format, `metadata` and `counters` of `generation`.
-    static func putMetadata(_ writer: any KeyValueWriter, generation: KeyValueGeneration, metadata: StoredMetadata, counters: CommitCounters) throws {
+    static func putMetadata(_ writer: any KeyValueWriter, generation: KeyValueGeneration, metadata: StoredMetadata, counters: CommitCounters,
+                            records: RecordCounts? = nil, totals: AttributeTotals? = nil) throws {
         try writer.put(generation.metadataKey("format"), TupleEncoder.encode([.int(KeyValueLayout.formatVersion)]))
         try writer.put(generation.metadataKey("metadata"), encode(metadata))
         try writer.put(generation.metadataKey(KeyValueGeneration.nextKeyCounter), TupleEncoder.encodeInt(counters.nextKey))
-        try writer.put(generation.metadataKey(KeyValueGeneration.sequenceCounter), TupleEncoder.encodeInt(Int64(counters.sequence)))
+        // Without the counts (and totals) of the records the generation holds, the sequence
+        // alone: the first commit counts them.
+        let sequence = records.map { $0.counterValue(sequence: counters.sequence, totals: totals?.encoded() ?? []) }
+        try writer.put(generation.metadataKey(KeyValueGeneration.sequenceCounter), sequence ?? TupleEncoder.encodeInt(Int64(counters.sequence)))
     }
 
     /// The stored metadata of `generation`, `nil` when it has none at all; throws when it is

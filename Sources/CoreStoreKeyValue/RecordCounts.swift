@@ -10,9 +10,9 @@ import CoreStoreStorage
 /// format 4). Records are keyed by their hierarchy's root entity
 /// (``KeyValueLayout/recordPrefix(ofHierarchyOf:)``), so the counts are per root: they answer
 /// exactly the counts a key scan of one hierarchy answered. A counter holding the sequence
-/// alone has no counts (a store written before format version 3, a new store or a migration's
-/// new generation before their first commit): reads then scan the keys, and the next commit
-/// counts them.
+/// alone has no counts (a store written before format version 3, or a new store before its
+/// first commit): reads then scan the keys, and the next commit counts them. A migration counts
+/// what it writes and stores the counts with its new generation.
 struct RecordCounts: Equatable, Sendable {
     /// One hierarchy's count.
     struct Entry: Equatable, Sendable {

@@ -244,6 +244,35 @@ struct AttributeTotalsTests {
         words([1, 2]) + [0xC3, 0x28] + words([0]),
     ]
 
+    @Test("A migration stores the counts and totals of what it wrote, so its first commit reads them")
+    func migrationsStoreTotals() throws {
+        let engine = MemoryKeyValueStore()
+        let storage = try KV.openStore(engine)
+        _ = try storage.write(ChangeSet(inserts: KV.fortyPeople() + [KV.dog(-100, "Rex", tag: 7)]))
+        let records = try storage.read { try $0.fetch(FetchRequest(entity: "Person")).records + $0.fetch(FetchRequest(entity: "Pet")).records }
+        storage.close()
+        let migration = try KeyValueStorage(engine: engine).beginMigration(from: KV.schema, to: KV.schema)
+        try migration.writeDestination(MergedChanges(inserts: Array(records.prefix(20))))
+        try migration.writeDestination(MergedChanges(inserts: Array(records.dropFirst(20))))
+        // An update inside the destination, as a relationship fix-up makes.
+        let old = records[0]
+        var new = old
+        new.attributes[3] = .double(0.5)
+        try migration.writeDestination(MergedChanges(updates: [RecordReplacement(old: old, new: new, changedKeys: ["score"])]))
+        try migration.finish(metadata: StoredMetadata(modelVersion: "V1", schemaHash: "kv-hash-1"), counters: migration.sourceCounters)
+        try engine.open() // a finished migration leaves the engine closed
+        let destination = KeyValueLayout(schema: KV.schema, generation: 1)
+        let stored = try engine.read { try AttributeTotals.stored($0, layout: destination) }
+        #expect(stored != nil)
+        #expect(try stored == engine.read { try AttributeTotals.counted($0, layout: destination) })
+        #expect(try engine.read { try RecordCounts.stored($0, layout: destination) }?.byRoot == ["Person": 40, "Pet": 1])
+        let reopened = try KV.openStore(engine)
+        #expect(try KV.integrityProblems(reopened).isEmpty)
+        let sum = AggregateRequest(entity: "Person", terms: [AggregateTerm(.sum, "score")])
+        #expect(try engine.read { try AttributeTotalsAnswer(sum, schema: KV.schema)?.row(in: $0, layout: destination) } != nil)
+        #expect(Self.identical(try reopened.read { try $0.aggregate(sum, schema: KV.schema) }, try Self.reference(sum, reopened)))
+    }
+
     @Test("Damaged totals throw a clear error on a sum and are reported by the integrity check", arguments: damagedForms)
     func damagedTotals(_ bytes: [UInt8]) throws {
         let engine = MemoryKeyValueStore()
