@@ -299,7 +299,11 @@ struct AttributeTotals: Equatable, Sendable {
                     throw damaged("'\(name)' has no integer or double attribute at \(ordinal)")
                 }
                 let total = Total(count: try word(), unrepresented: try word(), sum: try wide(), magnitude: try wide())
-                guard total.count >= total.unrepresented, total.unrepresented >= 0, total.magnitude >= 0,
+                // What records can add up to: no value's magnitude passes 2⁶³ units, and no store
+                // holds 2⁶² records (bounds that also keep later commits' arithmetic from
+                // overflowing on totals that were damaged into huge numbers).
+                guard total.unrepresented >= 0, total.count >= total.unrepresented, total.count <= Int64(1) << 62,
+                      total.magnitude >= 0, total.magnitude <= Int128(total.count - total.unrepresented) << 63,
                       total.magnitude >= total.sum, total.magnitude >= -total.sum else {
                     throw damaged("the total of '\(name)' attribute \(ordinal) is not a possible one")
                 }

@@ -31,7 +31,7 @@ public final class KeyValueLayout: Sendable {
     /// The format version stored under the `format` metadata key: 2 once the store may hold
     /// records of ``RecordCodec/formatVersion`` 2, with their checksums; 3 once its commits keep
     /// the record count of each hierarchy (stored with the `sequence` counter) up to date; 4 once
-    /// they also keep the totals of its integer and double attributes (``AttributeTotals``). A
+    /// they also keep the totals of its integer and double attributes (after the counts). A
     /// store of an earlier version is read as it is and marked current by its first commit, in
     /// the same engine write (which also counts its records and totals); an earlier release
     /// then refuses it at open instead of writing records it cannot read, or records its counts

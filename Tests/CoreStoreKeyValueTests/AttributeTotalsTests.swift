@@ -241,6 +241,9 @@ struct AttributeTotalsTests {
         words([1, 6, "Person", 1, 1, 1, 0, 0, 1, 0, 1, 7]),
         words([1, 60, "Person"]),
         words([-1]),
+        // Huge, as if damaged: a count no store reaches, a magnitude its values cannot reach.
+        words([1, 6, "Person", 1, 1, 1 << 62 + 1, 0, 0, 0, 0, 0]),
+        words([1, 6, "Person", 1, 1, 1, 0, 0, 0, 1, 0]),
         words([1, 2]) + [0xC3, 0x28] + words([0]),
     ]
 
