@@ -14,6 +14,10 @@ enum Backend: String, CaseIterable, Sendable, Codable {
         allCases.filter { $0 != .postgres || postgresURL != nil }
     }
 
+    /// Whether the backend's store is a separate server process (its background work outlives
+    /// the workloads that caused it).
+    var isServer: Bool { self == .postgres }
+
     /// The roles of the backend's subjects, in the table's order (they do not depend on the
     /// server).
     var roles: [SubjectKind.Role] { subjects(postgresURL: nil).map(\.role) }
