@@ -25,7 +25,7 @@ extension KeyValueStorageReader {
         if let fromIndex = IndexOnlyExtremes(request, plan: plan, layout: layout), let row = try fromIndex.row(in: snapshot) {
             return RecordWindow.apply([row], offset: request.offset, limit: request.limit)
         }
-        guard var aggregate = StreamingAggregate(request, layout: layout) else {
+        guard let aggregate = StreamingAggregate(request, layout: layout) else {
             return try aggregateByFetching(request, schema: schema)
         }
         var streamed = true
@@ -52,7 +52,11 @@ extension KeyValueStorageReader {
 /// numeric one. A record without one of the attributes (a sub-entity that lacks it), a NaN date
 /// as a group value, or more than ``maximumGroups`` groups makes ``add(_:entity:)`` return
 /// `false`, and the caller falls back to the evaluator.
-struct StreamingAggregate {
+///
+/// A class used by one scan on one thread: what ``add(_:entity:)`` reads and changes for every
+/// record (the accumulators, the aggregated columns, the ordinals) lies in buffers it owns, so
+/// that adding a record checks no array's uniqueness, retains nothing and calls no closure.
+final class StreamingAggregate {
     /// Beyond this many groups the accumulators would hold about as much as the records, so
     /// the evaluator's fetch-and-sort is as good.
     static let maximumGroups = 65_536
@@ -63,6 +67,22 @@ struct StreamingAggregate {
         case groupKey(Int)
         /// An aggregate of the attribute at this index of ``keys``.
         case aggregate(keyIndex: Int)
+    }
+
+    /// An output column that aggregates, as each record feeds it.
+    private struct AggregatedColumn {
+        /// Its index in ``columns`` (and among a group's accumulators).
+        let column: Int
+        /// The index of its attribute in ``keys``.
+        let keyIndex: Int
+        /// Whether its values are read as numbers straight from the bytes (a count, sum or
+        /// average of an integer or double attribute: ``AggregateAccumulator/add(integer:)``
+        /// and ``AggregateAccumulator/add(double:)`` take them without a ``Value``).
+        let readsNumbers: Bool
+        /// Whether its attribute is the one `groupBy` key, read as a number (`count(age)`
+        /// grouped by `age`): a record whose group was found by its integer value hands that
+        /// value over instead of having it read again.
+        let takesGroupKeyNumber: Bool
     }
 
     /// The layout, for ordinals and entity names.
@@ -76,38 +96,43 @@ struct StreamingAggregate {
     private let columns: [Column]
     /// The accumulators of a new group, one per column.
     private let emptyAccumulators: [AggregateAccumulator]
-    /// The columns that aggregate: their index in ``columns`` and in ``keys``, and whether
-    /// their values are read as numbers straight from the bytes (a count, sum or average of an
-    /// integer or double attribute: ``AggregateAccumulator/add(integer:)`` and
-    /// ``AggregateAccumulator/add(double:)`` take them without a ``Value``), and whether the
-    /// attribute is the one `groupBy` key (`count(age)` grouped by `age`): a record whose group
-    /// was found by its integer value hands that value over instead of having it read again.
-    private let aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool, isGroupKey: Bool)]
     /// Whether the one `groupBy` key is an integer attribute, whose small values find their
     /// group in ``smallIntegerGroups`` (a record of the common shape costs no ``Value``).
     private let groupsBySmallIntegers: Bool
-    /// The group of each small integer group key seen so far, by value; `-1` for none yet.
-    private var smallIntegerGroups: [Int] = []
     /// Group keys below this (and not negative) are looked up in ``smallIntegerGroups``.
     private static let smallIntegerLimit: Int64 = 4_096
+
+    // One scan uses an instance, on one thread, and no method re-enters another, so accesses
+    // never overlap: the runtime exclusivity checks are switched off for the mutable state.
+    /// The aggregating columns (``aggregatedCount`` of them), in column order.
+    private let aggregated: UnsafeMutablePointer<AggregatedColumn>
+    /// The number of ``aggregated`` columns.
+    private let aggregatedCount: Int
     /// The ordinal of each of ``keys`` in records of each entity, resolved on the entity's first
-    /// record: those of the entity at index `e` start at `e * keys.count` (one flat array, so
-    /// reading an ordinal retains nothing); ``resolved`` says which entities have theirs.
-    private var ordinals: [Int]
+    /// record: those of the entity at index `e` start at `e * keys.count`; ``resolved`` says
+    /// which entities have theirs.
+    private let ordinals: UnsafeMutablePointer<Int>
     /// Whether ``ordinals`` holds the entity's ordinals yet, per entity index.
-    private var resolved: [Bool]
-    /// The groups, in the order of their first records (sorted by ``rows()``).
-    private var groups = GroupTable()
+    private let resolved: UnsafeMutablePointer<Bool>
+    /// The number of entities of the layout (of ``resolved``).
+    private let entityCount: Int
     /// The accumulators, one per column of each group: those of group `g` start at
-    /// `g * columns.count`.
-    private var accumulators: [AggregateAccumulator] = []
+    /// `g * columns.count`. ``accumulatorCount`` of them are initialized.
+    @exclusivity(unchecked) private var accumulators: UnsafeMutablePointer<AggregateAccumulator>
+    /// The number of initialized ``accumulators``.
+    @exclusivity(unchecked) private var accumulatorCount = 0
+    /// How many accumulators ``accumulators`` has room for.
+    @exclusivity(unchecked) private var accumulatorCapacity: Int
+    /// The group of each small integer group key seen so far, by value; `-1` for none yet.
+    @exclusivity(unchecked) private var smallIntegerGroups: [Int] = []
+    /// The groups, in the order of their first records (sorted by ``rows()``).
+    @exclusivity(unchecked) private var groups = GroupTable()
     /// The group values of the record being added; reused, copied only for a new group.
-    private var scratch: [Value] = []
+    @exclusivity(unchecked) private var scratch: [Value] = []
 
     /// The plan for `request`, which the evaluator validated and found grouped; `nil` when a
     /// term is not streamed (see the type's description).
     init?(_ request: AggregateRequest, layout: KeyValueLayout) {
-        self.layout = layout
         let schema = layout.schema
         guard let description = schema.entity(named: request.entity) else { return nil }
         let orderKeys = request.groupOrderKeys
@@ -135,46 +160,64 @@ struct StreamingAggregate {
             accumulators.append(AggregateAccumulator(term.function, of: type))
             keys.append(term.key)
         }
+        let groupsBySmallIntegers = orderKeys.count == 1
+            && schema.attributeOrdinal(orderKeys[0].key, in: request.entity).map { description.attributes[$0].type == .integer } == true
+        var aggregated: [AggregatedColumn] = []
+        for (c, column) in columns.enumerated() {
+            guard case .aggregate(let keyIndex) = column else { continue }
+            let readsNumbers = numeric[aggregated.count]
+            let isGroupKey = orderKeys.count == 1 && keys[keyIndex] == orderKeys[0].key
+            aggregated.append(AggregatedColumn(column: c, keyIndex: keyIndex, readsNumbers: readsNumbers,
+                                               takesGroupKeyNumber: readsNumbers && isGroupKey && groupsBySmallIntegers))
+        }
+        self.layout = layout
         self.order = RecordOrder(orderKeys)
         self.keys = keys
         self.columns = columns
         self.emptyAccumulators = accumulators
-        var aggregated: [(column: Int, keyIndex: Int, readsNumbers: Bool, isGroupKey: Bool)] = []
-        for (c, column) in columns.enumerated() {
-            guard case .aggregate(let keyIndex) = column else { continue }
-            aggregated.append((c, keyIndex, numeric[aggregated.count], orderKeys.count == 1 && keys[keyIndex] == orderKeys[0].key))
-        }
-        self.aggregated = aggregated
-        groupsBySmallIntegers = orderKeys.count == 1
-            && schema.attributeOrdinal(orderKeys[0].key, in: request.entity).map { description.attributes[$0].type == .integer } == true
-        ordinals = Array(repeating: 0, count: layout.entityNames.names.count * keys.count)
-        resolved = Array(filledWith: false, count: layout.entityNames.names.count)
+        self.groupsBySmallIntegers = groupsBySmallIntegers
+        self.aggregatedCount = aggregated.count
+        self.aggregated = .allocate(capacity: max(1, aggregated.count))
+        self.aggregated.initialize(from: aggregated, count: aggregated.count)
+        entityCount = layout.entityNames.names.count
+        ordinals = .allocate(capacity: max(1, entityCount * keys.count))
+        ordinals.initialize(repeating: 0, count: entityCount * keys.count)
+        resolved = .allocate(capacity: max(1, entityCount))
+        resolved.initialize(repeating: false, count: entityCount)
+        accumulatorCapacity = max(16, columns.count)
+        self.accumulators = .allocate(capacity: accumulatorCapacity)
         if orderKeys.isEmpty {
             // Without groupBy keys every record is in one group, which exists even over no records.
             _ = groups.findOrAdd([])
-            self.accumulators = accumulators
+            appendEmptyAccumulators()
         }
+    }
+
+    deinit {
+        accumulators.deinitialize(count: accumulatorCount)
+        accumulators.deallocate()
+        aggregated.deinitialize(count: aggregatedCount)
+        aggregated.deallocate()
+        ordinals.deallocate()
+        resolved.deallocate()
     }
 
     /// Adds the candidate, a record of the entity at `entity`; `false` when the request leaves
     /// the streamed cases (the caller then falls back to the evaluator).
-    mutating func add(_ candidate: ScanCandidate, entity: Int) throws -> Bool {
-        let keyCount = keys.count
-        let firstOrdinal = entity * keyCount
+    func add(_ candidate: ScanCandidate, entity: Int) throws -> Bool {
+        precondition(entity >= 0 && entity < entityCount, "an entity index outside the layout")
+        let firstOrdinal = entity &* keys.count
         if !resolved[entity] {
-            let name = layout.entityNames.names[entity]
-            for (i, key) in keys.enumerated() {
-                guard let ordinal = layout.schema.attributeOrdinal(key, in: name) else { return false }
-                ordinals[firstOrdinal + i] = ordinal
-            }
-            resolved[entity] = true
+            guard resolve(entity, firstOrdinal: firstOrdinal) else { return false }
         }
         let groupIndex: Int
         // The group key when it was read as an integer: what a column over the same attribute adds.
-        var groupKeyNumber: Int64?
+        var groupKeyNumber: Int64 = 0
+        var hasGroupKeyNumber = false
         if groupsBySmallIntegers, case .integer(let value) = try candidate.numberReadOnce(ordinals[firstOrdinal]),
            value >= 0, value < Self.smallIntegerLimit {
             groupKeyNumber = value
+            hasGroupKeyNumber = true
             let slot = Int(value)
             if slot < smallIntegerGroups.count, smallIntegerGroups[slot] >= 0 {
                 groupIndex = smallIntegerGroups[slot]
@@ -190,39 +233,64 @@ struct StreamingAggregate {
             guard let found = try group(of: candidate, firstOrdinal: firstOrdinal) else { return false }
             groupIndex = found
         }
-        let first = groupIndex * columns.count
-        let aggregated = self.aggregated, ordinals = self.ordinals
-        // One uniqueness check per record, not one per column.
-        try accumulators.withUnsafeMutableBufferPointer { accumulators in
-            for a in aggregated.indices {
-                let (c, keyIndex, readsNumbers, isGroupKey) = aggregated[a]
-                if readsNumbers && isGroupKey, let groupKeyNumber {
-                    accumulators[first + c].add(integer: groupKeyNumber)
-                    continue
-                }
-                let ordinal = ordinals[firstOrdinal + keyIndex]
-                if readsNumbers {
-                    switch try candidate.numberReadOnce(ordinal) {
-                    case .integer(let value):
-                        accumulators[first + c].add(integer: value)
-                        continue
-                    case .double(let value):
-                        accumulators[first + c].add(double: value)
-                        continue
-                    case .other:
-                        break
-                    }
-                }
-                accumulators[first + c].add(try candidate.attribute(ordinal))
+        let row = accumulators + groupIndex &* columns.count
+        for a in 0..<aggregatedCount {
+            let step = aggregated[a]
+            if step.takesGroupKeyNumber && hasGroupKeyNumber {
+                row[step.column].add(integer: groupKeyNumber)
+                continue
             }
+            let ordinal = ordinals[firstOrdinal &+ step.keyIndex]
+            if step.readsNumbers {
+                switch try candidate.numberReadOnce(ordinal) {
+                case .integer(let value):
+                    row[step.column].add(integer: value)
+                    continue
+                case .double(let value):
+                    row[step.column].add(double: value)
+                    continue
+                case .other:
+                    break
+                }
+            }
+            row[step.column].add(try candidate.attribute(ordinal))
         }
         return true
+    }
+
+    /// Finds the ordinals of ``keys`` in records of the entity at `entity`; `false` when the
+    /// entity lacks one of them.
+    @inline(never)
+    private func resolve(_ entity: Int, firstOrdinal: Int) -> Bool {
+        let name = layout.entityNames.names[entity]
+        for (i, key) in keys.enumerated() {
+            guard let ordinal = layout.schema.attributeOrdinal(key, in: name) else { return false }
+            ordinals[firstOrdinal + i] = ordinal
+        }
+        resolved[entity] = true
+        return true
+    }
+
+    /// Adds a new group's accumulators (``emptyAccumulators``) after the others.
+    private func appendEmptyAccumulators() {
+        let needed = accumulatorCount + emptyAccumulators.count
+        if needed > accumulatorCapacity {
+            let capacity = max(needed, accumulatorCapacity * 2)
+            let grown = UnsafeMutablePointer<AggregateAccumulator>.allocate(capacity: capacity)
+            grown.moveInitialize(from: accumulators, count: accumulatorCount)
+            accumulators.deallocate()
+            accumulators = grown
+            accumulatorCapacity = capacity
+        }
+        (accumulators + accumulatorCount).initialize(from: emptyAccumulators, count: emptyAccumulators.count)
+        accumulatorCount = needed
     }
 
     /// The index of the candidate's group, made when new; `nil` when its group values leave the
     /// streamed cases (a NaN date, more than ``maximumGroups`` groups). The entity's ordinals
     /// start at `firstOrdinal` in ``ordinals``.
-    private mutating func group(of candidate: ScanCandidate, firstOrdinal: Int) throws -> Int? {
+    @inline(never)
+    private func group(of candidate: ScanCandidate, firstOrdinal: Int) throws -> Int? {
         let orderKeyCount = order.keyCount
         if orderKeyCount == 0 { return 0 }
         if scratch.count != orderKeyCount { scratch = Array(filledWith: .null, count: orderKeyCount) }
@@ -234,7 +302,7 @@ struct StreamingAggregate {
         }
         if let known = groups.index(of: scratch) { return known }
         guard groups.count < Self.maximumGroups else { return nil }
-        accumulators.append(contentsOf: emptyAccumulators)
+        appendEmptyAccumulators()
         return groups.findOrAdd(scratch).index
     }
 
