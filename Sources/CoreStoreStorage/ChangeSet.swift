@@ -72,32 +72,38 @@ public struct ChangeSet: Sendable, Hashable {
     /// Stores call this inside their write, with their own key counter, so that the numbering is
     /// atomic with the data. Returns the rewritten change set and the temporary → permanent map.
     public func assigningPermanentIDs(startingAt firstKey: Int64) -> (ChangeSet, [RecordID: RecordID]) {
-        var map: [RecordID: RecordID] = [:]
-        // Sized once: growing it rehashed every entry several times in large inserts.
-        map.makeRoom(forAdditional: inserts.count)
+        let (result, assignment) = assigningPermanentKeys(startingAt: firstKey)
+        return (result, assignment.dictionary)
+    }
+
+    /// ``assigningPermanentIDs(startingAt:)`` with the assignment in its compact form: no map
+    /// is built unless a relationship or an update refers to a temporary identifier.
+    func assigningPermanentKeys(startingAt firstKey: Int64) -> (ChangeSet, PermanentIDAssignment) {
+        var assignment = PermanentIDAssignment(firstKey: firstKey, expectedCount: inserts.count)
         var result = self
-        // The inserts get their keys in one pass, without looking each one up in the map again.
-        var next = firstKey
+        // The inserts get their keys in one pass; only the key changes (the entity name, a
+        // reference, is not copied).
         for i in result.inserts.indices where result.inserts[i].id.isTemporary {
-            let permanent = RecordID(entity: result.inserts[i].id.entity, key: next)
-            map[result.inserts[i].id] = permanent
-            result.inserts[i].id = permanent
-            next += 1
+            result.inserts[i].id.key = assignment.number(result.inserts[i].id)
         }
-        if map.isEmpty { return (self, map) }
+        if assignment.count == 0 { return (self, assignment) }
+        let refersToNewRecords = !updates.isEmpty
+            || result.inserts.contains { $0.relationships.contains { $0.contains(where: \.isTemporary) } }
+        guard refersToNewRecords else { return (result, assignment) }
+        let permanent = assignment.keyMap()
         func rewriteRelationships(_ record: inout Record) {
             for i in record.relationships.indices where record.relationships[i].contains(where: \.isTemporary) {
-                record.relationships[i] = record.relationships[i].map { map[$0] ?? $0 }
+                record.relationships[i] = record.relationships[i].map { $0.isTemporary ? permanent[$0.key] ?? $0 : $0 }
             }
         }
         for i in result.inserts.indices { rewriteRelationships(&result.inserts[i]) }
         result.updates = updates.map { update in
             var record = update.record
-            if let permanent = map[record.id] { record.id = permanent }
+            if record.id.isTemporary, let id = permanent[record.id.key] { record.id = id }
             rewriteRelationships(&record)
             return RecordUpdate(record: record, changedKeys: update.changedKeys, base: update.base)
         }
-        return (result, map)
+        return (result, assignment)
     }
 }
 
@@ -107,17 +113,53 @@ public struct CommitInfo: Sendable, Hashable {
     /// included), also across closing and reopening a persistent store.
     public var sequence: UInt64
     /// The permanent identifier given to each temporary identifier of the change set.
-    public var permanentIDs: [RecordID: RecordID]
+    ///
+    /// A commit made by ``ChangeSet/prepareCommit(schema:counters:acceptsUnreadDeletes:load:)``
+    /// keeps the assignment in a compact form and builds this dictionary on each read: read it
+    /// once, not once per identifier. (Its inserts, in ``changes``, carry their permanent
+    /// identifiers in change-set order.)
+    public var permanentIDs: [RecordID: RecordID] {
+        get { assignment?.dictionary ?? givenPermanentIDs }
+        set {
+            givenPermanentIDs = newValue
+            assignment = nil
+        }
+    }
     /// What the commit actually wrote, merged with what was stored: the records as they are
     /// now, with the keys that changed (see ``ChangeMerger``). The framework hands these to its
     /// read context and to monitors.
     public var changes: MergedChanges
+    /// The map given at creation or set since (empty while ``assignment`` stands for it).
+    private var givenPermanentIDs: [RecordID: RecordID]
+    /// The assignment the commit made, when ``permanentIDs`` was not given as a map.
+    private var assignment: PermanentIDAssignment?
 
     /// Creates commit info.
     public init(sequence: UInt64, permanentIDs: [RecordID: RecordID], changes: MergedChanges = MergedChanges()) {
         self.sequence = sequence
-        self.permanentIDs = permanentIDs
+        self.givenPermanentIDs = permanentIDs
+        self.assignment = nil
         self.changes = changes
+    }
+
+    /// Creates commit info whose permanent identifiers are `assignment`'s.
+    init(sequence: UInt64, assignment: PermanentIDAssignment, changes: MergedChanges) {
+        self.sequence = sequence
+        self.givenPermanentIDs = [:]
+        self.assignment = assignment
+        self.changes = changes
+    }
+
+    /// Commit infos are equal when their sequences, permanent identifiers and changes are.
+    public static func == (lhs: CommitInfo, rhs: CommitInfo) -> Bool {
+        lhs.sequence == rhs.sequence && lhs.changes == rhs.changes && lhs.permanentIDs == rhs.permanentIDs
+    }
+
+    /// Hashes the sequence, the permanent identifiers and the changes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sequence)
+        hasher.combine(permanentIDs)
+        hasher.combine(changes)
     }
 }
 

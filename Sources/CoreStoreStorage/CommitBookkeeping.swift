@@ -45,16 +45,16 @@ extension ChangeSet {
     public func prepareCommit(
         schema: StoreSchema, counters: CommitCounters, acceptsUnreadDeletes: Bool = false, load: ChangeMerger.Loader
     ) throws -> PreparedCommit {
-        let (resolved, permanentIDs) = assigningPermanentIDs(startingAt: counters.nextKey)
+        let (resolved, assignment) = assigningPermanentKeys(startingAt: counters.nextKey)
         // Nothing committed since the writer read its bases: they are what is stored.
         let basesAreStored = baseSequence != nil && baseSequence == counters.sequence
         let merged = try ChangeMerger.merge(
             resolved, schema: schema, basesAreStored: basesAreStored, acceptsUnreadDeletes: acceptsUnreadDeletes, load: load
         )
-        let next = CommitCounters(nextKey: counters.nextKey + Int64(permanentIDs.count), sequence: counters.sequence + 1)
+        let next = CommitCounters(nextKey: counters.nextKey + Int64(assignment.count), sequence: counters.sequence + 1)
         return PreparedCommit(
             changes: merged, counters: next, metadata: metadata,
-            info: CommitInfo(sequence: next.sequence, permanentIDs: permanentIDs, changes: merged)
+            info: CommitInfo(sequence: next.sequence, assignment: assignment, changes: merged)
         )
     }
 }

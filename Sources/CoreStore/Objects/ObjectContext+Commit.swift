@@ -168,9 +168,11 @@ extension ObjectContext {
                     }
                 }
             } else {
-                // A store that returned no merged records (short of the contract): the map.
+                // A store that returned no merged records (short of the contract): the map,
+                // read once (it may be built on each read).
+                let permanentIDs = info.permanentIDs
                 for state in part.insertedStates {
-                    if let permanent = info.permanentIDs[state.recordID] { assign(permanent, to: state) }
+                    if let permanent = permanentIDs[state.recordID] { assign(permanent, to: state) }
                 }
             }
             for state in part.updatedStates { state.updateValues { state.markValuesCommitted() } }
