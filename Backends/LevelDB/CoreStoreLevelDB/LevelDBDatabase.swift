@@ -11,15 +11,19 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     let handle: OpaquePointer
     /// Write options with `sync` set as the engine's durability asks.
     let writeOptions: OpaquePointer
+    /// The LRU cache of uncompressed table blocks this database reads through; destroyed after
+    /// the database closes (LevelDB keeps a pointer to it while open).
+    private let blockCache: OpaquePointer
 
     /// Opens the database in `directoryURL` (which must exist and have passed
     /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`.
-    /// `sync` is the write option every write uses.
+    /// `sync` is the write option every write uses; `blockCacheSize` is the capacity, in bytes,
+    /// of the cache of uncompressed blocks its reads share (see `LevelDBEngine.blockCacheSize`).
     ///
     /// An existing database is opened under the protection of ``LevelDBOpeningBackup``, after
     /// the torn ends a power cut leaves are cut off (``LevelDBTornTails``), both while this
     /// process holds the database's lock: a database LevelDB refuses is left exactly as it was.
-    init(directoryURL: URL, create: Bool, sync: Bool) throws {
+    init(directoryURL: URL, create: Bool, sync: Bool, blockCacheSize: Int) throws {
         let registered = directoryURL.resolvingSymlinksInPath().path
         guard OpenStorePaths.shared.insert(registered) else {
             throw StorageError.engine(
@@ -27,17 +31,23 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
                 message: "the LevelDB database \(directoryURL.path) is in use by another process or open handle (another LevelDBEngine in this process)"
             )
         }
+        guard let cache = leveldb_cache_create_lru(max(blockCacheSize, 0)) else {
+            OpenStorePaths.shared.remove(registered)
+            throw StorageError.engine(code: 0, message: "leveldb_cache_create_lru failed for a block cache of \(blockCacheSize) bytes")
+        }
         do {
             if create {
-                handle = try Self.open(directoryURL, create: true, backup: nil)
+                handle = try Self.open(directoryURL, create: true, blockCache: cache, backup: nil)
                 openingBackup = nil
             } else {
-                (handle, openingBackup) = try Self.openExisting(directoryURL, sync: sync)
+                (handle, openingBackup) = try Self.openExisting(directoryURL, sync: sync, blockCache: cache)
             }
         } catch {
+            leveldb_cache_destroy(cache)
             OpenStorePaths.shared.remove(registered)
             throw error
         }
+        blockCache = cache
         registeredPath = registered
         writeOptions = leveldb_writeoptions_create()
         leveldb_writeoptions_set_sync(writeOptions, sync ? 1 : 0)
@@ -50,7 +60,7 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
 
     /// Links the files, repairs torn ends under the lock, then opens; puts the files back when
     /// either fails, and otherwise returns the links with the handle.
-    private static func openExisting(_ directoryURL: URL, sync: Bool) throws -> (OpaquePointer, LevelDBOpeningBackup) {
+    private static func openExisting(_ directoryURL: URL, sync: Bool, blockCache: OpaquePointer) throws -> (OpaquePointer, LevelDBOpeningBackup) {
         guard let lock = try LevelDBProcessLock(directory: directoryURL) else {
             throw StorageError.engine(
                 code: LevelDBStatus.Code.ioError.rawValue,
@@ -72,7 +82,7 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
             throw error
         }
         lock.release()
-        return (try open(directoryURL, create: false, backup: backup), backup)
+        return (try open(directoryURL, create: false, blockCache: blockCache, backup: backup), backup)
     }
 
     /// The Bloom filter (10 bits per key) every table written from now on carries, so that a
@@ -82,16 +92,17 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     /// for the process, never destroyed: an open database keeps a pointer to it.
     private nonisolated(unsafe) static let bloomFilter = leveldb_filterpolicy_create_bloom(10)
 
-    /// `leveldb_open` with `paranoid_checks` and the Bloom filter. When it fails for another reason than the lock
+    /// `leveldb_open` with `paranoid_checks`, the Bloom filter and `blockCache`. When it fails for another reason than the lock
     /// and no other process took the lock meanwhile, `backup` puts the files back; when it
     /// succeeds, the caller keeps `backup` until the open is confirmed.
-    private static func open(_ directoryURL: URL, create: Bool, backup: LevelDBOpeningBackup?) throws -> OpaquePointer {
+    private static func open(_ directoryURL: URL, create: Bool, blockCache: OpaquePointer, backup: LevelDBOpeningBackup?) throws -> OpaquePointer {
         let path = directoryURL.path
         let options = leveldb_options_create()
         defer { leveldb_options_destroy(options) }
         leveldb_options_set_create_if_missing(options, create ? 1 : 0)
         leveldb_options_set_paranoid_checks(options, 1)
         leveldb_options_set_filter_policy(options, bloomFilter)
+        leveldb_options_set_cache(options, blockCache)
         let (handle, message) = LevelDBStatus.capture { leveldb_open(options, path, $0) }
         if let message {
             if let backup {
@@ -166,10 +177,25 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
         return (count, last)
     }
 
+    /// LevelDB's estimate of the memory the open database holds, in bytes: the blocks in its
+    /// cache plus its write buffers (the `leveldb.approximate-memory-usage` property).
+    func approximateMemoryUsage() throws -> Int {
+        guard let text = leveldb_property_value(handle, "leveldb.approximate-memory-usage") else {
+            throw StorageError.engine(code: 0, message: "LevelDB does not report leveldb.approximate-memory-usage")
+        }
+        defer { leveldb_free(text) }
+        let value = String(cString: text)
+        guard let bytes = Int(value) else {
+            throw StorageError.engine(code: 0, message: "LevelDB reported leveldb.approximate-memory-usage as '\(value)', not a number of bytes")
+        }
+        return bytes
+    }
+
     /// Closes the database and releases its `LOCK`.
     /// REQUIRES: no snapshot or iterator is alive; called once.
     func close() {
         leveldb_close(handle)
+        leveldb_cache_destroy(blockCache)
         leveldb_writeoptions_destroy(writeOptions)
         OpenStorePaths.shared.remove(registeredPath)
     }

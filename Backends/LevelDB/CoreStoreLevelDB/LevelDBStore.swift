@@ -25,17 +25,23 @@ public final class LevelDBStore: KeyValueStorageWrapper, LocalStorage, Sendable 
     /// The record engine over the LevelDB database.
     public let keyValueStorage: KeyValueStorage<LevelDBEngine>
 
-    /// A store in the database directory `fileURL` (created when missing).
-    public init(fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+    /// The capacity, in bytes, of the cache of uncompressed blocks the store's reads share
+    /// (`LevelDBEngine.blockCacheSize`).
+    public var blockCacheSize: Int { keyValueStorage.engine.blockCacheSize }
+
+    /// A store in the database directory `fileURL` (created when missing). `blockCacheSize`
+    /// bounds the memory LevelDB keeps for the blocks it read (`LevelDBEngine.blockCacheSize`).
+    public init(fileURL: URL, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full, blockCacheSize: Int = LevelDBEngine.defaultBlockCacheSize) {
         self.fileURL = fileURL
         self.migrationMappingProviders = migrationMappingProviders
         self.localStorageOptions = localStorageOptions
-        self.keyValueStorage = KeyValueStorage(engine: LevelDBEngine(directoryURL: fileURL, durability: durability), configuration: configuration)
+        self.keyValueStorage = KeyValueStorage(engine: LevelDBEngine(directoryURL: fileURL, durability: durability, blockCacheSize: blockCacheSize), configuration: configuration)
     }
 
     /// A store in the directory `fileName` inside `LocalStorageLocation.defaultDirectory`.
-    public convenience init(fileName: String, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full) {
+    public convenience init(fileName: String, configuration: String? = nil, migrationMappingProviders: [any SchemaMappingProvider] = [], localStorageOptions: LocalStorageOptions = .none, durability: CommitDurability = .full, blockCacheSize: Int = LevelDBEngine.defaultBlockCacheSize) {
         self.init(fileURL: LocalStorageLocation.defaultDirectory.appendingPathComponent(fileName, isDirectory: true),
-                  configuration: configuration, migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions, durability: durability)
+                  configuration: configuration, migrationMappingProviders: migrationMappingProviders, localStorageOptions: localStorageOptions, durability: durability,
+                  blockCacheSize: blockCacheSize)
     }
 }

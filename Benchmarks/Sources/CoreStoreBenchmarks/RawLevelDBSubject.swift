@@ -1,14 +1,17 @@
 import BenchLevelDB
+import CoreStoreLevelDB
 import Foundation
 
 /// The LevelDB baseline: the workloads written directly against LevelDB's C API, in the layout
 /// of ``RawRowCodec``.
 ///
 /// Opened and used as CoreStore's `LevelDBEngine` does for `CommitDurability.normal`:
-/// `create_if_missing`, `paranoid_checks`, reads that verify checksums, writes with
-/// `sync = false`, one `leveldb_writebatch_t` per transaction.
+/// `create_if_missing`, `paranoid_checks`, a block cache of the engine's default size, reads
+/// that verify checksums, writes with `sync = false`, one `leveldb_writebatch_t` per
+/// transaction.
 final class RawLevelDBSubject: BenchmarkSubject {
     private let database: OpaquePointer
+    private let blockCache: OpaquePointer
     private let readOptions: OpaquePointer
     private let writeOptions: OpaquePointer
 
@@ -20,8 +23,22 @@ final class RawLevelDBSubject: BenchmarkSubject {
         defer { leveldb_options_destroy(options) }
         leveldb_options_set_create_if_missing(options, 1)
         leveldb_options_set_paranoid_checks(options, 1)
-        let opened = try Self.call("leveldb_open") { leveldb_open(options, folder.path, $0) }
-        guard let opened else { throw RawEngineError(message: "leveldb_open returned no database") }
+        guard let cache = leveldb_cache_create_lru(LevelDBEngine.defaultBlockCacheSize) else {
+            throw RawEngineError(message: "leveldb_cache_create_lru failed")
+        }
+        leveldb_options_set_cache(options, cache)
+        let opened: OpaquePointer?
+        do {
+            opened = try Self.call("leveldb_open") { leveldb_open(options, folder.path, $0) }
+        } catch {
+            leveldb_cache_destroy(cache)
+            throw error
+        }
+        guard let opened else {
+            leveldb_cache_destroy(cache)
+            throw RawEngineError(message: "leveldb_open returned no database")
+        }
+        blockCache = cache
         database = opened
         readOptions = leveldb_readoptions_create()
         leveldb_readoptions_set_verify_checksums(readOptions, 1)
@@ -31,6 +48,7 @@ final class RawLevelDBSubject: BenchmarkSubject {
 
     deinit {
         leveldb_close(database)
+        leveldb_cache_destroy(blockCache)
         leveldb_readoptions_destroy(readOptions)
         leveldb_writeoptions_destroy(writeOptions)
     }

@@ -29,9 +29,9 @@ extension GuideSnippets {
             fileURL: directory.appendingPathComponent("shared.sqlite"), journalMode: .rollback
         ))
 
-        // LMDB and LevelDB take a directory
+        // LMDB and LevelDB take a directory; LevelDB's block cache is 16 MiB unless given
         try dataStack.addStorageAndWait(LMDBStore(fileURL: directory.appendingPathComponent("cache.lmdb"), verifiesOnOpen: true))
-        try dataStack.addStorageAndWait(LevelDBStore(fileURL: directory.appendingPathComponent("events.leveldb")))
+        try dataStack.addStorageAndWait(LevelDBStore(fileURL: directory.appendingPathComponent("events.leveldb"), blockCacheSize: 32 << 20))
 
         // A cache that may be thrown away when the model changes
         try dataStack.addStorageAndWait(SQLiteStore(fileName: "cache.sqlite", localStorageOptions: .recreateStoreOnModelMismatch))
