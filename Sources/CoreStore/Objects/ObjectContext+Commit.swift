@@ -42,6 +42,8 @@ final class StoreCommit: @unchecked Sendable {
 private struct StoreChangeGroup {
     let store: AttachedStore
     var inserts: [ObjectState] = []
+    /// The records of ``inserts``, made as each object is visited.
+    var insertRecords: [Record] = []
     var updates: [(ObjectState, Set<String>)] = []
     var deletes: [ObjectState] = []
     /// The records deleted without objects (see ``RecordDeletes``), in key order.
@@ -88,13 +90,31 @@ extension ObjectContext {
         func group(_ store: AttachedStore) -> Int {
             if let index = groups.firstIndex(where: { $0.store === store }) { return index }
             groups.append(StoreChangeGroup(store: store))
+            if groups.count == 1 { groups[0].insertRecords.reserveCapacity(inserted.count) }
             return groups.count - 1
         }
-        for state in inserted {
-            guard !state.isDeleted else { continue }
-            try validateCounts(state)
-            groups[group(state.store)].inserts.append(state)
+        // One pass over the inserted objects, each record made while its object is at hand: a
+        // large commit's objects are out of the cache, and every pass over them costs a miss
+        // per object. While every object goes to the first store's group, none deleted, the
+        // group's objects are `inserted` itself, shared rather than copied one by one.
+        var insertsAreAllInFirstGroup = true
+        for (position, state) in inserted.enumerated() {
+            let index: Int?
+            if state.isDeleted {
+                index = nil
+            } else {
+                try validateCounts(state)
+                index = group(state.store)
+            }
+            if insertsAreAllInFirstGroup && index != 0 {
+                insertsAreAllInFirstGroup = false
+                if !groups.isEmpty { groups[0].inserts = Array(inserted[..<position]) }
+            }
+            guard let index else { continue }
+            if !insertsAreAllInFirstGroup { groups[index].inserts.append(state) }
+            groups[index].insertRecords.append(state.record)
         }
+        if insertsAreAllInFirstGroup && !groups.isEmpty { groups[0].inserts = inserted }
         if !changed.isEmpty {
             var keySets = ChangedKeySets()
             for state in changed.objects.sorted(by: { $0.recordID.key < $1.recordID.key }) where !state.isDeleted {
@@ -123,7 +143,7 @@ extension ObjectContext {
                 deletes = deletes.isEmpty ? group.deletedIDs : (deletes + group.deletedIDs).sorted { $0.key < $1.key }
             }
             var changes = ChangeSet(
-                inserts: ins.map(\.record),
+                inserts: group.insertRecords,
                 updates: ups.map { RecordUpdate(record: $0.0.record, changedKeys: $0.1, base: $0.0.committed) },
                 deletes: deletes,
                 baseSequence: baseSequences[group.store.id],
@@ -159,12 +179,15 @@ extension ObjectContext {
                     rekey(state, from: ObjectID(storeID: storeID, recordID: state.recordID), to: ObjectID(storeID: storeID, recordID: permanent))
                 }
             }
-            // The merged inserts are read in place, not copied one by one (as for the adoption
-            // below).
-            if merged.inserts.count == part.insertedStates.count {
+            // The merged inserts are read in place, not copied one by one. Each object takes its
+            // permanent identifier and adopts what was written in one visit (see `adopt` below).
+            let insertsAdoptedWithTheirIdentifiers = merged.inserts.count == part.insertedStates.count
+            if insertsAdoptedWithTheirIdentifiers {
                 merged.inserts.withUnsafeBufferPointer { inserts in
-                    for (i, state) in part.insertedStates.enumerated() where state.recordID.key != inserts[i].id.key {
-                        assign(inserts[i].id, to: state)
+                    guard let base = inserts.baseAddress else { return }
+                    for (i, state) in part.insertedStates.enumerated() {
+                        if state.recordID.key != inserts[i].id.key { assign(inserts[i].id, to: state) }
+                        state.adopt(recordAt: base + i)
                     }
                 }
             } else {
@@ -190,9 +213,11 @@ extension ObjectContext {
             }
             // In place: iterating the records would retain and release each one's buffers, out
             // of the cache after a large commit, for objects that mostly hold them already.
-            merged.inserts.withUnsafeBufferPointer { inserts in
-                guard let base = inserts.baseAddress else { return }
-                for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(recordAt: base + i) }
+            if !insertsAdoptedWithTheirIdentifiers {
+                merged.inserts.withUnsafeBufferPointer { inserts in
+                    guard let base = inserts.baseAddress else { return }
+                    for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(recordAt: base + i) }
+                }
             }
             // The updates in place too, each new record passed by address.
             var next = 0
@@ -213,14 +238,19 @@ extension ObjectContext {
                 sourceIdentifier: sourceIdentifier
             ))
         }
-        clearPendingChanges()
+        clearPendingChanges(contextEnds: endsContext)
         return commits
     }
 
     /// Forgets pending changes after a commit (objects stay registered, deleted ones go).
-    func clearPendingChanges() {
+    /// `contextEnds`: the context is about to be dropped with its identity map, so the inserted
+    /// objects are not visited again to unregister the deleted ones (after a large commit, a
+    /// cache miss each).
+    func clearPendingChanges(contextEnds: Bool = false) {
         for (id, _) in deleted { dropRegistration(id) }
-        for state in inserted where state.isDeleted { dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID)) }
+        if !contextEnds {
+            for state in inserted where state.isDeleted { dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID)) }
+        }
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
