@@ -94,6 +94,48 @@ struct DataStackSetupTests {
         #expect(limited.map(\.text) == ["local"])
     }
 
+    /// A commit gathers its inserts by store in one pass: inserts that alternate between stores,
+    /// with a deleted one among them, each go to their own store, and the transaction that
+    /// goes on after its commit finds the committed ones (not the deleted one) under their
+    /// permanent identifiers.
+    @Test(arguments: StoreKind.allCases)
+    func insertsThatAlternateBetweenStoresWithADeletedOneEachReachTheirStore(_ kind: StoreKind) throws {
+        let stack = DataStack(makeConfiguredSchema())
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
+        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
+        try stack.perform(synchronous: { transaction in
+            transaction.create(Into<Note>("Local")).text = "a"
+            let gone = transaction.create(Into<Note>("Local"))
+            gone.text = "gone"
+            transaction.delete(gone)
+            transaction.create(Into<Note>("Cloud")).text = "b"
+            transaction.create(Into<Note>("Local")).text = "c"
+            transaction.create(Into<Draft>()).text = "d"
+        })
+        #expect(try stack.fetchAll(From<Note>("Local").orderBy(.ascending(\.$text))).map(\.text) == ["a", "c"])
+        #expect(try stack.fetchAll(From<Note>("Cloud")).map(\.text) == ["b"])
+        #expect(try stack.fetchAll(From<Draft>()).map(\.text) == ["d"])
+
+        let transaction = stack.beginUnsafe()
+        let first = transaction.create(Into<Note>("Local"))
+        first.text = "first"
+        let deleted = transaction.create(Into<Note>("Local"))
+        deleted.text = "deleted"
+        transaction.delete(deleted)
+        let kept = transaction.create(Into<Note>("Cloud"))
+        kept.text = "kept"
+        let local = transaction.create(Into<Note>("Local"))
+        local.text = "local"
+        try transaction.commitAndWait()
+        for object in [first, kept, local] {
+            #expect(object.cs_id()?.isTemporary == false)
+            #expect(try transaction.fetchOne(From<Note>().where(\.$text == object.text)) === object)
+        }
+        #expect(try transaction.fetchCount(From<Note>().where(\.$text == "deleted")) == 0)
+        #expect(try stack.fetchAll(From<Note>("Local").orderBy(.ascending(\.$text))).map(\.text) == ["a", "c", "first", "local"])
+        #expect(try stack.fetchAll(From<Note>("Cloud").orderBy(.ascending(\.$text))).map(\.text) == ["b", "kept"])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func creatingAnEntityThatLivesInSeveralStoresWithoutAConfigurationFails(_ kind: StoreKind) throws {
         let stack = DataStack(makeConfiguredSchema())
