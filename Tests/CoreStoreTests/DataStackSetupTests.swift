@@ -22,6 +22,14 @@ func makeConfiguredSchema() -> CoreStoreSchema {
     )
 }
 
+/// A stack of ``makeConfiguredSchema()`` with a store of `kind` for each of its configurations.
+func makeLocalAndCloudStack(_ kind: StoreKind) throws -> DataStack {
+    let stack = DataStack(makeConfiguredSchema())
+    try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
+    try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
+    return stack
+}
+
 @Suite("DataStack setup and configurations")
 struct DataStackSetupTests {
     @Test(arguments: StoreKind.allCases)
@@ -77,9 +85,7 @@ struct DataStackSetupTests {
 
     @Test(arguments: StoreKind.allCases)
     func storesHoldTheEntitiesOfTheirConfiguration(_ kind: StoreKind) throws {
-        let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
+        let stack = try makeLocalAndCloudStack(kind)
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Note>("Local")).text = "local"
             transaction.create(Into<Note>("Cloud")).text = "cloud"
@@ -100,9 +106,7 @@ struct DataStackSetupTests {
     /// permanent identifiers.
     @Test(arguments: StoreKind.allCases)
     func insertsThatAlternateBetweenStoresWithADeletedOneEachReachTheirStore(_ kind: StoreKind) throws {
-        let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
+        let stack = try makeLocalAndCloudStack(kind)
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Note>("Local")).text = "a"
             let gone = transaction.create(Into<Note>("Local"))
@@ -138,9 +142,7 @@ struct DataStackSetupTests {
 
     @Test(arguments: StoreKind.allCases)
     func creatingAnEntityThatLivesInSeveralStoresWithoutAConfigurationFails(_ kind: StoreKind) throws {
-        let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
+        let stack = try makeLocalAndCloudStack(kind)
         #expect {
             try stack.perform(synchronous: { $0.create(Into<Note>()).text = "where?" })
         } throws: { error in

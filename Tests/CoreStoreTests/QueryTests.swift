@@ -239,9 +239,7 @@ struct QueryTests {
 
     @Test(arguments: StoreKind.allCases)
     func severalStoresAreCombined(_ kind: StoreKind) throws {
-        let stack = DataStack(makeConfiguredSchema())
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Local"))
-        try stack.addStorageAndWait(kind.makeStore(configuration: "Cloud"))
+        let stack = try makeLocalAndCloudStack(kind)
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Note>("Local")).text = "b"
             transaction.create(Into<Note>("Cloud")).text = "a"
