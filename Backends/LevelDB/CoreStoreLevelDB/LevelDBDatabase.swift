@@ -11,14 +11,14 @@ final class LevelDBDatabase: KeyValueEngineConnection, @unchecked Sendable {
     let handle: OpaquePointer
     /// Write options with `sync` set as the engine's durability asks.
     let writeOptions: OpaquePointer
-    /// The LRU cache of uncompressed table blocks this database reads through; destroyed after
+    /// The LRU cache of decompressed table blocks this database reads through; destroyed after
     /// the database closes (LevelDB keeps a pointer to it while open).
     private let blockCache: OpaquePointer
 
     /// Opens the database in `directoryURL` (which must exist and have passed
     /// ``LevelDBFileFormat``'s check) with `paranoid_checks`, creating it when `create`.
     /// `sync` is the write option every write uses; `blockCacheSize` is the capacity, in bytes,
-    /// of the cache of uncompressed blocks its reads share (see `LevelDBEngine.blockCacheSize`).
+    /// of the cache of decompressed blocks its reads share (see `LevelDBEngine.blockCacheSize`).
     ///
     /// An existing database is opened under the protection of ``LevelDBOpeningBackup``, after
     /// the torn ends a power cut leaves are cut off (``LevelDBTornTails``), both while this

@@ -25,7 +25,7 @@ public final class LevelDBStore: KeyValueStorageWrapper, LocalStorage, Sendable 
     /// The record engine over the LevelDB database.
     public let keyValueStorage: KeyValueStorage<LevelDBEngine>
 
-    /// The capacity, in bytes, of the cache of uncompressed blocks the store's reads share
+    /// The capacity, in bytes, of the cache of decompressed blocks the store's reads share
     /// (`LevelDBEngine.blockCacheSize`).
     public var blockCacheSize: Int { keyValueStorage.engine.blockCacheSize }
 
