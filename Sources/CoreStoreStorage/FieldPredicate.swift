@@ -49,6 +49,10 @@ package final class FieldPredicate {
     /// range: `score >= a AND score <= b`): the attribute and the two comparisons, tested on
     /// one read of the number without the loop.
     @usableFromInline let numericRange: (ordinal: Int, lower: NumericOrder, upper: NumericOrder)?
+    /// When ``numericRange`` compares with two double constants by order (`<`, `<=`, `>`,
+    /// `>=`): the closed interval of doubles it accepts (see ``NumericOrder/closedInterval(_:_:)``),
+    /// which a stored double other than NaN is tested against with two comparisons.
+    @usableFromInline let doubleInterval: (low: Double, high: Double)?
 
     /// A leaf comparing an attribute with a number constant.
     @usableFromInline struct NumericLeaf {
@@ -70,8 +74,10 @@ package final class FieldPredicate {
         if let leaves = numericConjunction, leaves.count == 2, leaves[0].ordinal == leaves[1].ordinal,
            !leaves[0].negated, !leaves[1].negated {
             numericRange = (leaves[0].ordinal, leaves[0].order, leaves[1].order)
+            doubleInterval = NumericOrder.closedInterval(leaves[0].order, leaves[1].order)
         } else {
             numericRange = nil
+            doubleInterval = nil
         }
     }
 
@@ -142,6 +148,9 @@ package final class FieldPredicate {
     package func rangeResult<Fields: PredicateFields>(_ candidate: Fields) throws -> Bool? {
         guard let range = numericRange else { return nil }
         let number = try candidate.number(range.ordinal)
+        if let interval = doubleInterval, case .double(let x) = number, !x.isNaN {
+            return x >= interval.low && x <= interval.high
+        }
         if let lower = range.lower.evaluate(number), let upper = range.upper.evaluate(number) { return lower && upper }
         return nil
     }
@@ -269,6 +278,28 @@ struct NumericOrder {
     func evaluate(double x: Double) -> Bool? {
         guard case .double(let c) = constant, !x.isNaN else { return nil }
         return holds(x == c ? 0 : (x < c ? -1 : 1))
+    }
+
+    /// The doubles that both `a` and `b` accept, as one closed interval `low...high` (an empty
+    /// one has `low > high`), when both compare with a double constant by order; `nil`
+    /// otherwise. For any double `x` other than NaN, `low <= x && x <= high` is exactly
+    /// `a.evaluate(double: x)! && b.evaluate(double: x)!`: a strict bound moves to the next
+    /// double inward (there is none between), and a strict bound at an infinity accepts nothing.
+    static func closedInterval(_ a: NumericOrder, _ b: NumericOrder) -> (low: Double, high: Double)? {
+        var low = -Double.infinity, high = Double.infinity
+        for order in [a, b] {
+            guard case .double(let c) = order.constant else { return nil }
+            switch order.op {
+            case .greaterOrEqual: low = max(low, c)
+            case .greater: low = c == .infinity ? .nan : max(low, c.nextUp)
+            case .lessOrEqual: high = min(high, c)
+            case .less: high = c == -.infinity ? .nan : min(high, c.nextDown)
+            default: return nil
+            }
+            // A strict bound at an infinity: nothing is accepted.
+            if low.isNaN || high.isNaN { return (.infinity, -.infinity) }
+        }
+        return (low, high)
     }
 
     @inlinable @inline(__always)

@@ -66,6 +66,35 @@ struct FieldPredicateTests {
         }
     }
 
+    /// Weights at and beside every bound the ranges below use, the infinities and NaN.
+    static let rangeWeights: [Double] = [
+        -.infinity, -.greatestFiniteMagnitude, -2.0, -0.0, 0.0, .leastNonzeroMagnitude, 2.0.nextDown, 2.0, 2.0.nextUp,
+        30.5.nextDown, 30.5, 30.5.nextUp, .greatestFiniteMagnitude, .infinity, .nan,
+    ]
+
+    @Test("Two-sided ranges of one double attribute (the interval test) on the values at and beside their bounds", arguments: [
+        ComparisonOperator.less, .lessOrEqual, .greater, .greaterOrEqual, .equal,
+    ])
+    func doubleRangesAgree(_ first: ComparisonOperator) {
+        let bounds: [Double] = [-.infinity, -.greatestFiniteMagnitude, -0.0, 0.0, .leastNonzeroMagnitude, 2.0, 30.5,
+                                .greatestFiniteMagnitude, .infinity]
+        let dogs = Self.rangeWeights.enumerated().map { Fixtures.dog(100 + Int64($0.offset), "W", weight: $0.element) }
+        for second in [ComparisonOperator.less, .lessOrEqual, .greater, .greaterOrEqual, .notEqual] {
+            for low in bounds {
+                for high in bounds {
+                    let p = RecordPredicate.and([
+                        .comparison(Comparison(["weight"], first, .value(.double(low)))),
+                        .comparison(Comparison(["weight"], second, .value(.double(high)))),
+                    ])
+                    for dog in dogs {
+                        let (expected, actual) = Self.answers(p, on: dog)
+                        #expect(actual == expected, "\(p) on weight \(dog.attributes[1])")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("Random predicates over people (integers up to Int64.max, nil)", arguments: 0..<40 as Range<UInt64>)
     func peopleAgree(_ seed: UInt64) {
         var g = FixedSeedNumbers(seed: seed)
