@@ -272,8 +272,12 @@ struct KeyValueStorageReader: StorageReader {
         switch plan.access {
         case .entityScan:
             let prefix = layout.recordPrefix(ofHierarchyOf: entity)
-            try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { value in
-                try consider(value)
+            if let cutoff, filter.tests {
+                try scanFolding(from: prefix, candidate: candidate, selected: selected, filter: filter, cutoff: cutoff.takeUnretainedValue(), visit)
+            } else {
+                try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { value in
+                    try consider(value)
+                }
             }
         case .indexRange(_, let lower, let upper):
             let range = FetchPlan.KeyRange(lowerBound: lower, upperBound: upper)
@@ -288,6 +292,42 @@ struct KeyValueStorageReader: StorageReader {
             } else {
                 try loadInKeyOrder(ranges, entity: entity, consider)
             }
+        }
+    }
+
+    /// The entity scan of ``forEachMatch(_:_:entity:cutoff:_:)`` for a limited ranking with a
+    /// predicate: where the predicate is a range of the ranking's first sort key, the range test
+    /// and the cutoff are one interval (``ScanRangeFold``); elsewhere each record takes the
+    /// separate tests.
+    private func scanFolding(from prefix: [UInt8], candidate: ScanCandidate, selected: [Bool], filter: ScanFilter,
+                             cutoff: RankingCutoff, _ visit: (ScanCandidate, Int) throws -> Bool) throws {
+        let fold = ScanRangeFold(entityCount: selected.count)
+        // The separate tests, for a record whose header is read.
+        func considerTested(_ index: Int) throws -> Bool {
+            guard try filter.accepts(candidate, entity: index) else { return true }
+            if try cutoff.excludes(candidate, entity: index) { return true }
+            return try visitAndRefold(index)
+        }
+        // Visits the candidate and folds again: the ranking may have moved its cutoff.
+        func visitAndRefold(_ index: Int) throws -> Bool {
+            let goOn = try visit(candidate, index)
+            fold.refold(cutoff: cutoff)
+            return goOn
+        }
+        try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { bytes in
+            guard let index = try candidate.reset(bytes), selected[index] else { return true }
+            if fold.isActive(index) {
+                let interval = fold.interval(of: index)
+                if case .double(let x) = try candidate.number(interval.ordinal), !x.isNaN {
+                    guard x >= interval.low && x <= interval.high else { return true }
+                    return try visitAndRefold(index)
+                }
+            } else if !fold.isLookedUp(index) {
+                // The entity's first record: its test prepares the entity's predicate.
+                defer { fold.lookUp(filter: filter, cutoff: cutoff, entity: index) }
+                return try considerTested(index)
+            }
+            return try considerTested(index)
         }
     }
 

@@ -37,6 +37,17 @@ final class RankingCutoff {
         self.boundary = boundary
     }
 
+    /// For records of the entity at `entity`: the ordinal of the first sort key, the kept
+    /// entries' last first sort value when it is a double (`nil` while nothing is skipped, or
+    /// for another kind of value), and whether the key ascends; `nil` while the entity's first
+    /// sort key is not known.
+    func doubleBoundary(entity: Int) -> (ordinal: Int, bound: Double?, ascends: Bool)? {
+        let ordinal = firstOrdinals[entity]
+        guard ordinal >= 0 else { return nil }
+        if case .double(let bound) = boundary { return (ordinal, bound, ascends) }
+        return (ordinal, nil, ascends)
+    }
+
     /// Whether the candidate, a record of the entity at `entity`, ranks after every kept entry
     /// by its first sort value alone. `false` whenever that cannot be told from two numbers
     /// of one kind: the ranking then decides.

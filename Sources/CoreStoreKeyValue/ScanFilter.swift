@@ -10,7 +10,7 @@ final class ScanFilter {
     /// The request's predicate; `nil` passes every record.
     private let predicate: RecordPredicate?
     /// Whether there is a predicate to test.
-    private let tests: Bool
+    let tests: Bool
     /// The evaluator for what a prepared predicate cannot decide from single attributes.
     private let evaluator: PredicateEvaluator
     /// The schema, for preparing.
@@ -45,6 +45,14 @@ final class ScanFilter {
             return try known._withUnsafeGuaranteedRef { try $0.evaluateLeavesOrTree(candidate, evaluator) }
         }
         return try prepare(entity).evaluate(candidate, evaluator)
+    }
+
+    /// The predicate's range of doubles for records of the entity at `entity` (see
+    /// ``FieldPredicate/doubleRange``); `nil` when the predicate is not one, or not prepared
+    /// for that entity yet.
+    func doubleRange(entity: Int) -> (ordinal: Int, low: Double, high: Double)? {
+        guard tests, let prepared = preparedReferences[entity] else { return nil }
+        return prepared._withUnsafeGuaranteedRef { $0.doubleRange }
     }
 
     /// The predicate prepared for the entity at `entity`, kept for its next records.

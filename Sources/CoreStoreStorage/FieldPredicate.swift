@@ -54,6 +54,15 @@ package final class FieldPredicate {
     /// which a stored double other than NaN is tested against with two comparisons.
     @usableFromInline let doubleInterval: (low: Double, high: Double)?
 
+    /// When the whole predicate is a range of one attribute between two double constants
+    /// (``doubleInterval``): the attribute's ordinal and the doubles it accepts, `low...high`.
+    /// A stored double `x` other than NaN satisfies the predicate exactly when
+    /// `low <= x && x <= high`; any other value is left to ``evaluate(_:_:)``.
+    package var doubleRange: (ordinal: Int, low: Double, high: Double)? {
+        guard let range = numericRange, let interval = doubleInterval else { return nil }
+        return (range.ordinal, interval.low, interval.high)
+    }
+
     /// A leaf comparing an attribute with a number constant.
     @usableFromInline struct NumericLeaf {
         @usableFromInline let ordinal: Int

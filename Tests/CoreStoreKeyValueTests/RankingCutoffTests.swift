@@ -39,9 +39,40 @@ struct RankingCutoffTests {
                      sortDescriptors: [RecordSortDescriptor(key: "score", ascending: false)], limit: 5),
         FetchRequest(entity: "Person", predicate: .comparison(Comparison("age", .greaterOrEqual, .int(0))),
                      sortDescriptors: [RecordSortDescriptor(key: "email", ascending: true), RecordSortDescriptor(key: "score", ascending: true)], limit: 8),
+        // A range of the first sort key: the range and the cutoff folded into one interval
+        // (ScanRangeFold), for both directions, strict and inclusive bounds, ties at the bounds
+        // and at the cutoff, one value, none, and two entities in one scan.
+        FetchRequest(entity: "Pet", predicate: weightRange(.greaterOrEqual, 1.5, .lessOrEqual, 4.5),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false)], limit: 6),
+        FetchRequest(entity: "Pet", predicate: weightRange(.greater, 1.5, .less, 4.5),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: true)], limit: 5, offset: 1),
+        FetchRequest(entity: "Pet", predicate: weightRange(.lessOrEqual, 6, .greater, 0),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false),
+                                       RecordSortDescriptor(key: "name", ascending: true)], limit: 11),
+        FetchRequest(entity: "Dog", predicate: weightRange(.greaterOrEqual, 0, .lessOrEqual, 6),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: true)], limit: 4),
+        FetchRequest(entity: "Dog", predicate: weightRange(.greaterOrEqual, 1, .lessOrEqual, 5),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false),
+                                       RecordSortDescriptor(key: "name", ascending: true)], limit: 5),
+        FetchRequest(entity: "Dog", predicate: weightRange(.greater, 0.5, .less, 5.5),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: true),
+                                       RecordSortDescriptor(key: "name", ascending: false)], limit: 4, offset: 2),
+        FetchRequest(entity: "Dog", predicate: weightRange(.greaterOrEqual, 6, .lessOrEqual, 6),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false)], limit: 2),
+        FetchRequest(entity: "Pet", predicate: weightRange(.lessOrEqual, 5, .greaterOrEqual, 5),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false)], limit: 3),
+        FetchRequest(entity: "Pet", predicate: weightRange(.greaterOrEqual, 7, .lessOrEqual, 9),
+                     sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false)], limit: 3),
+        FetchRequest(entity: "Pet", predicate: weightRange(.greaterOrEqual, 2, .lessOrEqual, 4),
+                     sortDescriptors: [RecordSortDescriptor(key: "tag", ascending: false)], limit: 4),
         FetchRequest(entity: "Pet", sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false)], limit: 0),
         FetchRequest(entity: "Pet", sortDescriptors: [RecordSortDescriptor(key: "weight", ascending: false)], limit: 500),
     ]
+
+    /// `weight first a AND weight second b`.
+    private static func weightRange(_ first: ComparisonOperator, _ a: Double, _ second: ComparisonOperator, _ b: Double) -> RecordPredicate {
+        .and([.comparison(Comparison("weight", first, .double(a))), .comparison(Comparison("weight", second, .double(b)))])
+    }
 
     @Test("A limited sort answers what the reference evaluator answers", arguments: requests)
     func limitedSortsMatchTheReference(_ request: FetchRequest) throws {
