@@ -322,11 +322,9 @@ struct KeyValueStorageReader: StorageReader {
                     guard x >= interval.low && x <= interval.high else { return true }
                     return try visitAndRefold(index)
                 }
-            } else if !fold.isLookedUp(index) {
-                // The entity's first record: its test prepares the entity's predicate.
-                defer { fold.lookUp(filter: filter, cutoff: cutoff, entity: index) }
-                return try considerTested(index)
             }
+            // The entity's first record prepares its predicate: look at it then.
+            defer { if !fold.isLookedUp(index) { fold.lookUp(filter: filter, cutoff: cutoff, entity: index) } }
             return try considerTested(index)
         }
     }
