@@ -96,6 +96,9 @@ final class RecordFields {
     @exclusivity(unchecked) private var storedOffsets = RecordOffsetTable.none
     /// Where a version 2 record's first value starts.
     @exclusivity(unchecked) private var valuesStart = 0
+    /// A version 2 record's values (from ``valuesStart`` to the payload's end) once its offset
+    /// table is read, for ``number(_:)``'s direct path; empty before and for version 1.
+    @exclusivity(unchecked) private var values = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The index of the record's entity in ``EntityNames``; `nil` when the schema lacks it.
     @exclusivity(unchecked) private(set) var entityIndex: Int?
     /// The record key.
@@ -176,6 +179,7 @@ final class RecordFields {
         headerEnd = p
         storedOffsets = RecordOffsetTable(base: base + table, width: width, count: count)
         valuesStart = table + count * width
+        values = UnsafeRawBufferPointer(start: base + valuesStart, count: end - valuesStart)
         attributeCount = count
         return true
     }
@@ -199,6 +203,30 @@ final class RecordFields {
     /// one with ``attribute(_:)``). For scans that compare or add numbers.
     @inline(__always)
     func number(_ ordinal: Int) throws -> StoredNumber {
+        // A version 2 record whose offset table is read: the value straight from its offset.
+        if ordinal < attributeCount, storedOffsets.width != 0 {
+            let offset = storedOffsets.offset(ordinal)
+            let count = values.count
+            guard offset < count, let base = values.baseAddress else { return try numberChecked(ordinal) }
+            switch base.load(fromByteOffset: offset, as: UInt8.self) {
+            case 3:
+                var p = offset &+ 1
+                if let zigzag = ByteReader.varint(base, &p, end: count) {
+                    return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+                }
+            case 4 where count &- offset >= 9:
+                return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self))))
+            default:
+                break
+            }
+            return .other
+        }
+        return try numberChecked(ordinal)
+    }
+
+    /// ``number(_:)`` for the other records, and for an offset past the bytes (which throws).
+    @inline(never)
+    private func numberChecked(_ ordinal: Int) throws -> StoredNumber {
         guard let position = try position(of: ordinal) else { return .other }
         let base = payload.baseAddress.unsafelyUnwrapped
         switch base.load(fromByteOffset: position, as: UInt8.self) {
@@ -282,6 +310,7 @@ final class RecordFields {
         if version == RecordCodec.formatVersion {
             storedOffsets = try RecordOffsetTable(&r, count: count)
             valuesStart = r.position
+            values = UnsafeRawBufferPointer(rebasing: payload[valuesStart...])
         } else {
             storedOffsets = .none
             nextOffset = r.position

@@ -253,9 +253,16 @@ final class StreamingAggregate {
                     break
                 }
             }
-            row[step.column].add(try candidate.attribute(ordinal))
+            try Self.add(candidate, ordinal, to: row + step.column)
         }
         return true
+    }
+
+    /// Adds the candidate's attribute at `ordinal` as a ``Value``: out of line, so that the
+    /// common path of ``add(_:entity:)`` (numbers read from the bytes) stays small.
+    @inline(never)
+    private static func add(_ candidate: ScanCandidate, _ ordinal: Int, to accumulator: UnsafeMutablePointer<AggregateAccumulator>) throws {
+        accumulator.pointee.add(try candidate.attribute(ordinal))
     }
 
     /// Finds the ordinals of ``keys`` in records of the entity at `entity`; `false` when the

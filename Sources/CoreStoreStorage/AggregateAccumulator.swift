@@ -157,9 +157,9 @@ public struct AggregateAccumulator: Sendable {
                     return
                 }
             }
-            add(.int(value))
+            addOutOfLine(.int(value))
         case .minimum, .maximum:
-            add(.int(value))
+            addOutOfLine(.int(value))
         }
     }
 
@@ -174,11 +174,19 @@ public struct AggregateAccumulator: Sendable {
                 valueCount += 1
                 doubleTotal += value
             } else {
-                add(.double(value))
+                addOutOfLine(.double(value))
             }
         case .minimum, .maximum:
-            add(.double(value))
+            addOutOfLine(.double(value))
         }
+    }
+
+    /// ``add(_:)`` kept out of line, for the uncommon cases of ``add(integer:)`` and
+    /// ``add(double:)``: a scan that inlines those stays small.
+    @usableFromInline
+    @inline(never)
+    mutating func addOutOfLine(_ value: Value) {
+        add(value)
     }
 
     /// The integer sum's uncommon cases: a boolean, a sum leaving the 64-bit range, a value that

@@ -146,4 +146,57 @@ struct RecordFieldsTests {
             #expect(throws: StorageError.self) { try fields.record(names: Self.names) }
         }
     }
+
+    @Test("One instance reads numbers from records of every shape one after another: format 1 and 2, short and long headers")
+    func numbersAcrossRecordsOfMixedShapes() throws {
+        // Seeds 4, 9, 14 and 19 have over 256 attributes (a header read by the checked path);
+        // the others have the common short header. Each record is read right after one of
+        // another shape, so nothing the previous record set may leak into the next.
+        var g = SeededGenerator(seed: 77)
+        let cases = ((0..<20) as Range<UInt64>).flatMap { seed in [(seed, UInt8(1)), (seed, UInt8(2))] }.shuffled(using: &g)
+        let fields = RecordFields(checksChecksums: true)
+        var numbers = 0
+        for (seed, version) in cases {
+            let record = Self.record(seed: seed)
+            let bytes = Self.encode(record, version: version)
+            try bytes.withUnsafeBytes { buffer in
+                _ = try fields.loadHeader(buffer, names: Self.names)
+                for i in record.attributes.indices.shuffled(using: &g) {
+                    switch (try fields.number(i), record.attributes[i]) {
+                    case (.integer(let n), .int(let expected)) where n == expected: numbers += 1
+                    case (.double(let d), .double(let expected)) where d.bitPattern == expected.bitPattern: numbers += 1
+                    case (.other, .int), (.other, .double), (.integer, _), (.double, _):
+                        Issue.record("seed \(seed), format \(version), attribute \(i): read wrong")
+                    case (.other, _): break
+                    }
+                }
+            }
+        }
+        #expect(numbers >= cases.count * 3, "\(numbers) numbers read")
+    }
+
+    @Test("An offset past the values (checksum intact) throws from number(_:), attribute(_:) and record(names:)")
+    func offsetPastTheValuesThrows() throws {
+        let record = Record(id: RecordID(entity: "E", key: 7), attributes: [.int(5), .double(2.5), .int(-3)], relationships: [])
+        var bytes = RecordCodec.encode(record)
+        // Version, name length, "E", key 7 (zigzag 14), attribute count, offset width 2, then
+        // the offsets: point the second past every byte and seal it with a matching checksum.
+        #expect(Array(bytes[0..<6]) == [2, 1, UInt8(ascii: "E"), 14, 3, 2])
+        bytes[8] = 0xFF
+        bytes[9] = 0x7F
+        let payloadCount = bytes.count - 4
+        let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<payloadCount])) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(payloadCount..., with: $0) }
+        let fields = RecordFields(checksChecksums: true)
+        try bytes.withUnsafeBytes { buffer in
+            _ = try fields.loadHeader(buffer, names: Self.names)
+            guard case .integer(5) = try fields.number(0) else {
+                Issue.record("the first attribute, whose offset is intact, is not read")
+                return
+            }
+            #expect(throws: StorageError.self) { try fields.number(1) }
+            #expect(throws: StorageError.self) { try fields.attribute(1) }
+            #expect(throws: StorageError.self) { try fields.record(names: Self.names) }
+        }
+    }
 }
