@@ -123,8 +123,13 @@ final class StreamingAggregate {
     @exclusivity(unchecked) private var accumulatorCount = 0
     /// How many accumulators ``accumulators`` has room for.
     @exclusivity(unchecked) private var accumulatorCapacity: Int
-    /// The group of each small integer group key seen so far, by value; `-1` for none yet.
-    @exclusivity(unchecked) private var smallIntegerGroups: [Int] = []
+    /// The group of each small integer group key seen so far, by value (``smallIntegerLimit``
+    /// of them when ``groupsBySmallIntegers``, else none); `-1` for none yet.
+    private let smallIntegerGroups: UnsafeMutablePointer<Int>
+    /// The number of attributes read from each record (of ``keys``).
+    private let keyCount: Int
+    /// The number of output columns (of ``columns``): the accumulators of one group.
+    private let columnCount: Int
     /// The groups, in the order of their first records (sorted by ``rows()``).
     @exclusivity(unchecked) private var groups = GroupTable()
     /// The group values of the record being added; reused, copied only for a new group.
@@ -176,6 +181,11 @@ final class StreamingAggregate {
         self.columns = columns
         self.emptyAccumulators = accumulators
         self.groupsBySmallIntegers = groupsBySmallIntegers
+        let slots = groupsBySmallIntegers ? Int(Self.smallIntegerLimit) : 0
+        smallIntegerGroups = .allocate(capacity: max(1, slots))
+        smallIntegerGroups.initialize(repeating: -1, count: slots)
+        keyCount = keys.count
+        columnCount = columns.count
         self.aggregatedCount = aggregated.count
         self.aggregated = .allocate(capacity: max(1, aggregated.count))
         self.aggregated.initialize(from: aggregated, count: aggregated.count)
@@ -200,13 +210,14 @@ final class StreamingAggregate {
         aggregated.deallocate()
         ordinals.deallocate()
         resolved.deallocate()
+        smallIntegerGroups.deallocate()
     }
 
     /// Adds the candidate, a record of the entity at `entity`; `false` when the request leaves
     /// the streamed cases (the caller then falls back to the evaluator).
     func add(_ candidate: ScanCandidate, entity: Int) throws -> Bool {
         precondition(entity >= 0 && entity < entityCount, "an entity index outside the layout")
-        let firstOrdinal = entity &* keys.count
+        let firstOrdinal = entity &* keyCount
         if !resolved[entity] {
             guard resolve(entity, firstOrdinal: firstOrdinal) else { return false }
         }
@@ -215,25 +226,22 @@ final class StreamingAggregate {
         var groupKeyNumber: Int64 = 0
         var hasGroupKeyNumber = false
         if groupsBySmallIntegers, case .integer(let value) = try candidate.numberReadOnce(ordinals[firstOrdinal]),
-           value >= 0, value < Self.smallIntegerLimit {
+           UInt64(bitPattern: value) < UInt64(Self.smallIntegerLimit) {
             groupKeyNumber = value
             hasGroupKeyNumber = true
-            let slot = Int(value)
-            if slot < smallIntegerGroups.count, smallIntegerGroups[slot] >= 0 {
-                groupIndex = smallIntegerGroups[slot]
+            let known = smallIntegerGroups[Int(value)]
+            if known >= 0 {
+                groupIndex = known
             } else {
                 guard let found = try group(of: candidate, firstOrdinal: firstOrdinal) else { return false }
                 groupIndex = found
-                if slot >= smallIntegerGroups.count {
-                    smallIntegerGroups.append(contentsOf: repeatElement(-1, count: slot + 1 - smallIntegerGroups.count))
-                }
-                smallIntegerGroups[slot] = groupIndex
+                smallIntegerGroups[Int(value)] = found
             }
         } else {
             guard let found = try group(of: candidate, firstOrdinal: firstOrdinal) else { return false }
             groupIndex = found
         }
-        let row = accumulators + groupIndex &* columns.count
+        let row = accumulators + groupIndex &* columnCount
         for a in 0..<aggregatedCount {
             let step = aggregated[a]
             if step.takesGroupKeyNumber && hasGroupKeyNumber {
