@@ -274,6 +274,13 @@ struct KeyValueStorageReader: StorageReader {
             let prefix = layout.recordPrefix(ofHierarchyOf: entity)
             if let cutoff, filter.tests {
                 try scanFolding(from: prefix, candidate: candidate, selected: selected, filter: filter, cutoff: cutoff.takeUnretainedValue(), visit)
+            } else if cutoff == nil && !filter.tests {
+                // Nothing to test: every record of a selected entity is visited, with no call
+                // between the engine's loop and the visit.
+                try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { bytes in
+                    guard let index = try candidate.reset(bytes), selected[index] else { return true }
+                    return try visit(candidate, index)
+                }
             } else {
                 try snapshot.scanValues(from: prefix, to: TupleEncoder.elementsEnd(prefix)) { value in
                     try consider(value)
