@@ -96,8 +96,10 @@ final class RecordFields {
     @exclusivity(unchecked) private var storedOffsets = RecordOffsetTable.none
     /// Where a version 2 record's first value starts.
     @exclusivity(unchecked) private var valuesStart = 0
-    /// A version 2 record's values (from ``valuesStart`` to the payload's end) once its offset
-    /// table is read, for ``number(_:)``'s direct path; empty before and for version 1.
+    /// A version 2 record's values (from ``valuesStart`` to the payload's end), set with its
+    /// offset table, for ``number(_:)``'s direct path. Read only while ``storedOffsets`` is the
+    /// current record's table (``attributeCount`` is `-1` until then, and a version 1 record
+    /// has no table): what it held for an earlier record is never used.
     @exclusivity(unchecked) private var values = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The index of the record's entity in ``EntityNames``; `nil` when the schema lacks it.
     @exclusivity(unchecked) private(set) var entityIndex: Int?
