@@ -210,18 +210,7 @@ final class RecordFields {
             let offset = storedOffsets.offset(ordinal)
             let count = values.count
             guard offset < count, let base = values.baseAddress else { return try numberChecked(ordinal) }
-            switch base.load(fromByteOffset: offset, as: UInt8.self) {
-            case 3:
-                var p = offset &+ 1
-                if let zigzag = ByteReader.varint(base, &p, end: count) {
-                    return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
-                }
-            case 4 where count &- offset >= 9:
-                return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self))))
-            default:
-                break
-            }
-            return .other
+            return Self.number(at: offset, base, end: count)
         }
         return try numberChecked(ordinal)
     }
@@ -230,15 +219,22 @@ final class RecordFields {
     @inline(never)
     private func numberChecked(_ ordinal: Int) throws -> StoredNumber {
         guard let position = try position(of: ordinal) else { return .other }
-        let base = payload.baseAddress.unsafelyUnwrapped
+        return Self.number(at: position, payload.baseAddress.unsafelyUnwrapped, end: payload.count)
+    }
+
+    /// The integer or double whose tag is at `position` of the `end` bytes at `base` (the tag
+    /// lies below `end`); ``StoredNumber/other`` for any other value, and for one that would
+    /// run past `end`.
+    @inline(__always)
+    private static func number(at position: Int, _ base: UnsafeRawPointer, end: Int) -> StoredNumber {
         switch base.load(fromByteOffset: position, as: UInt8.self) {
         case 3:
-            var p = position + 1
-            if let zigzag = ByteReader.varint(base, &p, end: payload.count) {
+            var p = position &+ 1
+            if let zigzag = ByteReader.varint(base, &p, end: end) {
                 return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
             }
-        case 4 where payload.count - position >= 9:
-            return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))))
+        case 4 where end &- position >= 9:
+            return .double(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position &+ 1, as: UInt64.self))))
         default:
             break
         }
