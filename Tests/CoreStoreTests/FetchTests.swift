@@ -161,6 +161,27 @@ struct FetchTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func fromWithASubclassReadsOnlyThatEntity(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
+        try stack.perform(synchronous: { transaction in
+            transaction.create(Into<Dog>()).name = "Rex"
+            transaction.create(Into<Cat>()).name = "Tom"
+        })
+        // Typed as the parent class, read from the subclass's entity (CoreStore's `entityClass`).
+        let dogs: [Animal] = try stack.fetchAll(From<Animal>(Dog.self))
+        #expect(dogs.map(\.name) == ["Rex"])
+        #expect(dogs.allSatisfy { $0 is Dog })
+        #expect(From<Animal>(Dog.self).entityClass == Dog.self)
+        #expect(From<Animal>().entityClass == Animal.self)
+        #expect(try stack.fetchCount(From<Animal>(Cat.self)) == 1)
+        #expect(try stack.fetchAll(From<Animal>(Cat.self, [nil])).map(\.name) == ["Tom"])
+        let inTransaction = try stack.perform(synchronous: { transaction in
+            try transaction.fetchAll(From<Animal>(Dog.self)).map(\.name)
+        })
+        #expect(inTransaction == ["Rex"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func fetchingFromManyThreadsAtOnce(_ kind: StoreKind) async throws {
         let stack = try Fixture(kind).stack
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
