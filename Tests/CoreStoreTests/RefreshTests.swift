@@ -114,4 +114,35 @@ struct RefreshTests {
         #expect(recorder.events == ["didDelete Ann"])
         #expect(stack.fetchExisting(ann) == nil)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aReadUnderWayDuringARefreshMakesNoObjectForWhatTheRefreshFoundGone(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try insertPeople(stack, [("Ann", 30), ("Bob", 40)])
+        let ann = try #require(try person(stack, "Ann"))
+        let bob = try #require(try person(stack, "Bob"))
+        let context = stack.mainContext
+        let store = try #require(ann.cs_state?.store)
+        // A read of the stack that has taken its records from storage but not registered them.
+        let ticket = context.lock.withLock { context.beginRead() }
+        let read = try stack.gateway.read(store) { try $0.records([ann.cs_state!.recordID, bob.cs_state!.recordID]) }.compactMap { $0 }
+        #expect(read.count == 2)
+        try writeBehindTheStack(stack) { t in
+            t.delete(try person(t, "Ann"))
+            try person(t, "Bob")?.age = 41
+        }
+        try stack.refreshAndMergeAllObjects()
+        #expect(ann.cs_isDeleted())
+        // The read registers now: it finds no object for Ann and makes none from its old
+        // record, and Bob's object is the one the refresh brought up to date.
+        let registered = context.lock.withLock {
+            defer { context.endRead(ticket) }
+            return read.map { context.object(for: $0, in: store, readSince: ticket) }
+        }
+        #expect(registered[0] == nil)
+        #expect(registered[1] === bob)
+        #expect(bob.age == 41)
+        #expect(try stack.fetchAll(From<Person>()).map(\.name) == ["Bob"])
+        #expect(stack.fetchExisting(ann) == nil)
+    }
 }

@@ -250,6 +250,31 @@ struct TransactionTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func fetchExistingOfAnotherTransactionsUncommittedObjectIsNil(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let first = stack.beginUnsafe()
+        let second = stack.beginUnsafe()
+        let fromFirst = first.create(Into<Person>())
+        fromFirst.name = "First's"
+        let fromSecond = second.create(Into<Person>())
+        fromSecond.name = "Second's"
+        let firstID = try #require(fromFirst.cs_id())
+        #expect(firstID.isTemporary)
+        #expect(firstID != fromSecond.cs_id(), "temporary identifiers never repeat across transactions")
+        // Not committed, so not in the second transaction: neither its own insert nor anything else.
+        #expect(second.fetchExisting(fromFirst) == nil)
+        #expect(second.fetchExisting(firstID) as Person? == nil)
+        #expect(second.edit(fromFirst) == nil)
+        #expect(stack.fetchExisting(firstID) as Person? == nil)
+        // Each transaction still finds its own.
+        #expect(first.fetchExisting(firstID) as Person? === fromFirst)
+        #expect(second.fetchExisting(fromSecond) === fromSecond)
+        try second.commitAndWait()
+        try first.commitAndWait()
+        #expect(try stack.fetchAll(From<Person>().orderBy(.ascending(\.$name))).map(\.name) == ["First's", "Second's"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func fetchExistingOfADeletedObjectIsNil(_ kind: StoreKind) throws {
         let stack = try makeStack(kind)
         try insertPeople(stack, [("Doomed", 1)])

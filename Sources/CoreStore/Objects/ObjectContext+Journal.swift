@@ -37,7 +37,7 @@ extension ObjectContext {
     /// inserted are dropped and count as deleted) and the error is rethrown.
     func allOrNothing<T>(_ step: () throws -> T) throws -> T {
         let journal = lock.withLock {
-            let journal = ChangeJournal(insertionCount: inserted.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: nextTemporaryKey)
+            let journal = ChangeJournal(insertionCount: inserted.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: TemporaryKeys.upcoming)
             journals.append(journal)
             return journal
         }

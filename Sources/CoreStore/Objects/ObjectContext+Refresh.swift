@@ -56,6 +56,7 @@ extension ObjectContext {
                     commit.updated.append(record)
                     commit.updatedKeys.append(keys)
                 }
+                if !commit.updated.isEmpty || !commit.deleted.isEmpty { noteRefreshed(commit) }
             }
             if !commit.updated.isEmpty || !commit.deleted.isEmpty { commits.append(commit) }
         }

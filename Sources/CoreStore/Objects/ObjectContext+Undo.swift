@@ -88,7 +88,7 @@ extension ObjectContext {
     /// Call with the lock held.
     private func openUndoStep() {
         guard let history = undoHistory else { return }
-        let journal = ChangeJournal(insertionCount: inserted.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: nextTemporaryKey)
+        let journal = ChangeJournal(insertionCount: inserted.count, pendingErrorCount: pendingErrors.count, firstTemporaryKey: TemporaryKeys.upcoming)
         journals.insert(journal, at: 0)
         history.open = journal
     }

@@ -29,8 +29,6 @@ final class ObjectContext: @unchecked Sendable {
     /// The entity of the last object made, unretained (``runtime`` holds it; call with the
     /// lock held).
     @exclusivity(unchecked) private var lastEntity: Unmanaged<EntityMetadata>?
-    /// The key of the next inserted object's temporary identifier; counts down from -1.
-    private(set) var nextTemporaryKey: Int64 = -1
 
     // Pending changes (transactions only), read and written under the lock (hence no dynamic
     // exclusivity checks).
@@ -312,8 +310,7 @@ final class ObjectContext: @unchecked Sendable {
     /// Inserts a new object of `entity` into `store`.
     func insert(_ entity: EntityMetadata, into store: AttachedStore) -> CoreStoreObject {
         lock.withLock {
-            let recordID = RecordID(entity: entity.name, key: nextTemporaryKey)
-            nextTemporaryKey -= 1
+            let recordID = RecordID(entity: entity.name, key: TemporaryKeys.take())
             let object = makeInstance(of: entity, in: store, record: entity.initialRecord(id: recordID), isCommitted: false)
             let id = ObjectID(storeID: store.id, recordID: recordID)
             register(object, as: id)
@@ -348,6 +345,13 @@ final class ObjectContext: @unchecked Sendable {
             return dropped
         }
         _ = dropped  // released here, outside the lock
+    }
+
+    /// Notes what a refresh found changed or gone in storage, as a merge does (call with the
+    /// lock held): a read that began before the refresh and registers after it then takes the
+    /// refreshed records, and makes no object for a record the refresh found gone.
+    func noteRefreshed(_ change: StoreCommit) {
+        mergeLog.record(change)
     }
 
     // MARK: Rekeying after a commit (transactions)
