@@ -217,4 +217,49 @@ struct RelationshipTests {
         let loose = try stack.fetchAll(From<Item>(), Where<Item>(.comparison(.init("owner", .equal, .null))))
         #expect(loose.map(\.title) == ["loose"])
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aReferenceToAnObjectDeletedBeforeTheCommitFailsTheCommit(_ kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        try insertPeople(stack, [("Bob", 40)])
+        // `friends` has no inverse: deleting a friend does not take it out of the list.
+        for refersFromCommitted in [false, true] {
+            #expect(throws: CoreStoreError.self, "refers from a committed object: \(refersFromCommitted)") {
+                try stack.perform(synchronous: { transaction in
+                    let passing = transaction.create(Into<Person>())
+                    passing.name = "Passing"
+                    let holder: Person
+                    if refersFromCommitted {
+                        holder = try #require(try transaction.fetchOne(From<Person>().where(\.$name == "Bob")))
+                    } else {
+                        holder = transaction.create(Into<Person>())
+                    }
+                    holder.friends = [passing]
+                    transaction.delete(passing)
+                })
+            }
+        }
+        do {
+            try stack.perform(synchronous: { transaction in
+                let passing = transaction.create(Into<Person>())
+                let ann = transaction.create(Into<Person>())
+                ann.name = "Ann"
+                ann.friends = [passing]
+                transaction.delete(passing)
+            })
+        } catch {
+            #expect("\(error)".contains("'Person.friends' still refers to a 'Person' object that was deleted before the commit"), "\(error)")
+        }
+        #expect(try stack.fetchAll(From<Person>()).map(\.name) == ["Bob"], "nothing of the failed commits was stored")
+        // Taken out of the relationship first, the object can be deleted.
+        try stack.perform(synchronous: { transaction in
+            let passing = transaction.create(Into<Person>())
+            let ann = transaction.create(Into<Person>())
+            ann.name = "Ann"
+            ann.friends = [passing]
+            ann.friends = []
+            transaction.delete(passing)
+        })
+        #expect(try stack.fetchAll(From<Person>().orderBy(.ascending(\.$name))).map(\.name) == ["Ann", "Bob"])
+    }
 }

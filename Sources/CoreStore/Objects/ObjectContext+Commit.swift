@@ -98,10 +98,14 @@ extension ObjectContext {
         // per object. While every object goes to the first store's group, none deleted, the
         // group's objects are `inserted` itself, shared rather than copied one by one.
         var insertsAreAllInFirstGroup = true
+        // The temporary keys of objects inserted and deleted again: never stored, so nothing
+        // stored may refer to them.
+        var unstoredKeys: Set<Int64> = []
         for (position, state) in inserted.enumerated() {
             let index: Int?
             if state.isDeleted {
                 index = nil
+                unstoredKeys.insert(state.recordID.key)
             } else {
                 try validateCounts(state)
                 index = group(state.store)
@@ -133,6 +137,12 @@ extension ObjectContext {
         for records in recordDeletes.stores where !records.isEmpty {
             groups[group(records.store)].deletedIDs = records.sortedIDs
         }
+        if !unstoredKeys.isEmpty {
+            for group in groups {
+                for state in group.inserts { try checkNoReference(from: state, to: unstoredKeys) }
+                for (state, _) in group.updates { try checkNoReference(from: state, to: unstoredKeys) }
+            }
+        }
         return groups.map { group in
             let (ins, ups, dels) = (group.inserts, group.updates, group.deletes)
             // Deleted objects hand their committed records over as the stored versions; the
@@ -160,7 +170,7 @@ extension ObjectContext {
     /// `endsContext`: the context ends right after (a closure transaction), so its identity map
     /// is about to be dropped; the inserted objects take their permanent identifiers without
     /// being registered under them first.
-    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo], endsContext: Bool = false) -> [StoreCommit] {
+    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo], endsContext: Bool = false, unsavedStores: [AttachedStore] = []) -> [StoreCommit] {
         lock.lock()
         defer { lock.unlock() }
         var commits: [StoreCommit] = []
@@ -238,8 +248,29 @@ extension ObjectContext {
                 sourceIdentifier: sourceIdentifier
             ))
         }
-        clearPendingChanges(contextEnds: endsContext)
+        if unsavedStores.isEmpty || endsContext {
+            clearPendingChanges(contextEnds: endsContext)
+        } else {
+            clearPendingChanges(of: prepared.map(\.store))
+        }
         return commits
+    }
+
+    /// Forgets the pending changes of `stores` alone: a commit saved them, then failed in
+    /// another store, whose changes stay pending for the transaction to commit again.
+    private func clearPendingChanges(of stores: [AttachedStore]) {
+        func isSaved(_ store: AttachedStore) -> Bool { stores.contains { $0 === store } }
+        for (id, state) in deleted where isSaved(state.store) { dropRegistration(id) }
+        deleted = deleted.filter { !isSaved($0.value.store) }
+        for state in inserted where state.isDeleted && isSaved(state.store) {
+            dropRegistration(ObjectID(storeID: state.store.id, recordID: state.recordID))
+        }
+        inserted.removeAll { isSaved($0.store) }
+        for state in changed.objects where isSaved(state.store) {
+            _ = changed.removeObject(storeID: state.store.id, key: state.recordID.key)
+        }
+        recordDeletes.removeAll(of: stores)
+        resetUndoHistory()
     }
 
     /// Forgets pending changes after a commit (objects stay registered, deleted ones go).
@@ -257,6 +288,17 @@ extension ObjectContext {
         recordDeletes.removeAll()
         pendingErrors.removeAll()
         resetUndoHistory()
+    }
+
+    /// Throws when a relationship of `state` still holds an object inserted and deleted again
+    /// before the commit (`keys`): a relationship without an inverse is not cleared when its
+    /// destination is deleted, and a reference to a record that is never stored would dangle.
+    private func checkNoReference(from state: ObjectState, to keys: Set<Int64>) throws(CoreStoreError) {
+        for (i, destinations) in state.relationships.enumerated() {
+            guard let gone = destinations.first(where: { $0.isTemporary && keys.contains($0.key) }) else { continue }
+            let relationship = state.entity.description.relationships[i].name
+            throw .invalidObject(message: "'\(state.entity.name).\(relationship)' still refers to a '\(gone.entity)' object that was deleted before the commit; remove it from the relationship before deleting it")
+        }
     }
 
     private func validateCounts(_ state: ObjectState) throws(CoreStoreError) {

@@ -106,6 +106,11 @@ struct RecordDeletes {
     mutating func removeAll() {
         stores.removeAll()
     }
+
+    /// Forgets the records deleted in these stores.
+    mutating func removeAll(of saved: [AttachedStore]) {
+        stores.removeAll { group in saved.contains { $0 === group.store } }
+    }
 }
 
 extension ObjectContext {

@@ -46,6 +46,8 @@ public enum CoreStoreErrorCode: Int, Sendable {
     case invalidImportSource = 19
     /// ``CoreStoreError/migrationFailed(localStoreURL:sourceVersion:destinationVersion:reason:)``.
     case migrationFailed = 20
+    /// ``CoreStoreError/partialCommit(committedConfigurations:failedConfiguration:error:)``.
+    case partialCommit = 21
 }
 
 extension CoreStoreError: CustomNSError {
@@ -87,6 +89,7 @@ extension CoreStoreError: CustomNSError {
         case .progressiveMigrationRequired: return .progressiveMigrationRequired
         case .asynchronousMigrationRequired: return .asynchronousMigrationRequired
         case .migrationFailed: return .migrationFailed
+        case .partialCommit: return .partialCommit
         }
     }
 

@@ -57,6 +57,13 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
     /// A migration step met a record that does not fit the new model version; the step was
     /// rolled back and the store keeps `sourceVersion`.
     case migrationFailed(localStoreURL: URL, sourceVersion: String, destinationVersion: String, reason: String)
+    /// A commit that changed several stores saved its changes to the stores of
+    /// `committedConfigurations`, then failed in the store of `failedConfiguration` for
+    /// `error`. Each store's part is all or nothing, but stores cannot commit together: the
+    /// saved parts are kept (the stack's objects and monitors follow them), and the changes to
+    /// the failed store and any store after it stay pending in the transaction, which an unsafe
+    /// transaction can commit again.
+    indirect case partialCommit(committedConfigurations: [String?], failedConfiguration: String?, error: CoreStoreError)
 
     /// A one-sentence explanation.
     public var description: String {
@@ -104,7 +111,15 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
             return "The store at \(Self.place(url)) needs a migration that addStorageAndWait cannot run (\(error.localizedDescription)); add it with addStorage(_:completion:). The store was left untouched."
         case .migrationFailed(let url, let source, let destination, let reason):
             return "The migration of \(Self.place(url)) from '\(source)' to '\(destination)' failed and was rolled back (the store keeps '\(source)'): \(reason)"
+        case .partialCommit(let committed, let failed, let error):
+            let saved = committed.map(Self.storeName).joined(separator: ", ")
+            return "The commit was saved in \(saved) but not in \(Self.storeName(failed)), whose changes stay pending: \(error.description)"
         }
+    }
+
+    /// A store as messages name it: by its configuration.
+    private static func storeName(_ configuration: String?) -> String {
+        configuration.map { "the '\($0)' store" } ?? "the store without configuration"
     }
 
     /// A store's location as messages show it: a file's path, or a server's URL (which never
@@ -141,6 +156,7 @@ public enum CoreStoreError: Error, CustomStringConvertible, CustomDebugStringCon
         case .progressiveMigrationRequired: return "progressiveMigrationRequired"
         case .asynchronousMigrationRequired: return "asynchronousMigrationRequired"
         case .migrationFailed: return "migrationFailed"
+        case .partialCommit: return "partialCommit"
         }
     }
 

@@ -112,6 +112,8 @@ extension DataStack {
             let wrapped = CoreStoreError.wrap(error)
             if case .userCancelled = wrapped {
                 Log.log(.notice, "A transaction was cancelled; nothing was saved.")
+            } else if case .partialCommit = wrapped {
+                Log.error(wrapped, "A transaction was saved in some of its stores only.")
             } else {
                 Log.error(wrapped, "A transaction failed; nothing was saved.")
             }

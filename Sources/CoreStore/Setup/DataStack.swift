@@ -144,15 +144,27 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             // has told the ones there are. Without any, no deleted record's values are needed.
             let observed = stateLock.withLock { commitObservers.values.contains { $0.observer != nil } }
             let prepared = try context.prepareCommit(returnsDeletedRecords: observed)
+            // One write per store, in order. Stores cannot commit together: when one fails after
+            // others have saved, what they saved is kept and followed like any commit (merged,
+            // observed, no longer pending), and the error says which stores hold it.
             var infos: [CommitInfo] = []
+            var failure: CoreStoreError?
             for part in prepared {
-                infos.append(try gateway.write(part.changes, to: part.store))
+                do throws(CoreStoreError) {
+                    infos.append(try gateway.write(part.changes, to: part.store))
+                } catch {
+                    failure = error
+                    break
+                }
             }
-            let commits = context.finishCommit(prepared, infos: infos, endsContext: endsContext)
+            if let failure, infos.isEmpty { throw failure }
+            let saved = Array(prepared.prefix(infos.count))
+            let unsaved = prepared.dropFirst(infos.count).map(\.store)
+            let commits = context.finishCommit(saved, infos: infos, endsContext: endsContext, unsavedStores: unsaved)
             for commit in commits { mainContext.merge(commit) }
             // Published last: a transaction that sees this sequence sees everything it wrote.
             var othersCommitted = false
-            for (part, info) in zip(prepared, infos) {
+            for (part, info) in zip(saved, infos) {
                 // A gap in a shared store's sequence: another connection committed since the
                 // last commit this stack knows of. The sequence stays behind, so that the
                 // check below notices it.
@@ -176,6 +188,9 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
                     _ = Log.error(CoreStoreError.wrap(error), "Catching up with other connections' commits after a commit failed; the next check tries again.")
                     sharedStoreWatcher.requestCheck()
                 }
+            }
+            if let failure, let failed = unsaved.first {
+                throw .partialCommit(committedConfigurations: saved.map(\.store.configuration), failedConfiguration: failed.configuration, error: failure)
             }
         }
     }

@@ -10,7 +10,10 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         context.dropAllObjects()
     }
 
-    /// Commits on the stack's transaction queue and reports on the main queue.
+    /// Commits on the stack's transaction queue and reports on the main queue. The commit takes
+    /// every pending change there is when it runs and clears them when it ends: leave the
+    /// transaction alone until `completion` is called (a change made meanwhile may be cleared
+    /// without being saved), or use ``commitAndWait()``.
     public func commit(_ completion: @escaping @MainActor (CoreStoreError?) -> Void = { _ in }) {
         let box = UncheckedBox(self)
         dataStack.transactionQueue.async {
@@ -25,7 +28,9 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         }
     }
 
-    /// Commits and waits. Throws the commit's error, leaving the pending changes in place.
+    /// Commits and waits. Throws the commit's error, leaving the pending changes in place (after
+    /// a ``CoreStoreError/partialCommit(committedConfigurations:failedConfiguration:error:)``,
+    /// only those of the stores that were not saved).
     public func commitAndWait() throws {
         if dataStack.isOnTransactionQueue {
             try dataStack.commit(context)
