@@ -84,11 +84,14 @@ public struct ChangeMerger {
             merger.basesAreStored = basesAreStored
             if basesAreStored {
                 merger.stored.makeRoom(forAdditional: changes.deletes.count + changes.updates.count)
+                // A base stands in for the stored record only if it has its entity's shape (a
+                // change set made by hand may carry any record); otherwise the record is read.
+                var shapes = RecordShapes(schema: schema)
                 // By address, as in `run`: no copy of each update.
                 changes.updates.forEachElementAddress { update in
-                    if let base = update.pointee.base, base.id == update.pointee.record.id { merger.stored[base.id.key] = .some(base) }
+                    if let base = update.pointee.base, base.id == update.pointee.record.id, shapes.fit(base) { merger.stored[base.id.key] = .some(base) }
                 }
-                for base in changes.deleteBases { merger.stored[base.id.key] = .some(base) }
+                for base in changes.deleteBases where shapes.fit(base) { merger.stored[base.id.key] = .some(base) }
             }
             return try merger.run(changes)
         }

@@ -83,6 +83,27 @@ struct ChangeMergerTests {
         #expect(try merge(RecordUpdate(record: renamed, changedKeys: ["name", "nickname"], base: base)) == renamed)
     }
 
+    /// A change set made by hand whose bases lack their entity's fields: the merge reads the
+    /// stored records instead of trusting them, and neither crashes nor writes their shape.
+    @Test func basesWithoutTheirEntitysShapeAreReadInstead() throws {
+        let stored = [Self.person(1, "Ann", pets: [10]), Self.pet(10, "Rex", owner: 1), Self.pet(11, "Tom")]
+        let byKey = Dictionary(uniqueKeysWithValues: stored.map { ($0.id.key, $0) })
+        var read: [Int64] = []
+        let shortBase = Record(id: Self.id(1), attributes: [], relationships: [])
+        let shortPet = Record(id: Self.id(11, "Pet"), attributes: [], relationships: [])
+        let changes = ChangeSet(
+            updates: [RecordUpdate(record: Self.person(1, "Anne", pets: [10]), changedKeys: ["name"], base: shortBase)],
+            deletes: [Self.id(11, "Pet")], deleteBases: [shortPet]
+        )
+        let merged = try ChangeMerger.merge(changes, schema: Self.schema, basesAreStored: true) { ids in
+            read += ids.map(\.key)
+            return ids.map { byKey[$0.key] }
+        }
+        #expect(Set(read) == [1, 11])
+        #expect(Self.result(merged, 1) == Self.person(1, "Anne", pets: [10]))
+        #expect(merged.deletes.map { $0.attributes } == [[.string("Tom")]])
+    }
+
     /// Notes have no relationships; people have a one-way `friends`.
     static let notesSchema = StoreSchema(modelVersion: "V1", schemaHash: "notes", entities: [
         EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string, isOptional: false)]),

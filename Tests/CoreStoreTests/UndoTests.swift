@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CoreStore
+import CoreStoreKeyValue
 
 /// `beginUnsafe(supportsUndo: true)` with `undo()`, `redo()` and `flush()`, as CoreStore spells
 /// them, on every backend.
@@ -89,5 +90,35 @@ struct UndoTests {
         #expect(ann.age == 33)
         try t.commitAndWait()
         #expect(try stack.fetchOne(From<Person>())?.age == 33)
+    }
+
+    @Test("Undoing a delete after its commit failed gives the other side of the relationship back")
+    func undoAfterAFailedCommitRestoresTheInverse() throws {
+        let faulty = FaultInjectingKeyValueStore(base: MemoryKeyValueStore())
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(KeyValueStorage(engine: faulty))
+        try stack.perform(synchronous: { t in
+            let ann = t.create(Into<Person>())
+            ann.name = "Ann"
+            let fido = t.create(Into<Dog>())
+            fido.name = "Fido"
+            fido.master = ann
+        })
+        let t = stack.beginUnsafe(supportsUndo: true)
+        let ann = try #require(try t.fetchOne(From<Person>()))
+        let fido = try #require(try t.fetchOne(From<Dog>()))
+        t.delete(fido)
+        faulty.failNext(.commit)
+        #expect(throws: CoreStoreError.self) { try t.commitAndWait() }
+        // The failed commit took Fido out of Ann's pets (the inverse of his master) on its way.
+        t.undo()
+        #expect(!fido.cs_isDeleted())
+        #expect(ann.pets.map(\.name) == ["Fido"])
+        #expect(!t.hasChanges, "nothing is left pending")
+        faulty.clearFaults()
+        try t.commitAndWait()
+        let stored = try #require(try stack.fetchOne(From<Person>()))
+        #expect(stored.pets.map(\.name) == ["Fido"])
+        #expect(try stack.fetchOne(From<Dog>())?.master?.name == "Ann")
     }
 }

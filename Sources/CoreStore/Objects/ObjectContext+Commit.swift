@@ -341,6 +341,9 @@ extension ObjectContext {
                     let ids = destination.relationships[inverse]
                     if ids.contains(state.recordID) {
                         let remaining = ids.filter { $0 != state.recordID }
+                        // Journaled like any change: if the commit then fails, undoing the
+                        // delete gives the destination its relationship back.
+                        journalWillChange(destination)
                         destination.updateValues { destination.relationships[inverse] = remaining }
                         markChanged(destination)
                     }
