@@ -351,9 +351,8 @@ public struct ChangeMerger {
         for key in changedOrder {
             if let record = current[key]?.record { try check(record, changedFrom: stored[key] ?? nil, try entityKeys(of: record.id.entity)) }
         }
-        if insertSlots != nil {
-            for record in inserts { try check(record, changedFrom: nil, try entityKeys(of: record.id.entity)) }
-        }
+        // Every insert, as the inverses left it (or as written, when no inverse changed it).
+        for record in inserts { try check(record, changedFrom: nil, try entityKeys(of: record.id.entity)) }
     }
 
     // MARK: Stored records

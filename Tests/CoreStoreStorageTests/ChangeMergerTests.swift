@@ -104,6 +104,27 @@ struct ChangeMergerTests {
         #expect(merged.deletes.map { $0.attributes } == [[.string("Tom")]])
     }
 
+    /// An insert whose bounded relationship has no inverse (so no inverse touches it) is held
+    /// to its bounds like any other record: a change set made by hand gets no other check.
+    @Test func insertsAreHeldToTheirBoundsWithoutInverses() throws {
+        let schema = StoreSchema(modelVersion: "V1", schemaHash: "teams", entities: [
+            EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)]),
+            EntityDescription(name: "Team", attributes: [], relationships: [
+                RelationshipDescription(name: "members", kind: .toManyOrdered, destinationEntity: "Person", inverseName: nil, minCount: 1, maxCount: 2),
+            ]),
+        ])
+        let people = (1...3).map { Record(id: Self.id($0), attributes: [.string("P\($0)")], relationships: []) }
+        func team(_ members: [Int64]) -> Record {
+            Record(id: RecordID(entity: "Team", key: 10), attributes: [], relationships: [members.map { Self.id($0) }])
+        }
+        func merge(_ members: [Int64]) throws -> MergedChanges {
+            try ChangeMerger.merge(ChangeSet(inserts: people + [team(members)]), schema: schema) { ids in ids.map { _ in nil } }
+        }
+        #expect(try merge([1, 2]).inserts.count == 4)
+        #expect(throws: StorageError.self) { try merge([1, 2, 3]) }
+        #expect(throws: StorageError.self) { try merge([]) }
+    }
+
     /// Notes have no relationships; people have a one-way `friends`.
     static let notesSchema = StoreSchema(modelVersion: "V1", schemaHash: "notes", entities: [
         EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string, isOptional: false)]),
