@@ -38,7 +38,7 @@ final class StoreCommit: @unchecked Sendable {
     }
 }
 
-/// The pending changes of one store, gathered by ``ObjectContext/prepareCommit()``.
+/// The pending changes of one store, gathered by ``ObjectContext/prepareCommit(returnsDeletedRecords:)``.
 private struct StoreChangeGroup {
     let store: AttachedStore
     var inserts: [ObjectState] = []

@@ -144,7 +144,7 @@ extension ObjectContext {
     /// so that it need not decode their values again (a repeated fetch, a fetch of objects a
     /// list already shows). `nil` when the answer cannot be used: the backend left stages to
     /// the core, or an object the hint promised was gone at registration (which the sweep
-    /// rules out while reads are under way, see ``finishRegistrations(callerReads:)``).
+    /// rules out while reads are under way, see ``finishRegistrations(callerReads:heldByCaller:)``).
     private func fetchSkippingKnown(_ fetch: ResolvedFetch, from store: AttachedStore) throws(CoreStoreError) -> [CoreStoreObject]? {
         let start = lock.withLock { () -> (ReadTicket, KnownRecordKeys)? in
             guard let known = knownRecordKeys(of: store), !known.isEmpty else { return nil }

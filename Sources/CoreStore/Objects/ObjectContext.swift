@@ -17,7 +17,7 @@ final class ObjectContext: @unchecked Sendable {
     let lock = ContextLock()
 
     /// The identity map. It holds its objects strongly; the read-only context drops the ones
-    /// nobody else holds when the map has doubled (``sweepUnreferencedObjects(making:)``), a
+    /// nobody else holds when the map has doubled (``finishRegistrations(callerReads:heldByCaller:)``), a
     /// transaction's context drops all of them when the transaction ends.
     @exclusivity(unchecked) private var registeredObjects = IdentityMap()
     /// Whether ``dropAllObjects()`` ended the context: it registers nothing any more.

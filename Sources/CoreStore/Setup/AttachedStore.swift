@@ -21,8 +21,9 @@ final class AttachedStore: @unchecked Sendable {
     private let sequenceLock = NSLock()
     private var _lastSequence: UInt64?
 
-    /// The sequence of the last commit this stack made to the store (`nil` before its first).
-    /// Only `DataStack.commit` sets it, while no other commit of the stack can run.
+    /// The sequence of the last commit of the store this stack has followed: its own commits,
+    /// and on a shared store the sequence it read when it began watching or last caught up
+    /// with other connections' commits (`nil` before any).
     var lastSequence: UInt64? {
         get { sequenceLock.withLock { _lastSequence } }
         set { sequenceLock.withLock { _lastSequence = newValue } }

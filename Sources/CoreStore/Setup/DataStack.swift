@@ -107,12 +107,6 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
         try gateway.entity(for: type)
     }
 
-    /// The stores that hold `entity`, restricted to `configurations` when given. For inserts,
-    /// exactly one store must qualify.
-    func stores(holding entity: EntityMetadata, configurations: [String?]?, forInsert: Bool) throws(CoreStoreError) -> [AttachedStore] {
-        try gateway.stores(holding: entity, configurations: configurations, forInsert: forInsert)
-    }
-
     /// The one store a new object of `entity` goes into (see
     /// ``StorageGateway/insertionStore(holding:configuration:inAnyStore:)``).
     func insertionStore(holding entity: EntityMetadata, configuration: String?, inAnyStore: Bool) throws(CoreStoreError) -> AttachedStore {
