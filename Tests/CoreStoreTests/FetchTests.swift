@@ -143,13 +143,18 @@ struct FetchTests {
         #expect(try stack.fetchCount(From<Person>()) == 5)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func abstractEntityFetchReturnsSubEntityInstances(_ kind: StoreKind) throws {
-        let stack = try Fixture(kind).stack
+    /// Commits a dog named Rex and a cat named Tom.
+    func insertRexAndTom(_ stack: DataStack) throws {
         try stack.perform(synchronous: { transaction in
             transaction.create(Into<Dog>()).name = "Rex"
             transaction.create(Into<Cat>()).name = "Tom"
         })
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func abstractEntityFetchReturnsSubEntityInstances(_ kind: StoreKind) throws {
+        let stack = try Fixture(kind).stack
+        try insertRexAndTom(stack)
         let animals = try stack.fetchAll(From<Animal>().orderBy(.ascending(\.$name)))
         #expect(animals.map(\.name) == ["Rex", "Tom"])
         #expect(animals[0] is Dog)
@@ -163,10 +168,7 @@ struct FetchTests {
     @Test(arguments: StoreKind.allCases)
     func fromWithASubclassReadsOnlyThatEntity(_ kind: StoreKind) throws {
         let stack = try Fixture(kind).stack
-        try stack.perform(synchronous: { transaction in
-            transaction.create(Into<Dog>()).name = "Rex"
-            transaction.create(Into<Cat>()).name = "Tom"
-        })
+        try insertRexAndTom(stack)
         // Typed as the parent class, read from the subclass's entity (CoreStore's `entityClass`).
         let dogs: [Animal] = try stack.fetchAll(From<Animal>(Dog.self))
         #expect(dogs.map(\.name) == ["Rex"])

@@ -97,13 +97,7 @@ struct UndoTests {
         let faulty = FaultInjectingKeyValueStore(base: MemoryKeyValueStore())
         let stack = DataStack(makeSchema())
         try stack.addStorageAndWait(KeyValueStorage(engine: faulty))
-        try stack.perform(synchronous: { t in
-            let ann = t.create(Into<Person>())
-            ann.name = "Ann"
-            let fido = t.create(Into<Dog>())
-            fido.name = "Fido"
-            fido.master = ann
-        })
+        try insertAnnAndFido(stack)
         let t = stack.beginUnsafe(supportsUndo: true)
         let ann = try #require(try t.fetchOne(From<Person>()))
         let fido = try #require(try t.fetchOne(From<Dog>()))
