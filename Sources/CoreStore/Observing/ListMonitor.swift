@@ -36,6 +36,9 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
     private var query: ListQuery
     /// Guarded by `lock`.
     private var state: ListState
+    /// Whether the last attempt to read the whole list again failed: until one succeeds, every
+    /// commit reads it whole (under `lock`).
+    private var mustReadWholeList = false
     /// The whole list behind ``state`` when the request has a `fetchOffset` or `fetchLimit`.
     private var window: ListWindow?
     private var observers: [ListObserverBox<O>] = []
@@ -250,12 +253,15 @@ public final class ListMonitor<O: CoreStoreObject>: @unchecked Sendable, CustomD
 
 extension ListMonitor: CommitObserver {
     func stackDidCommit(_ commits: [StoreCommit]) -> ObservationDelivery? {
+        if lock.withLock({ mustReadWholeList }) { return stackDidRefresh(commits) }
         var delta: ListDelta
         do {
             delta = try query.delta(for: commits, context: dataStack.mainContext)
         } catch {
-            _ = Log.error(error, "A list monitor of \(O.self) could not evaluate a commit; it keeps its previous list.")
-            return nil
+            // Keeping the old list would leave it wrong for good (later commits are worked out
+            // against it): read it whole instead, as after a refresh.
+            _ = Log.error(error, "A list monitor of \(O.self) could not work out what a commit changed; it reads its whole list again.")
+            return stackDidRefresh(commits)
         }
         if delta.isEmpty { return nil }
         delta.sourceIdentifier = commits.first?.sourceIdentifier ?? .none
@@ -276,9 +282,11 @@ extension ListMonitor: CommitObserver {
         do {
             for entry in try query.currentEntries(in: dataStack.mainContext) { delta.matches[entry.id] = entry }
         } catch {
-            _ = Log.error(error, "A list monitor of \(O.self) could not read its list again; it keeps its previous list.")
+            _ = Log.error(error, "A list monitor of \(O.self) could not read its list again; it keeps its previous list and reads it again at the next commit.")
+            lock.withLock { mustReadWholeList = true }
             return nil
         }
+        lock.withLock { mustReadWholeList = false }
         for commit in commits {
             for record in commit.updated { delta.updated.insert(ObjectID(storeID: commit.store.id, recordID: record.id)) }
             for (id, record) in zip(commit.deleted, commit.deletedRecords) { delta.records[ObjectID(storeID: commit.store.id, recordID: id)] = record }
