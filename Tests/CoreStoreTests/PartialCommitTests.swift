@@ -83,35 +83,36 @@ struct PartialCommitTests {
         #expect(kept.text == "edited")
     }
 
-    @Test func aClosureTransactionReportsThePartialCommit() throws {
-        let (stack, faulty) = try Self.makeStack()
+    /// Commits one note to each store in a closure transaction, the "Cloud" store's commit
+    /// failing; returns the error (`nil` if the commit succeeded, which is recorded as an issue).
+    static func commitOneNoteEach(_ stack: DataStack, _ faulty: FaultInjectingKeyValueStore<MemoryKeyValueStore>, cloudFirst: Bool) -> (any Error)? {
         faulty.failNext(.commit)
         do {
             try stack.perform(synchronous: { transaction in
-                transaction.create(Into<Note>("Local")).text = "local"
-                transaction.create(Into<Note>("Cloud")).text = "cloud"
+                for configuration in cloudFirst ? ["Cloud", "Local"] : ["Local", "Cloud"] {
+                    transaction.create(Into<Note>(configuration)).text = configuration.lowercased()
+                }
             })
             Issue.record("the commit succeeded")
+            return nil
         } catch {
-            #expect(Self.partial(error)?.committed == ["Local"], "\(error)")
+            return error
         }
+    }
+
+    @Test func aClosureTransactionReportsThePartialCommit() throws {
+        let (stack, faulty) = try Self.makeStack()
+        let error = Self.commitOneNoteEach(stack, faulty, cloudFirst: false)
+        #expect(error.flatMap(Self.partial)?.committed == ["Local"], "\(String(describing: error))")
         #expect(try Self.texts(stack, "Local") == ["local"])
         #expect(try Self.texts(stack, "Cloud") == [])
     }
 
     @Test func aFailureInTheFirstStoreSavesNothingAndIsNotPartial() throws {
         let (stack, faulty) = try Self.makeStack()
-        faulty.failNext(.commit)
-        do {
-            try stack.perform(synchronous: { transaction in
-                transaction.create(Into<Note>("Cloud")).text = "cloud"
-                transaction.create(Into<Note>("Local")).text = "local"
-            })
-            Issue.record("the commit succeeded")
-        } catch {
-            #expect(Self.partial(error) == nil, "\(error)")
-            #expect("\(error)".contains("injected fault"))
-        }
+        let error = try #require(Self.commitOneNoteEach(stack, faulty, cloudFirst: true))
+        #expect(Self.partial(error) == nil, "\(error)")
+        #expect("\(error)".contains("injected fault"))
         #expect(try Self.texts(stack, "Local") == [])
         #expect(try Self.texts(stack, "Cloud") == [])
     }

@@ -62,5 +62,29 @@ enum ErrorCases {
             }
             try ctx.expectSameFetch(store, world, FetchRequest(entity: "Person"))
         },
+        ConformanceCase("inserting a record outside its relationship's bounds throws", group: "errors") { ctx in
+            // One-way (no inverse changes the insert), 1 to 2 members: what the store is given
+            // is all there is to check.
+            let schema = StoreSchema(modelVersion: "V1", schemaHash: "conformance-bounds", entities: [
+                EntityDescription(name: "Member", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)]),
+                EntityDescription(name: "Team", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)], relationships: [
+                    RelationshipDescription(name: "members", kind: .toManyOrdered, destinationEntity: "Member", inverseName: nil, minCount: 1, maxCount: 2),
+                ]),
+            ])
+            let store = try ctx.openStore(schema: schema)
+            let members = (1...3).map { Record(id: Fixtures.id("Member", -Int64($0)), attributes: [.string("M\($0)")], relationships: []) }
+            func team(_ memberKeys: [Int64]) -> Record {
+                Record(id: Fixtures.id("Team", -10), attributes: [.string("T")], relationships: [memberKeys.map { Fixtures.id("Member", $0) }])
+            }
+            for keys: [Int64] in [[-1, -2, -3], []] {
+                try ctx.expectError("inserting a team of \(keys.count) members") {
+                    _ = try store.write(ChangeSet(inserts: members + [team(keys)]))
+                }
+            }
+            try ctx.expect(try ctx.fetch(store, FetchRequest(entity: "Member"), schema: schema).isEmpty, "a refused insert stored members")
+            _ = try store.write(ChangeSet(inserts: members + [team([-1, -2])]))
+            let teams = try ctx.fetch(store, FetchRequest(entity: "Team"), schema: schema)
+            try ctx.expect(teams.count == 1 && teams[0].relationships[0].count == 2, "the team within bounds was not stored as given: \(teams)")
+        },
     ]
 }

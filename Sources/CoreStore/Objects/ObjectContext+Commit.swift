@@ -170,7 +170,9 @@ extension ObjectContext {
     /// `endsContext`: the context ends right after (a closure transaction), so its identity map
     /// is about to be dropped; the inserted objects take their permanent identifiers without
     /// being registered under them first.
-    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo], endsContext: Bool = false, unsavedStores: [AttachedStore] = []) -> [StoreCommit] {
+    /// `othersFailed`: the stores of `prepared` saved their parts but a later store failed;
+    /// only their pending changes are cleared.
+    func finishCommit(_ prepared: [PreparedStoreChanges], infos: [CommitInfo], endsContext: Bool = false, othersFailed: Bool = false) -> [StoreCommit] {
         lock.lock()
         defer { lock.unlock() }
         var commits: [StoreCommit] = []
@@ -248,7 +250,7 @@ extension ObjectContext {
                 sourceIdentifier: sourceIdentifier
             ))
         }
-        if unsavedStores.isEmpty || endsContext {
+        if !othersFailed || endsContext {
             clearPendingChanges(contextEnds: endsContext)
         } else {
             clearPendingChanges(of: prepared.map(\.store))

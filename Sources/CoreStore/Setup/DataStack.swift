@@ -154,7 +154,7 @@ public final class DataStack: @unchecked Sendable, FetchableSource, StorageHosti
             if let failure, infos.isEmpty { throw failure }
             let saved = Array(prepared.prefix(infos.count))
             let unsaved = prepared.dropFirst(infos.count).map(\.store)
-            let commits = context.finishCommit(saved, infos: infos, endsContext: endsContext, unsavedStores: unsaved)
+            let commits = context.finishCommit(saved, infos: infos, endsContext: endsContext, othersFailed: failure != nil)
             for commit in commits { mainContext.merge(commit) }
             // Published last: a transaction that sees this sequence sees everything it wrote.
             var othersCommitted = false
