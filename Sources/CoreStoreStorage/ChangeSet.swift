@@ -105,6 +105,41 @@ public struct ChangeSet: Sendable, Hashable {
         }
         return (result, assignment)
     }
+
+    /// The inserts as a store that gave them `permanentIDs` wrote them: each with its permanent
+    /// identifier, and relationships to other inserts rewritten the same way. The framework's
+    /// stand-in for ``MergedChanges/inserts`` when a store reports fewer records than it
+    /// inserted (short of the contract).
+    package func insertsAsWritten(permanentIDs: [RecordID: RecordID]) -> [Record] {
+        inserts.map { Self.rewritten($0, permanentIDs: permanentIDs) }
+    }
+
+    /// What the change set writes, as ``MergedChanges``, for a store that did not say what it
+    /// wrote (short of the contract): its inserts and updates with permanent identifiers, its
+    /// deletes (as read, where their bases came with the change set). Records a store changed
+    /// to keep inverses consistent are not among them.
+    package func changesAsWritten(permanentIDs: [RecordID: RecordID]) -> MergedChanges {
+        let updates = updates.map { update in
+            let new = Self.rewritten(update.record, permanentIDs: permanentIDs)
+            return RecordReplacement(old: update.base ?? new, new: new, changedKeys: update.changedKeys)
+        }
+        let deleted = Set(deletes)
+        let read = deleteBases.filter { deleted.contains($0.id) }
+        let readIDs = Set(read.map(\.id))
+        return MergedChanges(
+            inserts: insertsAsWritten(permanentIDs: permanentIDs), updates: updates,
+            deletes: read, unreadDeletes: deletes.filter { !readIDs.contains($0) }
+        )
+    }
+
+    private static func rewritten(_ record: Record, permanentIDs: [RecordID: RecordID]) -> Record {
+        var record = record
+        record.id = permanentIDs[record.id] ?? record.id
+        for i in record.relationships.indices where record.relationships[i].contains(where: \.isTemporary) {
+            record.relationships[i] = record.relationships[i].map { $0.isTemporary ? permanentIDs[$0] ?? $0 : $0 }
+        }
+        return record
+    }
 }
 
 /// What a successful ``StorageInterface/write(_:)`` reports.
@@ -128,18 +163,30 @@ public struct CommitInfo: Sendable, Hashable {
     /// What the commit actually wrote, merged with what was stored: the records as they are
     /// now, with the keys that changed (see ``ChangeMerger``). The framework hands these to its
     /// read context and to monitors.
-    public var changes: MergedChanges
+    public var changes: MergedChanges {
+        didSet { reportsChanges = true }
+    }
+    /// Whether the store gave ``changes`` (at creation or since).
+    package private(set) var reportsChanges = true
     /// The map given at creation or set since (empty while ``assignment`` stands for it).
     private var givenPermanentIDs: [RecordID: RecordID]
     /// The assignment the commit made, when ``permanentIDs`` was not given as a map.
     private var assignment: PermanentIDAssignment?
 
-    /// Creates commit info.
-    public init(sequence: UInt64, permanentIDs: [RecordID: RecordID], changes: MergedChanges = MergedChanges()) {
+    /// Creates commit info that says what the commit wrote.
+    public init(sequence: UInt64, permanentIDs: [RecordID: RecordID], changes: MergedChanges) {
         self.sequence = sequence
         self.givenPermanentIDs = permanentIDs
         self.assignment = nil
         self.changes = changes
+    }
+
+    /// Creates commit info that does not say what the commit wrote (short of the contract):
+    /// the framework then takes the written records from the change set, without what the
+    /// store changed to keep inverses consistent. Setting ``changes`` later says it.
+    public init(sequence: UInt64, permanentIDs: [RecordID: RecordID]) {
+        self.init(sequence: sequence, permanentIDs: permanentIDs, changes: MergedChanges())
+        reportsChanges = false
     }
 
     /// Creates commit info whose permanent identifiers are `assignment`'s.

@@ -193,21 +193,12 @@ extension ObjectContext {
             }
             // The merged inserts are read in place, not copied one by one. Each object takes its
             // permanent identifier and adopts what was written in one visit (see `adopt` below).
-            let insertsAdoptedWithTheirIdentifiers = merged.inserts.count == part.insertedStates.count
-            if insertsAdoptedWithTheirIdentifiers {
-                merged.inserts.withUnsafeBufferPointer { inserts in
-                    guard let base = inserts.baseAddress else { return }
-                    for (i, state) in part.insertedStates.enumerated() {
-                        if state.recordID.key != inserts[i].id.key { assign(inserts[i].id, to: state) }
-                        state.adopt(recordAt: base + i)
-                    }
-                }
-            } else {
-                // A store that returned no merged records (short of the contract): the map,
-                // read once (it may be built on each read).
-                let permanentIDs = info.permanentIDs
-                for state in part.insertedStates {
-                    if let permanent = permanentIDs[state.recordID] { assign(permanent, to: state) }
+            // The gateway hands over one merged insert per inserted object, in order.
+            merged.inserts.withUnsafeBufferPointer { inserts in
+                guard let base = inserts.baseAddress else { return }
+                for (i, state) in zip(inserts.indices, part.insertedStates) {
+                    if state.recordID.key != inserts[i].id.key { assign(inserts[i].id, to: state) }
+                    state.adopt(recordAt: base + i)
                 }
             }
             for state in part.updatedStates { state.updateValues { state.markValuesCommitted() } }
@@ -222,14 +213,6 @@ extension ObjectContext {
                 baseSequences[storeID] = info.sequence
             } else {
                 baseSequences[storeID] = nil
-            }
-            // In place: iterating the records would retain and release each one's buffers, out
-            // of the cache after a large commit, for objects that mostly hold them already.
-            if !insertsAdoptedWithTheirIdentifiers {
-                merged.inserts.withUnsafeBufferPointer { inserts in
-                    guard let base = inserts.baseAddress else { return }
-                    for (i, state) in zip(inserts.indices, part.insertedStates) { state.adopt(recordAt: base + i) }
-                }
             }
             // The updates in place too, each new record passed by address.
             var next = 0

@@ -143,9 +143,22 @@ final class StorageGateway: @unchecked Sendable {
 
     /// Writes one change set to `store` atomically. Whatever the store reports while writing is
     /// a storage failure (not, say, an invalid fetch, as a storage error means while reading).
+    ///
+    /// A store short of the contract (which the conformance suite checks) that does not say
+    /// what it wrote, or reports fewer inserted records than it inserted, gets what it wrote
+    /// taken from the change set and its permanent identifiers, so that the objects and the
+    /// monitors still follow the commit.
     func write(_ changes: ChangeSet, to store: AttachedStore) throws(CoreStoreError) -> CommitInfo {
         do {
-            return try store.storage.write(changes)
+            var info = try store.storage.write(changes)
+            if !info.reportsChanges {
+                Log.log(.warning, "\(store.storage.storeDescription) did not say what its commit wrote (CommitInfo.changes); it is taken from the change set, without the records the store changed to keep inverses consistent.")
+                info.changes = changes.changesAsWritten(permanentIDs: info.permanentIDs)
+            } else if info.changes.inserts.count != changes.inserts.count {
+                Log.log(.warning, "\(store.storage.storeDescription) reported \(info.changes.inserts.count) inserted records for \(changes.inserts.count) inserts; they are taken from the change set instead (CommitInfo.changes.inserts holds one record per insert, in order).")
+                info.changes.inserts = changes.insertsAsWritten(permanentIDs: info.permanentIDs)
+            }
+            return info
         } catch let error as StorageError {
             throw Log.error(CoreStoreError.storageFailure(error), "Commit to \(store.storage.storeDescription) failed; nothing was written to it.")
         } catch {

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import CoreStore
+import CoreStoreStorage
+import CoreStoreInMemory
+
+/// A store whose commits report only their sequence and permanent identifiers, not the records
+/// they wrote (`CommitInfo.changes` left empty, short of the contract): the objects and the
+/// monitors still follow its commits.
+@Suite("Stores that report no written records")
+struct ShortCommitReportTests {
+    /// Ann and her dog Fido inserted in one unsafe transaction: after the commit both have
+    /// permanent identifiers, Fido's master is Ann, and a list of people shows her.
+    @Test func insertsReportedShortAreTakenFromTheChangeSet() throws {
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(ReportlessStore())
+        let queue = makeDeliveryQueue()
+        let people = try stack.monitorList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: queue)
+        let transaction = stack.beginUnsafe()
+        let ann = transaction.create(Into<Person>())
+        ann.name = "Ann"
+        let fido = transaction.create(Into<Dog>())
+        fido.name = "Fido"
+        fido.master = ann
+        try transaction.commitAndWait()
+        queue.sync {}
+        #expect(ann.cs_id()?.isTemporary == false)
+        #expect(fido.cs_id()?.isTemporary == false)
+        #expect(fido.master?.name == "Ann", "Fido's master still named a temporary identifier")
+        #expect(people.objectsInAllSections().map(\.name) == ["Ann"], "the list did not see the insert")
+        let stored = try #require(try stack.fetchOne(From<Dog>()))
+        #expect(stored.master?.cs_id() == ann.cs_id())
+        fido.name = "Rex"
+        try transaction.commitAndWait()
+        #expect(try stack.fetchOne(From<Dog>())?.name == "Rex")
+    }
+}
+
+/// An in-memory store that leaves out what its commits wrote (`CommitInfo.changes`).
+final class ReportlessStore: StorageInterface, @unchecked Sendable {
+    let base = InMemoryStore()
+
+    var configuration: String? { base.configuration }
+    var capabilities: StorageCapabilities { base.capabilities }
+    var storeDescription: String { "ReportlessStore" }
+    func open(schema: StoreSchema) throws -> StoredMetadata? { try base.open(schema: schema) }
+    func read<T>(_ body: (any StorageReader) throws -> T) throws -> T { try base.read(body) }
+    func write(_ changes: ChangeSet) throws -> CommitInfo {
+        let info = try base.write(changes)
+        return CommitInfo(sequence: info.sequence, permanentIDs: info.permanentIDs)
+    }
+    func erase() throws { try base.erase() }
+    func close() { base.close() }
+}
