@@ -5,12 +5,23 @@ struct ResolvedFetch {
     let entity: EntityMetadata
     let stores: [AttachedStore]
     let schema: StoreSchema
-    /// What each store is asked: the whole window when one store answers alone.
+    /// What each store is asked: the whole window when one store answers alone. Read it for a
+    /// store with ``request(for:)``.
     let storeRequest: FetchRequest
+    /// The stores of the objects the filter compares relationships with.
+    let objectStores: ObjectStores
     /// Whether the stores' answers are combined (several stores, or a transaction's pending
     /// changes overlaid) and then sorted and windowed here.
     let combines: Bool
     let overlaysPendingChanges: Bool
+
+    /// What `store` is asked: the filter names only the objects it holds.
+    func request(for store: AttachedStore) -> FetchRequest {
+        guard !objectStores.isEmpty, let predicate = storeRequest.predicate else { return storeRequest }
+        var request = storeRequest
+        request.predicate = objectStores.predicate(predicate, in: store.id)
+        return request
+    }
 }
 
 extension ObjectContext {
@@ -27,7 +38,10 @@ extension ObjectContext {
             predicate: spec.predicate, sortDescriptors: spec.sortDescriptors,
             limit: combines ? nil : limit, offset: combines ? 0 : spec.tweaks.fetchOffset
         )
-        return ResolvedFetch(entity: entity, stores: stores, schema: schema, storeRequest: request, combines: combines, overlaysPendingChanges: overlay)
+        return ResolvedFetch(
+            entity: entity, stores: stores, schema: schema, storeRequest: request, objectStores: spec.objectStores,
+            combines: combines, overlaysPendingChanges: overlay
+        )
     }
 
     /// Asks each store (outside the context's lock).
@@ -35,7 +49,7 @@ extension ObjectContext {
         var answers: [(AttachedStore, [Record])] = []
         answers.reserveCapacity(fetch.stores.count)
         for store in fetch.stores {
-            let request = fetch.storeRequest
+            let request = fetch.request(for: store)
             let records = try gateway.read(store) { reader in
                 try reader.fetch(request).completed(for: request, schema: store.schema)
             }
@@ -50,7 +64,7 @@ extension ObjectContext {
     /// would need the values (the contract forbids omitting them then; the fetch is read again
     /// without the hint).
     private func readStore(_ fetch: ResolvedFetch, _ store: AttachedStore, knownRecords: KnownRecordKeys) throws(CoreStoreError) -> [Record]? {
-        var request = fetch.storeRequest
+        var request = fetch.request(for: store)
         request.knownRecords = knownRecords
         return try gateway.read(store) { reader -> [Record]? in
             let result = try reader.fetch(request)
@@ -87,7 +101,7 @@ extension ObjectContext {
                 guard matchesEntity else { continue }
                 let record = state.record
                 do {
-                    if let predicate = spec.predicate, try !evaluator.evaluate(predicate, on: record) { continue }
+                    if let predicate = spec.predicate(in: state.store.id), try !evaluator.evaluate(predicate, on: record) { continue }
                 } catch {
                     throw CoreStoreError.wrap(error)
                 }
@@ -259,7 +273,7 @@ extension ObjectContext {
     /// (``StorageReader/recordIDs(_:schema:)``); combined answers need the records.
     func fetchIdentifiers(_ fetch: ResolvedFetch, _ spec: CoreStoreFetchRequest, inAnyOrder: Bool = false) throws(CoreStoreError) -> [(AttachedStore, RecordID)] {
         if !fetch.combines, let store = fetch.stores.first {
-            let request = fetch.storeRequest
+            let request = fetch.request(for: store)
             let ids = try gateway.read(store) { reader in
                 inAnyOrder ? try reader.unorderedRecordIDs(request, schema: store.schema) : try reader.recordIDs(request, schema: store.schema)
             }
@@ -274,7 +288,7 @@ extension ObjectContext {
         guard let fetch = try resolve(spec) else { return 0 }
         if !fetch.combines, let store = fetch.stores.first {
             let request = FetchRequest(
-                entity: fetch.entity.name, includesSubentities: spec.tweaks.includesSubentities, predicate: spec.predicate,
+                entity: fetch.entity.name, includesSubentities: spec.tweaks.includesSubentities, predicate: spec.predicate(in: store.id),
                 limit: spec.tweaks.fetchLimit > 0 ? spec.tweaks.fetchLimit : nil, offset: spec.tweaks.fetchOffset
             )
             return try gateway.read(store) { try $0.count(request) }

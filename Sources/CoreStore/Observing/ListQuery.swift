@@ -150,7 +150,7 @@ struct ListQuery {
         delta.examined.insert(id)
         delta.records[id] = record
         do {
-            if let predicate = specification.predicate, try !evaluator.evaluate(predicate, on: record) { return }
+            if let predicate = specification.predicate(in: store.id), try !evaluator.evaluate(predicate, on: record) { return }
         } catch {
             throw CoreStoreError.wrap(error)
         }

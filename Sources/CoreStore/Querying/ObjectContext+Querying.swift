@@ -34,6 +34,8 @@ extension ObjectContext {
         let hasObjectID = storageTerms.count != spec.terms.count
         do {
             if stores.count == 1, !overlay, !hasObjectID, let store = stores.first {
+                var request = request
+                request.predicate = spec.fetch.predicate(in: store.id)
                 let rows = try gateway.read(store) { try $0.aggregate(request, schema: store.schema) }
                 return rows.map { $0.map(QueryCell.value) }
             }

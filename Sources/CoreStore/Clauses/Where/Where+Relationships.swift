@@ -15,7 +15,7 @@ extension Where {
     fileprivate static func relationship<V>(
         _ lhs: Expression<WhereTarget.Single, V>, _ op: ComparisonOperator, objects: [CoreStoreObject?]
     ) -> Where {
-        var ids: [RecordID] = []
+        var ids: [ObjectID] = []
         for object in objects {
             guard let object else {
                 return lhs.comparison(op, .value(.null))
@@ -23,15 +23,18 @@ extension Where {
             guard let id = object.cs_id() else {
                 return Where(failing: .invalidObject(message: "\(type(of: object)) used in a predicate on '\(lhs.keyPath.joined(separator: "."))' does not belong to any DataStack"))
             }
-            ids.append(id.recordID)
+            ids.append(id)
         }
-        return lhs.comparison(op, .records(ids))
+        return relationship(lhs, op, ids: ids)
     }
 
+    /// The comparison with the objects' record keys, remembering each one's store.
     fileprivate static func relationship<V>(
         _ lhs: Expression<WhereTarget.Single, V>, _ op: ComparisonOperator, ids: [ObjectID]
     ) -> Where {
-        lhs.comparison(op, .records(ids.map(\.recordID)))
+        var filter = lhs.comparison(op, .records(ids.map(\.recordID)))
+        for id in ids { filter.objectStores.add(id) }
+        return filter
     }
 }
 
