@@ -42,8 +42,8 @@ extension DemoCommand {
         print("\n9. A progressive migration with a custom mapping")
         let directory = mainStore?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
         let fileURL = directory.appendingPathComponent("corestore-demo-contacts.sqlite")
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fileURL.path + suffix) }
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fileURL.path + suffix) } }
+        for suffix in [""] + SQLiteStore.sideFileSuffixes { try? FileManager.default.removeItem(atPath: fileURL.path + suffix) }
+        defer { for suffix in [""] + SQLiteStore.sideFileSuffixes { try? FileManager.default.removeItem(atPath: fileURL.path + suffix) } }
 
         let count = 20_000
         do {

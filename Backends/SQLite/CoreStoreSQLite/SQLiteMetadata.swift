@@ -5,7 +5,8 @@ import CoreStoreStorage
 
 /// The `corestore_metadata` table (key → value): the file format, the model version and schema
 /// hash the data was written with, the application's user info (JSON), the next record key and
-/// the commit sequence. Both counters change in the same transaction as the data.
+/// the commit sequence. In the classic journal mode both counters change in the same transaction
+/// as the data; in WAL mode they live in ``SQLiteCounterFile`` while the database is open.
 enum SQLiteMetadata {
     static let table = "corestore_metadata"
     static let formatVersion: Int64 = 1
@@ -119,7 +120,33 @@ enum SQLiteMetadata {
         if let metadata { try write(connection, metadata) }
     }
 
-    private static func write(_ connection: SQLiteConnection, _ metadata: StoredMetadata) throws {
+    /// The counters the database shows: those it stored, with the next key raised past the
+    /// largest key of every table of `mapping` (in WAL mode the stored ones are written only
+    /// when a store closes and, for the next key, when a commit deletes records; see
+    /// ``SQLiteCounterFile``).
+    static func derivedCounters(_ connection: SQLiteConnection, mapping: SQLSchemaMapping) throws -> CommitCounters {
+        var counters = try self.counters(connection)
+        for table in mapping.tableOrder {
+            if case .integer(let largest) = try connection.scalar("SELECT max(\"_key\") FROM \(table.sqlIdentifier)") {
+                counters.nextKey = max(counters.nextKey, largest + 1)
+            }
+        }
+        return counters
+    }
+
+    /// Stores the next key, inside a commit that deletes records.
+    static func storeNextKey(_ connection: SQLiteConnection, _ nextKey: Int64) throws {
+        try connection.statement(.updateNextKey).execute([.integer(nextKey)])
+    }
+
+    /// Raises the stored counters to `counters` (when a store closes).
+    static func persist(_ connection: SQLiteConnection, _ counters: CommitCounters) throws {
+        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = max(value, ?1) WHERE key = 'next_key'").execute([.integer(counters.nextKey)])
+        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = max(value, ?1) WHERE key = 'sequence'").execute([.integer(Int64(clamping: counters.sequence))])
+    }
+
+    /// Stores new metadata (a commit's).
+    static func write(_ connection: SQLiteConnection, _ metadata: StoredMetadata) throws {
         let json = (try? JSONEncoder().encode(metadata.userInfo)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         let upsert = try connection.statement("INSERT OR REPLACE INTO \(table.sqlIdentifier) (key, value) VALUES (?1, ?2)")
         try upsert.execute([.text("model_version"), .text(metadata.modelVersion)])

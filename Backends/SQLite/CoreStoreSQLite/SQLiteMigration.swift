@@ -57,8 +57,14 @@ final class SQLiteMigration: StorageMigration {
                 throw StorageError.incompatibleStore(path: connection.path, reason: "it holds schema hash \(metadata.schemaHash), not the migration's source \(source.schemaHash)")
             }
             sourceMetadata = metadata
-            sourceCounters = try SQLiteMetadata.counters(connection)
             try SQLiteMetadata.verifyTables(connection, mapping: staging.sourceMapping)
+            // The counters as the database shows them, and as the counters file has them
+            // when the store was last used in WAL mode (the database may be behind it).
+            var counters = try SQLiteMetadata.derivedCounters(connection, mapping: staging.sourceMapping)
+            if let file = SQLiteCounterFile.openForReading(databasePath: connection.path) {
+                counters = CommitCounters(nextKey: max(counters.nextKey, file.counters.nextKey), sequence: max(counters.sequence, file.counters.sequence))
+            }
+            sourceCounters = counters
             try Self.dropStagingTables(connection)
         } catch {
             try? connection.execute("ROLLBACK")

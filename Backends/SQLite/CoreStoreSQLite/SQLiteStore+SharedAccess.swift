@@ -4,14 +4,21 @@ import CoreStoreStorage
 /// Several `DataStack`s — in this process or in others — may add the same database file: SQLite
 /// serializes their writes (each commit reads and advances the key and sequence counters inside
 /// its `IMMEDIATE` transaction, so identifiers never collide), and each stack notices the
-/// others' commits through the stored sequence.
+/// others' commits through the commit sequence (in WAL mode kept in the counters file every
+/// connection maps, see `SQLiteCounterFile`).
 extension SQLiteStore: SharedAccessStorage {
     /// The database file's canonical path.
     public var sharedIdentity: String { canonicalPath }
 
-    /// The sequence stored in the database, read on a pooled reader (one small query).
+    /// The sequence of the last commit: in WAL mode, read from the counters file every
+    /// connection maps (`SQLiteCounterFile`); otherwise (and for a store opened for reading, which
+    /// may open before any writer made that file) the one stored in the database, read on a
+    /// pooled reader.
     public func storedCommitSequence() throws -> UInt64 {
-        try withReadConnection { try SQLiteMetadata.counters($0).sequence }
+        if let counterFile { return counterFile.committedSequence }
+        let stored = try withReadConnection { try SQLiteMetadata.counters($0).sequence }
+        guard journalMode == .wal, let counterFile = SQLiteCounterFile.openForReading(databasePath: fileURL.path) else { return stored }
+        return max(stored, counterFile.committedSequence)
     }
 
     /// The sizes and modification times of the database file and its write-ahead log: every
@@ -19,7 +26,9 @@ extension SQLiteStore: SharedAccessStorage {
     /// SQLite locks and closing it again would release SQLite's locks).
     public var changeSignature: [Int64]? {
         var signature: [Int64] = []
-        signature.reserveCapacity(8)
+        signature.reserveCapacity(9)
+        // A commit that writes no page (an empty change set) still moves the sequence.
+        if let counterFile { signature.append(Int64(bitPattern: counterFile.committedSequence)) }
         for path in signaturePaths {
             var info = stat()
             if stat(path, &info) == 0 {

@@ -15,7 +15,9 @@ import CoreStoreStorage
 /// ## Files and location
 /// Without a URL the store lives in ``defaultDirectory``: `$XDG_DATA_HOME/<process name>/`, or
 /// `~/.local/share/<process name>/` when `XDG_DATA_HOME` is not set, in a file named
-/// `<process name>.sqlite`. SQLite keeps two side files next to it (`-wal`, `-shm`).
+/// `<process name>.sqlite`. SQLite keeps two side files next to it (`-wal`, `-shm`), and the store
+/// a third, `-counters`, with the next record key and the commit sequence (see
+/// ``sideFileSuffixes``).
 ///
 /// ## Concurrency and durability
 /// The database runs in WAL mode by default: one writer (the `DataStack`'s transactions) and up
@@ -116,6 +118,9 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let readers: SQLConnectionPool<SQLiteConnection>
         /// Opened with `openForReading`: `writer` is a read-only connection too.
         let isReadOnly: Bool
+        /// The commit counters in WAL mode (`nil`: in the database, as with the classic journal
+        /// and for a store opened for reading).
+        let counterFile: SQLiteCounterFile?
         let mapping: SQLSchemaMapping
         /// Writes every commit's rows through `writer`, keeping their prepared statements.
         let rowWriter: SQLiteWriter
@@ -126,10 +131,11 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         /// matching keys first (see `SQLHeldRecordsMemory`).
         let heldRecordsMemory = SQLHeldRecordsMemory()
 
-        init(writer: SQLiteConnection, readers: SQLConnectionPool<SQLiteConnection>, isReadOnly: Bool, mapping: SQLSchemaMapping, rowWriter: SQLiteWriter) {
+        init(writer: SQLiteConnection, readers: SQLConnectionPool<SQLiteConnection>, isReadOnly: Bool, counterFile: SQLiteCounterFile?, mapping: SQLSchemaMapping, rowWriter: SQLiteWriter) {
             self.writer = writer
             self.readers = readers
             self.isReadOnly = isReadOnly
+            self.counterFile = counterFile
             self.mapping = mapping
             self.rowWriter = rowWriter
         }
@@ -199,7 +205,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
             guard existing.schemaHash == schema.schemaHash else { return existing }
             let writer = try openWriter(schema: schema)
             try SQLiteMetadata.verifyTables(writer, mapping: mapping)
-            install(writer, mapping: mapping, schema: schema)
+            install(writer, mapping: mapping, schema: schema, counterFile: try attachCounterFile(writer, mapping: mapping))
             return existing
         }
         do {
@@ -215,7 +221,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
             for statement in mapping.creationSQL { try writer.execute(statement) }
             try SQLiteMetadata.create(writer, metadata: StoredMetadata(modelVersion: schema.modelVersion, schemaHash: schema.schemaHash))
         }
-        install(writer, mapping: mapping, schema: schema)
+        install(writer, mapping: mapping, schema: schema, counterFile: try attachCounterFile(writer, mapping: mapping))
         return nil
     }
 
@@ -233,7 +239,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         sqlite3_busy_timeout(connection.handle, 5000)
         try connection.execute(pageCacheSQL)
         try SQLiteMetadata.verifyTables(connection, mapping: mapping)
-        install(connection, mapping: mapping, schema: schema, readOnly: true)
+        install(connection, mapping: mapping, schema: schema, counterFile: nil, readOnly: true)
         return existing
     }
 
@@ -256,6 +262,9 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
     public func write(_ changes: ChangeSet) throws -> CommitInfo {
         let state = try lifecycle.open()
         if state.isReadOnly { throw StorageError.openedForReading(storeDescription) }
+        if let counterFile = state.counterFile {
+            return try write(changes, state: state, counterFile: counterFile)
+        }
         let writer = state.writer
         var stored: CommitCounters?
         do {
@@ -274,11 +283,40 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         }
     }
 
+    /// ``write(_:)`` in WAL mode: the counters come from, and go to, the counters file; the
+    /// database stores the next key only when the commit deletes records.
+    private func write(_ changes: ChangeSet, state: OpenState, counterFile: SQLiteCounterFile) throws -> CommitInfo {
+        let writer = state.writer
+        var before = CommitCounters(nextKey: 1, sequence: 0)
+        var published: CommitCounters?
+        do {
+            let info = try writer.transaction(.immediate) {
+                before = counterFile.countersForCommit()
+                var stored = before
+                let info = try state.rowWriter.commit(changes, counters: { before }, store: { counters, metadata in
+                    if let metadata { try SQLiteMetadata.write(writer, metadata) }
+                    stored = counters
+                })
+                if !info.changes.deletes.isEmpty || !info.changes.unreadDeletes.isEmpty {
+                    try SQLiteMetadata.storeNextKey(writer, stored.nextKey)
+                }
+                counterFile.willCommit(stored)
+                published = stored
+                return info
+            }
+            if let published { counterFile.didCommit(published) }
+            return info
+        } catch {
+            if let published { counterFile.commitFailed(published, startedFrom: before) }
+            throw error
+        }
+    }
+
     /// Closes the store and deletes the database file and its side files.
     public func erase() throws {
         if lifecycle.current?.isReadOnly == true { throw StorageError.openedForReading(storeDescription) }
-        closeState()
-        for suffix in ["", "-wal", "-shm", "-journal"] {
+        closeState(storingCounters: false)
+        for suffix in [""] + Self.sideFileSuffixes {
             let url = URL(fileURLWithPath: fileURL.path + suffix)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {
@@ -296,17 +334,38 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
 
     // MARK: Connections
 
-    private func closeState() {
+    /// `storingCounters`: the database stores the counters of the counters file first (so that
+    /// it shows them even if that file is lost), unless the store is about to be erased.
+    private func closeState(storingCounters: Bool = true) {
         // The connections close (and SQLite checkpoints) before the file is marked closed.
         let wasOpen: Bool = {
             guard let state = lifecycle.close() else { return false }
+            if storingCounters, let counterFile = state.counterFile {
+                do {
+                    try state.writer.transaction(.immediate) { try SQLiteMetadata.persist(state.writer, counterFile.counters) }
+                } catch {
+                    // Opening again raises the counters file to what the database shows, and
+                    // the file itself stays: nothing is lost.
+                }
+            }
             state.readers.close()
             return true
         }()
         if wasOpen { SQLiteOpenFiles.closed(fileURL.path) }
     }
 
-    private func install(_ writer: SQLiteConnection, mapping: SQLSchemaMapping, schema: StoreSchema, readOnly: Bool = false) {
+    /// In WAL mode, maps the counters file and raises it to what the database shows (inside
+    /// the write lock, so that no commit of another connection is half-way).
+    private func attachCounterFile(_ writer: SQLiteConnection, mapping: SQLSchemaMapping) throws -> SQLiteCounterFile? {
+        guard journalMode == .wal else { return nil }
+        let counterFile = try SQLiteCounterFile.openForWriting(databasePath: fileURL.path)
+        try writer.transaction(.immediate) {
+            counterFile.raise(to: try SQLiteMetadata.derivedCounters(writer, mapping: mapping))
+        }
+        return counterFile
+    }
+
+    private func install(_ writer: SQLiteConnection, mapping: SQLSchemaMapping, schema: StoreSchema, counterFile: SQLiteCounterFile?, readOnly: Bool = false) {
         let path = fileURL.path
         let pageCacheSQL = pageCacheSQL
         let readers = SQLConnectionPool<SQLiteConnection>(maximum: 4, storeDescription: storeDescription) {
@@ -316,12 +375,20 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
             try connection.execute(pageCacheSQL)
             return connection
         }
-        lifecycle.install(OpenState(writer: writer, readers: readers, isReadOnly: readOnly, mapping: mapping, rowWriter: SQLiteWriter(connection: writer, mapping: mapping)))
+        lifecycle.install(OpenState(writer: writer, readers: readers, isReadOnly: readOnly, counterFile: counterFile, mapping: mapping, rowWriter: SQLiteWriter(connection: writer, mapping: mapping)))
         SQLiteOpenFiles.opened(path)
     }
 
+    /// The suffixes of the files that may sit beside the database file, named after it: SQLite's
+    /// write-ahead log and its index (`-wal`, `-shm`), its classic journal (`-journal`), and the
+    /// commit counters every connection maps in WAL mode (`-counters`).
+    public static let sideFileSuffixes = ["-wal", "-shm", "-journal", SQLiteCounterFile.suffix]
+
     /// Whether the store is open (a migration needs it closed).
     var isOpen: Bool { lifecycle.isOpen }
+
+    /// The counters file of the open store (WAL mode, opened for writing).
+    var counterFile: SQLiteCounterFile? { lifecycle.current?.counterFile }
 
     /// A read-write connection with the store's pragmas (journal mode, durability), used by
     /// `open` and by a migration.

@@ -89,7 +89,7 @@ struct StoreFiles {
         var sizes: [(String, Int64)] = []
         switch backend {
         case .sqlite:
-            for suffix in ["", "-wal", "-shm"] {
+            for suffix in [""] + SQLiteStore.sideFileSuffixes {
                 if let bytes = size(url.path + suffix) { sizes.append((url.lastPathComponent + suffix, bytes)) }
             }
         case .lmdb, .leveldb:

@@ -1,4 +1,5 @@
 import Foundation
+import CoreStoreSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +43,7 @@ struct StoreCopyWorkspace {
 
     /// The parts of an old target set aside during a move, by name in the workspace, with the
     /// suffix they have beside the target.
-    private static let setAsideParts = [("replaced", ""), ("replaced-wal", "-wal"), ("replaced-shm", "-shm"), ("replaced-journal", "-journal")]
+    private static let setAsideParts = [("replaced", "")] + SQLiteStore.sideFileSuffixes.map { ("replaced" + $0, $0) }
 
     /// Moves the closed store at `url` to `target`, replacing what is there. The old store's
     /// parts that must not stay beside the new one (a directory, which cannot be renamed over;

@@ -43,8 +43,9 @@ enum StoreDamage: CustomStringConvertible {
         case 8:
             return .truncated(file: file.path, length: random.below(max(1, file.size)))
         default:
-            // Without its only file a store is absent, not damaged: it opens as a new one.
-            guard files.count > 1 else { return .zeroedPage(file: file.path, page: random.below(pages)) }
+            // Without its only file (or, for SQLite, its database file beside the counters
+            // file) a store is absent, not damaged: it opens as a new one.
+            guard files.count > 1, !file.path.hasSuffix(".sqlite") else { return .zeroedPage(file: file.path, page: random.below(pages)) }
             return .deleted(file: file.path)
         }
     }
