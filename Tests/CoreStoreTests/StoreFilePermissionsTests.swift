@@ -30,6 +30,8 @@ struct StoreFilePermissionsTests {
         let wal = URL(fileURLWithPath: file.path + "-wal")
         #expect(FileManager.default.fileExists(atPath: wal.path))
         #expect(try Self.permissions(wal) == 0o600)
+        let counters = URL(fileURLWithPath: file.path + "-counters")
+        #expect(try Self.permissions(counters) == 0o600)
         #expect(try stack.fetchCount(From<Person>()) == 1)
     }
 
@@ -41,10 +43,12 @@ struct StoreFilePermissionsTests {
             try insertPeople(stack, [("Ann", 30)])
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file.path)
+        try FileManager.default.removeItem(atPath: file.path + "-counters")
         let stack = DataStack(makeSchema())
         try stack.addStorageAndWait(SQLiteStore(fileURL: file))
         try insertPeople(stack, [("Bob", 40)])
         #expect(try Self.permissions(file) == 0o640)
+        #expect(try Self.permissions(URL(fileURLWithPath: file.path + "-counters")) == 0o640, "a new counters file takes the database's permissions")
         #expect(try stack.fetchCount(From<Person>()) == 2)
     }
 

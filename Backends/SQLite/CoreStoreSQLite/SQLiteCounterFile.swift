@@ -72,10 +72,14 @@ final class SQLiteCounterFile: @unchecked Sendable {
             throw failure("cannot read the size of \(path)")
         }
         // Another process may be making the file right now: extending it to its size is the
-        // same for both (a mapping past the end of a file faults on access).
-        if info.st_size < Self.size, ftruncate(descriptor, off_t(Self.size)) != 0 {
-            Foundation.close(descriptor)
-            throw failure("cannot extend \(path)")
+        // same for both (a mapping past the end of a file faults on access). A new file takes
+        // the database's permissions exactly, whatever the umask (as SQLite's side files do).
+        if info.st_size < Self.size {
+            if info.st_size == 0 { _ = fchmod(descriptor, mode) }
+            guard ftruncate(descriptor, off_t(Self.size)) == 0 else {
+                Foundation.close(descriptor)
+                throw failure("cannot extend \(path)")
+            }
         }
         let file = try map(path: path, descriptor: descriptor, protection: PROT_READ | PROT_WRITE)
         if !corestore_counter_replace(file.words, 0, marker), corestore_counter_load(file.words) != marker {

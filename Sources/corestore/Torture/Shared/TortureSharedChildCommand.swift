@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreStore
 import CoreStorePostgres
+import CoreStoreSQLite
 import Foundation
 
 /// `corestore torture shared-child` (hidden): one of the processes of `torture shared`. Adds
@@ -12,15 +13,18 @@ import Foundation
 struct TortureSharedChildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shared-child",
-        abstract: "Commit entries to a shared PostgreSQL store while monitoring all of them (run by 'torture shared').",
+        abstract: "Commit entries to a shared PostgreSQL store or SQLite file while monitoring all of them (run by 'torture shared').",
         shouldDisplay: false
     )
 
     @Option(help: "The PostgreSQL database.")
-    var url: String
+    var url: String?
 
-    @Option(help: "The store's schema.")
-    var schema: String
+    @Option(help: "The store's schema in the PostgreSQL database.")
+    var schema: String?
+
+    @Option(help: "The SQLite file (instead of --url).")
+    var path: String?
 
     @Option(help: "This process's number.")
     var process: Int
@@ -37,7 +41,13 @@ struct TortureSharedChildCommand: ParsableCommand {
     func run() throws {
         CoreStoreDefaults.logger = DefaultLogger(minimumLevel: .warning)
         let stack = DataStack(SharedTortureModel.schema)
-        try stack.addStorageAndWait(PostgresStore(url: url, schemaName: schema))
+        if let url, let schema {
+            try stack.addStorageAndWait(PostgresStore(url: url, schemaName: schema))
+        } else if let path {
+            try stack.addStorageAndWait(SQLiteStore(fileURL: URL(fileURLWithPath: path)))
+        } else {
+            throw ValidationError("give --url and --schema, or --path")
+        }
         let deliveries = DispatchQueue(label: "corestore.torture.shared.deliveries")
         let list = try stack.monitorList(
             From<SharedTortureModel.Entry>().orderBy(.ascending(\.$process), .ascending(\.$index)),

@@ -1,19 +1,22 @@
 import ArgumentParser
 import CoreStore
 import CoreStorePostgres
+import CoreStoreSQLite
 import Foundation
 
-/// `corestore torture shared`: several processes commit to one PostgreSQL store at once, each
+/// `corestore torture shared`: several processes commit to one PostgreSQL store (or one SQLite
+/// file) at once, each
 /// with a list monitor on every entry; checks that nothing is lost and that every process's
 /// monitor ends with the same list, having been told of every entry exactly once, and reports
 /// how long a commit took to reach the other processes' observers.
 struct TortureSharedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shared",
-        abstract: "Several processes commit to one PostgreSQL store with monitors attached: nothing lost, every monitor the same.",
+        abstract: "Several processes commit to one PostgreSQL store (or SQLite file) with monitors attached: nothing lost, every monitor the same.",
         discussion: """
             Starts --processes copies of this program (`torture shared-child`) on a new schema \
-            of the database at --url. Each attaches a list monitor to every entry, then (once \
+            of the database at --url, or with --sqlite on a new SQLite file in a temporary \
+            directory. Each attaches a list monitor to every entry, then (once \
             all are ready) commits --commits entries, one per transaction, and waits until its \
             monitor has reported every process's entries. Fails unless every process's list \
             holds all processes × commits entries, in the same order, each reported once by an \
@@ -23,11 +26,15 @@ struct TortureSharedCommand: ParsableCommand {
 
             Example:
               corestore torture shared --url postgres://me@localhost/scratch --processes 4 --commits 2500
+              corestore torture shared --sqlite --processes 4 --commits 500
             """
     )
 
     @Option(help: "The PostgreSQL database (postgres://user[:password]@host[:port]/database).")
-    var url: String
+    var url: String?
+
+    @Flag(help: "Share a new SQLite file instead of a PostgreSQL database.")
+    var sqlite = false
 
     @Option(help: "How many processes commit at once.")
     var processes: Int = 4
@@ -39,24 +46,35 @@ struct TortureSharedCommand: ParsableCommand {
     var timeout: Double = 600
 
     func validate() throws {
+        guard (url == nil) == sqlite else { throw ValidationError("give either --url or --sqlite") }
         guard processes >= 2 else { throw ValidationError("--processes must be at least 2") }
         guard commits >= 1 else { throw ValidationError("--commits must be at least 1") }
     }
 
     func run() throws {
-        let schema = "torture_shared_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
-        // The store is created once, before the processes add it.
-        let creator = DataStack(SharedTortureModel.schema)
-        let store = try creator.addStorageAndWait(PostgresStore(url: url, schemaName: schema))
-        print("torture shared: \(processes) processes × \(commits) commits on \(store.storeDescription)")
-        defer { try? PostgresStore(url: url, schemaName: schema).erase() }
-
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corestore-shared-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        let storeArguments: [String]
+        let store: any StorageInterface
+        if let url {
+            let schema = "torture_shared_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+            storeArguments = ["--url", url, "--schema", schema]
+            store = PostgresStore(url: url, schemaName: schema)
+        } else {
+            let path = directory.appendingPathComponent("shared.sqlite").path
+            storeArguments = ["--path", path]
+            store = SQLiteStore(fileURL: URL(fileURLWithPath: path))
+        }
+        // The store is created once, before the processes add it.
+        let creator = DataStack(SharedTortureModel.schema)
+        try creator.addStorageAndWait(store)
+        print("torture shared: \(processes) processes × \(commits) commits on \(store.storeDescription)")
+        defer { try? store.erase() }
+
         let children = try (0..<processes).map { index in
             try SharedTortureChild(
-                arguments: ["torture", "shared-child", "--url", url, "--schema", schema, "--process", "\(index)",
+                arguments: ["torture", "shared-child"] + storeArguments + ["--process", "\(index)",
                             "--processes", "\(processes)", "--commits", "\(commits)", "--timeout", "\(timeout)"],
                 directory: directory, name: "child-\(index)"
             )
