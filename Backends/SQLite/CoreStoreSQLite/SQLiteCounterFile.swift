@@ -107,14 +107,14 @@ final class SQLiteCounterFile: @unchecked Sendable {
         let address = mmap(nil, size, protection, MAP_SHARED, descriptor, 0)
         guard let address, address != MAP_FAILED else {
             Foundation.close(descriptor)
-            throw failure("cannot map \(path) into memory")
+            throw failure("cannot map \(path) into memory", advice: "on a file system without shared memory, open the store with journalMode: .rollback")
         }
         return SQLiteCounterFile(path: path, descriptor: descriptor, words: address.assumingMemoryBound(to: UInt64.self))
     }
 
-    private static func failure(_ message: String) -> StorageError {
+    private static func failure(_ message: String, advice: String? = nil) -> StorageError {
         let code = errno
-        return StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "\(message): \(String(cString: strerror(code)))")
+        return StorageError.engine(code: Int(SQLITE_CANTOPEN), message: "\(message): \(String(cString: strerror(code)))" + (advice.map { "; " + $0 } ?? ""))
     }
 
     // MARK: Reading
