@@ -3,18 +3,12 @@ import Testing
 @testable import CoreStore
 import CoreStoreSQLite
 
-/// A writer connection remembers the counters it stored and reuses them while no other
-/// connection committed to the file; a commit by another connection must make it read them
-/// again, or two stores would hand out the same key and the same sequence.
+/// Two stores on one file take their keys and sequences from the same counters (in WAL mode
+/// the counters file both map; with the classic journal the database, where a writer connection
+/// reuses what it stored while SQLite's data version shows no other connection's commit): they
+/// must never hand out the same key or the same sequence.
 @Suite("SQLiteStore commit counters")
 struct SQLiteCommitCountersTests {
-    private func insertAccount(_ stack: DataStack, _ email: String) throws -> ObjectID {
-        try stack.perform(synchronous: { transaction in
-            transaction.create(Into<Account>()).email = email
-        })
-        return try #require(try stack.fetchOne(From<Account>().where(\.$email == email))?.cs_id())
-    }
-
     @Test("Two stores on one file, committing in turn, never share a key or a sequence")
     func alternatingStores() throws {
         let directory = try TemporaryDirectory()

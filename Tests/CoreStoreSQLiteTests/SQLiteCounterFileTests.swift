@@ -10,13 +10,6 @@ import CoreStoreStorage
 /// sequence back, or go unnoticed.
 @Suite("SQLiteStore counters file")
 struct SQLiteCounterFileTests {
-    private func insertAccount(_ stack: DataStack, _ email: String) throws -> Int64 {
-        try stack.perform(synchronous: { transaction in
-            transaction.create(Into<Account>()).email = email
-        })
-        return try #require(try stack.fetchOne(From<Account>().where(\.$email == email))?.cs_id()).recordID.key
-    }
-
     private func deleteAccount(_ stack: DataStack, _ email: String) throws {
         try stack.perform(synchronous: { transaction in
             transaction.delete(try transaction.fetchOne(From<Account>().where(\.$email == email)))
@@ -55,7 +48,7 @@ struct SQLiteCounterFileTests {
         let stack = DataStack(sqliteTestSchema)
         try stack.addStorageAndWait(store)
         let start = try store.storedCommitSequence()
-        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com") }
+        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com").recordID.key }
         #expect(try word(1, of: url) == UInt64(keys[2] + 1))
         #expect(try word(3, of: url) == start + 3)
         #expect(try word(2, of: url) == start + 3)
@@ -84,29 +77,20 @@ struct SQLiteCounterFileTests {
         #expect(try stack.fetchCount(From<Account>()) == 2)
     }
 
-    @Test("A lost counters file: keys go on after the largest stored one")
-    func lostCounterFile() throws {
+    /// Three accounts, the largest deleted when `deletingTheLargest`, then the store reopened
+    /// from a power-cut image without its counters file: the key a new account gets must follow
+    /// the largest ever stored.
+    @Test("A lost counters file: keys go on after the largest ever stored, deleted or not", arguments: [false, true])
+    func lostCounterFile(deletingTheLargest: Bool) throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
         let stack = try makeSQLiteStack(url)
-        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com") }
+        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com").recordID.key }
+        if deletingTheLargest { try deleteAccount(stack, "a2@example.com") }
         let image = try powerCutImage(of: url, in: directory, named: "image.sqlite")
         let reopened = try makeSQLiteStack(image)
-        #expect(try reopened.fetchCount(From<Account>()) == 3)
-        #expect(try insertAccount(reopened, "b@example.com") == keys[2] + 1)
-    }
-
-    @Test("A lost counters file after the largest key was deleted: that key is not given again")
-    func lostCounterFileAfterDeletingTheLargestKey() throws {
-        let directory = try TemporaryDirectory()
-        let url = directory.file()
-        let stack = try makeSQLiteStack(url)
-        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com") }
-        try deleteAccount(stack, "a2@example.com")
-        let image = try powerCutImage(of: url, in: directory, named: "image.sqlite")
-        let reopened = try makeSQLiteStack(image)
-        #expect(try reopened.fetchCount(From<Account>()) == 2)
-        #expect(try insertAccount(reopened, "b@example.com") == keys[2] + 1)
+        #expect(try reopened.fetchCount(From<Account>()) == (deletingTheLargest ? 2 : 3))
+        #expect(try insertAccount(reopened, "b@example.com").recordID.key == keys[2] + 1)
     }
 
     @Test("A counters file behind the database is raised when a store opens")
@@ -116,7 +100,7 @@ struct SQLiteCounterFileTests {
         let store = SQLiteStore(fileURL: url)
         let stack = DataStack(sqliteTestSchema)
         try stack.addStorageAndWait(store)
-        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com") }
+        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com").recordID.key }
         let sequence = try store.storedCommitSequence()
         store.close()
         for index in 1...3 { try setWord(index, of: url, to: 0) }
@@ -124,7 +108,7 @@ struct SQLiteCounterFileTests {
         let reopened = DataStack(sqliteTestSchema)
         try reopened.addStorageAndWait(reopenedStore)
         #expect(try reopenedStore.storedCommitSequence() >= sequence)
-        #expect(try insertAccount(reopened, "b@example.com") == keys[2] + 1)
+        #expect(try insertAccount(reopened, "b@example.com").recordID.key == keys[2] + 1)
         #expect(try reopenedStore.storedCommitSequence() > sequence)
     }
 

@@ -80,3 +80,14 @@ func makeSQLiteStack(_ url: URL, schema: CoreStoreSchema = sqliteTestSchema, opt
     try stack.addStorageAndWait(SQLiteStore(fileURL: url, localStorageOptions: options))
     return stack
 }
+
+/// Inserts an account with `email` in its own transaction; its identifier.
+func insertAccount(_ stack: DataStack, _ email: String) throws -> ObjectID {
+    try stack.perform(synchronous: { transaction in
+        transaction.create(Into<Account>()).email = email
+    })
+    guard let id = try stack.fetchOne(From<Account>().where(\.$email == email))?.cs_id() else {
+        throw CoreStoreError.invalidObject(message: "the account \(email) was not saved")
+    }
+    return id
+}
