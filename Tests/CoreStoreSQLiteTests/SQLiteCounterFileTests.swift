@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import CoreStore
 import CoreStoreStorage
+import CSQLite
 @testable import CoreStoreSQLite
 
 /// In WAL mode the next record key and the commit sequence live in `<database>-counters`, which
@@ -60,8 +61,10 @@ struct SQLiteCounterFileTests {
         #expect(closed == CommitCounters(nextKey: keys[2] + 1, sequence: start + 3), "closing stores the counters in the database")
     }
 
-    @Test("A writer that stopped between its commit and publishing it: the next commit publishes it and comes after")
-    func pendingSequenceIsPublished() throws {
+    /// Another process's writer set its pending sequence (taking the writers' lock), committed,
+    /// and is still at work or was killed before publishing the sequence.
+    @Test("A writer between its commit and publishing it: readers wait for it while it holds its lock, and publish it once it let go", arguments: [false, true])
+    func pendingSequenceIsPublished(writerHoldsItsLock: Bool) throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
         let store = SQLiteStore(fileURL: url)
@@ -69,12 +72,64 @@ struct SQLiteCounterFileTests {
         try stack.addStorageAndWait(store)
         _ = try insertAccount(stack, "a@example.com")
         let sequence = try store.storedCommitSequence()
-        // Another process's writer set its pending sequence, committed, and was killed.
+        let otherWriter = open(url.path + SQLiteStore.sideFileSuffixes[3], O_RDWR)
+        #expect(otherWriter >= 0)
+        defer { close(otherWriter) }
+        if writerHoldsItsLock { #expect(corestore_ofd_share(otherWriter, 64) == 0) }
         try setWord(2, of: url, to: sequence + 1)
-        #expect(try store.storedCommitSequence() == sequence)
+        #expect(try store.storedCommitSequence() == (writerHoldsItsLock ? sequence : sequence + 1))
+        // The next commit, under SQLite's write lock, knows the other writer's COMMIT ended.
         _ = try insertAccount(stack, "b@example.com")
         #expect(try store.storedCommitSequence() == sequence + 2)
         #expect(try stack.fetchCount(From<Account>()) == 2)
+    }
+
+    @Test("A counters file whose words no store wrote is refused with a clear error, untouched")
+    func implausibleCounterFile() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let store = SQLiteStore(fileURL: url)
+        try DataStack(sqliteTestSchema).addStorageAndWait(store)
+        store.close()
+        try setWord(1, of: url, to: UInt64.max - 5)
+        let before = try Data(contentsOf: URL(fileURLWithPath: url.path + SQLiteStore.sideFileSuffixes[3]))
+        do {
+            try DataStack(sqliteTestSchema).addStorageAndWait(SQLiteStore(fileURL: url))
+            Issue.record("damaged counters were accepted")
+        } catch {
+            #expect("\(error)".contains("counters are damaged"), "\(error)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: url.path + SQLiteStore.sideFileSuffixes[3])) == before)
+    }
+
+    @Test("A database reached through a symbolic link shares the counters of its file")
+    func symbolicLink() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let link = directory.file("link.sqlite")
+        let direct = try makeSQLiteStack(url)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: url.path)
+        let linked = try makeSQLiteStack(link)
+        let keys = try (0..<6).map { try insertAccount($0 % 2 == 0 ? direct : linked, "a\($0)@example.com").recordID.key }
+        #expect(Set(keys).count == 6, "keys handed out twice: \(keys)")
+        #expect(!FileManager.default.fileExists(atPath: link.path + SQLiteStore.sideFileSuffixes[3]))
+    }
+
+    @Test("The classic journal after WAL mode takes the counters the counters file holds")
+    func rollbackJournalAfterWAL() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let stack = try makeSQLiteStack(url)
+        let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com").recordID.key }
+        let image = try powerCutImage(of: url, in: directory, named: "image.sqlite")
+        // The process was killed: its counters file stays (the kernel keeps what was mapped).
+        try FileManager.default.copyItem(atPath: url.path + SQLiteStore.sideFileSuffixes[3], toPath: image.path + SQLiteStore.sideFileSuffixes[3])
+        let sequence = try word(3, of: image)
+        let store = SQLiteStore(fileURL: image, journalMode: .rollback)
+        let reopened = DataStack(sqliteTestSchema)
+        try reopened.addStorageAndWait(store)
+        #expect(try insertAccount(reopened, "b@example.com").recordID.key == keys[2] + 1)
+        #expect(try store.storedCommitSequence() > sequence)
     }
 
     /// Three accounts, the largest deleted when `deletingTheLargest`, then the store reopened

@@ -139,10 +139,11 @@ enum SQLiteMetadata {
         try connection.statement(.updateNextKey).execute([.integer(nextKey)])
     }
 
-    /// Raises the stored counters to `counters` (when a store closes).
+    /// Raises the stored counters to `counters` (when a store closes, and from a counters file
+    /// a store in the classic journal mode finds).
     static func persist(_ connection: SQLiteConnection, _ counters: CommitCounters) throws {
-        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = max(value, ?1) WHERE key = 'next_key'").execute([.integer(counters.nextKey)])
-        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = max(value, ?1) WHERE key = 'sequence'").execute([.integer(Int64(clamping: counters.sequence))])
+        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'next_key' AND value < ?1").execute([.integer(counters.nextKey)])
+        try connection.statement("UPDATE \(table.sqlIdentifier) SET value = ?1 WHERE key = 'sequence' AND value < ?1").execute([.integer(Int64(clamping: counters.sequence))])
     }
 
     /// Stores new metadata (a commit's).

@@ -62,7 +62,8 @@ final class SQLiteMigration: StorageMigration {
             // when the store was last used in WAL mode (the database may be behind it).
             var counters = try SQLiteMetadata.derivedCounters(connection, mapping: staging.sourceMapping)
             if let file = SQLiteCounterFile.openForReading(databasePath: connection.path) {
-                counters = CommitCounters(nextKey: max(counters.nextKey, file.counters.nextKey), sequence: max(counters.sequence, file.counters.sequence))
+                let left = file.highestCounters
+                counters = CommitCounters(nextKey: max(counters.nextKey, left.nextKey), sequence: max(counters.sequence, left.sequence))
             }
             sourceCounters = counters
             try Self.dropStagingTables(connection)

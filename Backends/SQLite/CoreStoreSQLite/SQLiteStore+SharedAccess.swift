@@ -17,7 +17,7 @@ extension SQLiteStore: SharedAccessStorage {
     public func storedCommitSequence() throws -> UInt64 {
         if let counterFile { return counterFile.committedSequence }
         let stored = try withReadConnection { try SQLiteMetadata.counters($0).sequence }
-        guard journalMode == .wal, let counterFile = SQLiteCounterFile.openForReading(databasePath: fileURL.path) else { return stored }
+        guard let counterFile = SQLiteCounterFile.openForReading(databasePath: fileURL.path) else { return stored }
         return max(stored, counterFile.committedSequence)
     }
 

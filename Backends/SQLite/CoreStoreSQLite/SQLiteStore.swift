@@ -269,6 +269,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         var stored: CommitCounters?
         do {
             let info = try writer.transaction(.immediate) {
+                try refuseIfSwitchedToWAL(writer)
                 let before = try writer.currentCounters()
                 return try state.rowWriter.commit(changes, counters: { before }, store: { counters, metadata in
                     try SQLiteMetadata.update(writer, counters: counters, previous: before, metadata: metadata)
@@ -300,7 +301,7 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
                 if !info.changes.deletes.isEmpty || !info.changes.unreadDeletes.isEmpty {
                     try SQLiteMetadata.storeNextKey(writer, stored.nextKey)
                 }
-                counterFile.willCommit(stored)
+                try counterFile.willCommit(stored)
                 published = stored
                 return info
             }
@@ -312,12 +313,21 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         }
     }
 
+    /// With the classic journal, throws when another connection switched the file to WAL mode
+    /// (a store in WAL mode added while this one was idle): its commits count in the counters
+    /// file, which this store does not follow.
+    private func refuseIfSwitchedToWAL(_ writer: SQLiteConnection) throws {
+        guard case .text(let mode) = try writer.scalar("PRAGMA journal_mode"), mode.lowercased() == "wal" else { return }
+        throw StorageError.incompatibleStore(path: fileURL.path, reason: "another connection switched it to WAL mode while this store uses the classic journal; add it again with journalMode: .wal")
+    }
+
     /// Closes the store and deletes the database file and its side files.
     public func erase() throws {
         if lifecycle.current?.isReadOnly == true { throw StorageError.openedForReading(storeDescription) }
         closeState(storingCounters: false)
+        let counterFilePath = SQLiteCounterFile.path(ofDatabase: fileURL.path)
         for suffix in [""] + Self.sideFileSuffixes {
-            let url = URL(fileURLWithPath: fileURL.path + suffix)
+            let url = URL(fileURLWithPath: suffix == SQLiteCounterFile.suffix ? counterFilePath : fileURL.path + suffix)
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             do {
                 try FileManager.default.removeItem(at: url)
@@ -341,11 +351,13 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         let wasOpen: Bool = {
             guard let state = lifecycle.close() else { return false }
             if storingCounters, let counterFile = state.counterFile {
-                do {
-                    try state.writer.transaction(.immediate) { try SQLiteMetadata.persist(state.writer, counterFile.counters) }
-                } catch {
-                    // Opening again raises the counters file to what the database shows, and
-                    // the file itself stays: nothing is lost.
+                // Only when the database is behind (a read first: closing a store that
+                // changed nothing writes nothing). A failure loses nothing: the file stays,
+                // and opening again raises it to what the database shows.
+                let counters = counterFile.highestCounters
+                let behind = (try? state.writer.transaction(.deferred) { try SQLiteMetadata.counters(state.writer) }).map { $0.nextKey < counters.nextKey || $0.sequence < counters.sequence } ?? true
+                if behind {
+                    try? state.writer.transaction(.immediate) { try SQLiteMetadata.persist(state.writer, counters) }
                 }
             }
             state.readers.close()
@@ -354,13 +366,29 @@ public final class SQLiteStore: LocalStorage, ReadOnlyOpening, @unchecked Sendab
         if wasOpen { SQLiteOpenFiles.closed(fileURL.path) }
     }
 
-    /// In WAL mode, maps the counters file and raises it to what the database shows (inside
-    /// the write lock, so that no commit of another connection is half-way).
+    /// In WAL mode, maps the counters file and raises it to what the database shows. Another
+    /// process using the file keeps it ahead of the database, so a read tells; only a file
+    /// behind it (new, lost, or stale after a power cut) is raised, inside the write lock, so
+    /// that no commit of another connection is half-way.
+    ///
+    /// With the classic journal the database's counters are used, first raised to those of a
+    /// counters file the store left when it last ran in WAL mode.
     private func attachCounterFile(_ writer: SQLiteConnection, mapping: SQLSchemaMapping) throws -> SQLiteCounterFile? {
-        guard journalMode == .wal else { return nil }
+        guard journalMode == .wal else {
+            if let left = SQLiteCounterFile.openForReading(databasePath: fileURL.path)?.highestCounters {
+                try writer.transaction(.immediate) {
+                    let stored = try SQLiteMetadata.counters(writer)
+                    if stored.nextKey < left.nextKey || stored.sequence < left.sequence { try SQLiteMetadata.persist(writer, left) }
+                }
+            }
+            return nil
+        }
         let counterFile = try SQLiteCounterFile.openForWriting(databasePath: fileURL.path)
-        try writer.transaction(.immediate) {
-            counterFile.raise(to: try SQLiteMetadata.derivedCounters(writer, mapping: mapping))
+        let shown = try writer.transaction(.deferred) { try SQLiteMetadata.derivedCounters(writer, mapping: mapping) }
+        if !counterFile.isAtLeast(shown) {
+            try writer.transaction(.immediate) {
+                counterFile.raise(to: try SQLiteMetadata.derivedCounters(writer, mapping: mapping))
+            }
         }
         return counterFile
     }
