@@ -182,8 +182,10 @@ public struct CommitInfo: Sendable, Hashable {
     }
 
     /// Creates commit info that does not say what the commit wrote (short of the contract):
-    /// the framework then takes the written records from the change set, without what the
-    /// store changed to keep inverses consistent. Setting ``changes`` later says it.
+    /// the framework then reads the inserted and updated records back (or takes them from the
+    /// change set), without what the store changed to keep inverses consistent. Setting any
+    /// part of ``changes`` later says it (and only the inserts, when too few, are filled in).
+    /// Equality ignores whether the changes were said.
     public init(sequence: UInt64, permanentIDs: [RecordID: RecordID]) {
         self.init(sequence: sequence, permanentIDs: permanentIDs, changes: MergedChanges())
         reportsChanges = false

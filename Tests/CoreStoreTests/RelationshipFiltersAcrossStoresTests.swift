@@ -59,6 +59,33 @@ struct RelationshipFiltersAcrossStoresTests {
         #expect(try stack.fetchCount(From<Person>().where(\.$pets == (try stack.fetchOne(From<Dog>().where(\.$name == "Tom"))))) == 1)
     }
 
+    /// Two comparisons in one filter that name different objects with the same key: each store
+    /// reads each comparison with its own objects only.
+    @Test(arguments: StoreKind.allCases)
+    func comparisonsNamingObjectsWithOneKeyStaySeparate(_ kind: StoreKind) throws {
+        let (stack, ann, bea) = try Self.makeAnnAndBea(kind)
+        #expect(Self.names(try stack.fetchAll(From<Dog>().where(\.$master == ann && \.$master != bea))) == ["Rex"])
+        #expect(Self.names(try stack.fetchAll(From<Dog>().where(\.$master == ann).where(\.$master != bea))) == ["Rex"])
+        #expect(Self.names(try stack.fetchAll(From<Dog>().where(Where<Dog>("master == %@ AND master != %@", ann, bea)))) == ["Rex"])
+        #expect(Self.names(try stack.fetchAll(From<Dog>().where(\.$master != ann && \.$master != bea))) == [])
+    }
+
+    /// An object of another stack names a store this stack does not have: the fetch says so.
+    @Test func anObjectOfAnotherStackIsRefused() throws {
+        let (stack, _, _) = try Self.makeAnnAndBea(.inMemory)
+        let (_, otherAnn, _) = try Self.makeAnnAndBea(.inMemory)
+        do {
+            _ = try stack.fetchAll(From<Dog>().where(\.$master == otherAnn))
+            Issue.record("an object of another DataStack was accepted")
+        } catch let error as CoreStoreError {
+            guard case .invalidObject(let message) = error else {
+                Issue.record("unexpected error: \(error)")
+                return
+            }
+            #expect(message.contains("not one of this DataStack's stores"), "\(message)")
+        }
+    }
+
     /// A transaction's pending dog in Cloud, whose master has Ann's key there, is not Ann's.
     @Test(arguments: StoreKind.allCases)
     func pendingObjectsMatchOnlyTheStoreOfTheObject(_ kind: StoreKind) throws {

@@ -15,9 +15,6 @@ public struct CoreStoreFetchRequest {
     /// `nil`: every store holding the entity; otherwise only stores of these configurations.
     var configurations: [String?]?
     var predicate: RecordPredicate?
-    /// The stores of the objects the filter compares relationships with: read the filter for a
-    /// store with ``predicate(in:)``.
-    var objectStores = ObjectStores()
     var sortDescriptors: [RecordSortDescriptor] = []
     var tweaks = FetchTweaks()
     /// The first error a clause reported while the request was built; the request throws it.

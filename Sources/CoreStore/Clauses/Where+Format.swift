@@ -49,7 +49,6 @@ extension Where {
     public init(_ format: String, argumentArray: [Any?]?) {
         do throws(PredicateFormatError) {
             self.init(try PredicateFormatParser.parse(format, arguments: argumentArray ?? []))
-            objectStores = ObjectStores.ofArguments(argumentArray ?? [])
         } catch {
             self.init(failing: .invalidPredicate(message: error.message(in: format)))
         }
@@ -74,7 +73,6 @@ extension Where {
                     throw FormatArgumentMismatch(reason: "is a collection; use Where(_:isMemberOf:) to match any of several values")
                 }
                 self.init(.comparison(Comparison(path.components, .equal, operand, function: path.function)))
-                objectStores = ObjectStores.ofArguments([value])
                 return
             } catch {
                 problem = "The value compared with '\(keyPath)' \(error.reason)"
@@ -94,8 +92,7 @@ extension Where {
             do throws(FormatArgumentMismatch) {
                 var stored: [Value] = []
                 var ids: [RecordID] = []
-                let arguments = values.map { $0 as Any }
-                guard case .list(let elements) = try FormatArgument.object(arguments) else {
+                guard case .list(let elements) = try FormatArgument.object(Array(values.map { $0 as Any })) else {
                     throw FormatArgumentMismatch(reason: "is not a collection")
                 }
                 for element in elements {
@@ -110,7 +107,6 @@ extension Where {
                 }
                 let operand: Operand = ids.isEmpty ? .list(stored) : .records(ids)
                 self.init(.comparison(Comparison(path.components, .in, operand, function: path.function)))
-                if !ids.isEmpty { objectStores = ObjectStores.ofArguments(arguments.map { Optional($0) }) }
                 return
             } catch {
                 problem = "The collection \(error.reason)"

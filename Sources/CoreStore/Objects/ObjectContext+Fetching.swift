@@ -8,18 +8,17 @@ struct ResolvedFetch {
     /// What each store is asked: the whole window when one store answers alone. Read it for a
     /// store with ``request(for:)``.
     let storeRequest: FetchRequest
-    /// The stores of the objects the filter compares relationships with.
-    let objectStores: ObjectStores
     /// Whether the stores' answers are combined (several stores, or a transaction's pending
     /// changes overlaid) and then sorted and windowed here.
     let combines: Bool
     let overlaysPendingChanges: Bool
 
-    /// What `store` is asked: the filter names only the objects it holds.
+    /// What `store` is asked: the filter names only the objects it holds (see
+    /// ``StoreTaggedRecords``).
     func request(for store: AttachedStore) -> FetchRequest {
-        guard !objectStores.isEmpty, let predicate = storeRequest.predicate else { return storeRequest }
+        guard let predicate = storeRequest.predicate else { return storeRequest }
         var request = storeRequest
-        request.predicate = objectStores.predicate(predicate, in: store.id)
+        request.predicate = StoreTaggedRecords.predicate(predicate, in: store.id)
         return request
     }
 }
@@ -39,7 +38,7 @@ extension ObjectContext {
             limit: combines ? nil : limit, offset: combines ? 0 : spec.tweaks.fetchOffset
         )
         return ResolvedFetch(
-            entity: entity, stores: stores, schema: schema, storeRequest: request, objectStores: spec.objectStores,
+            entity: entity, stores: stores, schema: schema, storeRequest: request,
             combines: combines, overlaysPendingChanges: overlay
         )
     }

@@ -99,6 +99,12 @@ final class StorageGateway: @unchecked Sendable {
         for store in stores {
             try RequestValidator(schema: store.schema).validate(entity: entity.name, predicate: spec.predicate, sorts: spec.sortDescriptors)
         }
+        if let predicate = spec.predicate, case let named = StoreTaggedRecords.stores(namedIn: predicate), !named.isEmpty {
+            let attached = Set(self.stores.map(\.id))
+            if let foreign = named.first(where: { !attached.contains($0) }) {
+                throw .invalidObject(message: "a filter of \(entity.name) compares a relationship with an object of store \(foreign), which is not one of this DataStack's stores (an object of another DataStack, or of a store removed since)")
+            }
+        }
         return FetchTarget(entity: entity, stores: stores)
     }
 
@@ -152,8 +158,8 @@ final class StorageGateway: @unchecked Sendable {
         do {
             var info = try store.storage.write(changes)
             if !info.reportsChanges {
-                Log.log(.warning, "\(store.storage.storeDescription) did not say what its commit wrote (CommitInfo.changes); it is taken from the change set, without the records the store changed to keep inverses consistent.")
-                info.changes = changes.changesAsWritten(permanentIDs: info.permanentIDs)
+                Log.log(.warning, "\(store.storage.storeDescription) did not say what its commit wrote (CommitInfo.changes); its inserted and updated records are read back, without the records the store changed to keep inverses consistent.")
+                info.changes = readBack(changes.changesAsWritten(permanentIDs: info.permanentIDs), from: store)
             } else if info.changes.inserts.count != changes.inserts.count {
                 Log.log(.warning, "\(store.storage.storeDescription) reported \(info.changes.inserts.count) inserted records for \(changes.inserts.count) inserts; they are taken from the change set instead (CommitInfo.changes.inserts holds one record per insert, in order).")
                 info.changes.inserts = changes.insertsAsWritten(permanentIDs: info.permanentIDs)
@@ -164,6 +170,24 @@ final class StorageGateway: @unchecked Sendable {
         } catch {
             throw Log.error(CoreStoreError.wrap(error), "Commit to \(store.storage.storeDescription) failed; nothing was written to it.")
         }
+    }
+}
+
+extension StorageGateway {
+    /// `written` (taken from a change set) with the inserted and updated records as `store`
+    /// holds them now: merged with other commits' changes, as a store that reports its commits
+    /// gives them. What cannot be read stays as the change set had it.
+    fileprivate func readBack(_ written: MergedChanges, from store: AttachedStore) -> MergedChanges {
+        let ids = written.inserts.map(\.id) + written.updates.map(\.new.id)
+        guard !ids.isEmpty, let stored = try? store.storage.read({ try $0.records(ids) }), stored.count == ids.count else { return written }
+        var merged = written
+        for (i, record) in stored.prefix(written.inserts.count).enumerated() {
+            if let record { merged.inserts[i] = record }
+        }
+        for (i, record) in stored.dropFirst(written.inserts.count).enumerated() {
+            if let record { merged.updates[i].new = record }
+        }
+        return merged
     }
 }
 

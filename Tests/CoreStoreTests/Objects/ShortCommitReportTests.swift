@@ -34,6 +34,38 @@ struct ShortCommitReportTests {
         try transaction.commitAndWait()
         #expect(try stack.fetchOne(From<Dog>())?.name == "Rex")
     }
+
+    /// Two unsafe transactions change different fields of Ann: the stack's Ann shows both, as
+    /// stored (the records are read back, not taken from each transaction's own version).
+    @Test func updatesReportedShortAreReadBack() throws {
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(ReportlessStore())
+        try insertPeople(stack, [("Ann", 30)])
+        let held = try #require(try stack.fetchOne(From<Person>()))
+        let first = stack.beginUnsafe(), second = stack.beginUnsafe()
+        let firstAnn = try #require(try first.fetchOne(From<Person>()))
+        let secondAnn = try #require(try second.fetchOne(From<Person>()))
+        firstAnn.name = "Annie"
+        try first.commitAndWait()
+        secondAnn.age = 31
+        try second.commitAndWait()
+        #expect(held.name == "Annie", "the second commit's own version put back the name it started from")
+        #expect(held.age == 31)
+    }
+
+    /// Records deleted by a filter (cats have no relationships, so none is read) leave a list.
+    @Test func deletesReportedShortLeaveLists() throws {
+        let stack = DataStack(makeSchema())
+        try stack.addStorageAndWait(ReportlessStore())
+        try stack.perform(synchronous: { t in
+            for name in ["Tom", "Kit"] { t.create(Into<Cat>()).name = name }
+        })
+        let queue = makeDeliveryQueue()
+        let cats = try stack.monitorList(From<Cat>().orderBy(.ascending(\.$name)), deliveryQueue: queue)
+        try stack.perform(synchronous: { t in _ = try t.deleteAll(From<Cat>().where(\.$name == "Tom")) })
+        queue.sync {}
+        #expect(cats.objectsInAllSections().map(\.name) == ["Kit"])
+    }
 }
 
 /// An in-memory store that leaves out what its commits wrote (`CommitInfo.changes`).

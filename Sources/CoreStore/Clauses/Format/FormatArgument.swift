@@ -116,9 +116,9 @@ enum FormatArgument {
             guard let id = object.cs_id() else {
                 throw FormatArgumentMismatch(reason: "is a \(type(of: object)) that belongs to no context, so it has no identifier to compare with")
             }
-            return .record(id.recordID)
+            return .record(StoreTaggedRecords.tagged(id))
         }
-        if let id = argument as? ObjectID { return .record(id.recordID) }
+        if let id = argument as? ObjectID { return .record(StoreTaggedRecords.tagged(id)) }
         if let number = nsNumber(argument) { return .value(storedNumber(number)) }
         if let string = argument as? String { return .value(.string(string)) }
         if let storable = argument as? any FieldStorableType { return .value(storable.cs_toStoredValue()) }

@@ -9,21 +9,21 @@ import CoreStoreStorage
 extension Where {
     /// Both filters, as a filter on `O`: `\Animal.$species == "Dog" && \Dog.$age == 10`.
     public static func && <Other: CoreStoreObject>(lhs: Where<Other>, rhs: Where<O>) -> Where<O> {
-        Where(lhs.predicate && rhs.predicate, error: lhs.error ?? rhs.error, objectStores: lhs.objectStores.merging(rhs.objectStores))
+        Where(lhs.predicate && rhs.predicate, error: lhs.error ?? rhs.error)
     }
 
     /// Both filters, as a filter on `O`: `\Dog.$age == 10 && \Animal.$species == "Dog"`.
     public static func && <Other: CoreStoreObject>(lhs: Where<O>, rhs: Where<Other>) -> Where<O> {
-        Where(lhs.predicate && rhs.predicate, error: lhs.error ?? rhs.error, objectStores: lhs.objectStores.merging(rhs.objectStores))
+        Where(lhs.predicate && rhs.predicate, error: lhs.error ?? rhs.error)
     }
 
     /// Either filter, as a filter on `O`.
     public static func || <Other: CoreStoreObject>(lhs: Where<Other>, rhs: Where<O>) -> Where<O> {
-        Where(lhs.predicate || rhs.predicate, error: lhs.error ?? rhs.error, objectStores: lhs.objectStores.merging(rhs.objectStores))
+        Where(lhs.predicate || rhs.predicate, error: lhs.error ?? rhs.error)
     }
 
     /// Either filter, as a filter on `O`.
     public static func || <Other: CoreStoreObject>(lhs: Where<O>, rhs: Where<Other>) -> Where<O> {
-        Where(lhs.predicate || rhs.predicate, error: lhs.error ?? rhs.error, objectStores: lhs.objectStores.merging(rhs.objectStores))
+        Where(lhs.predicate || rhs.predicate, error: lhs.error ?? rhs.error)
     }
 }

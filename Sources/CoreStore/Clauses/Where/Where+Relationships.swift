@@ -28,13 +28,12 @@ extension Where {
         return relationship(lhs, op, ids: ids)
     }
 
-    /// The comparison with the objects' record keys, remembering each one's store.
+    /// The comparison with the objects' record identifiers, each naming its store (see
+    /// ``StoreTaggedRecords``).
     fileprivate static func relationship<V>(
         _ lhs: Expression<WhereTarget.Single, V>, _ op: ComparisonOperator, ids: [ObjectID]
     ) -> Where {
-        var filter = lhs.comparison(op, .records(ids.map(\.recordID)))
-        for id in ids { filter.objectStores.add(id) }
-        return filter
+        lhs.comparison(op, .records(ids.map(StoreTaggedRecords.tagged)))
     }
 }
 

@@ -17,9 +17,6 @@ public struct Where<O: CoreStoreObject>: FetchClause {
     /// throws: the fetch, query or delete that uses it throws this error instead.
     public let error: CoreStoreError?
 
-    /// The stores of the objects the filter compares relationships with.
-    var objectStores = ObjectStores()
-
     /// A constant filter: `true` keeps every object, `false` none.
     public init(_ value: Bool) {
         self.init(.constant(value))
@@ -42,10 +39,9 @@ public struct Where<O: CoreStoreObject>: FetchClause {
         self.error = error
     }
 
-    init(_ predicate: RecordPredicate, error: CoreStoreError?, objectStores: ObjectStores = ObjectStores()) {
+    init(_ predicate: RecordPredicate, error: CoreStoreError?) {
         self.predicate = predicate
         self.error = error
-        self.objectStores = objectStores
     }
 
     /// Adds this filter to the request, in conjunction with any earlier one.
@@ -58,21 +54,20 @@ public struct Where<O: CoreStoreObject>: FetchClause {
         } else {
             request.predicate = predicate
         }
-        request.objectStores = request.objectStores.merging(objectStores)
     }
 
     /// Both filters.
     public static func && (lhs: Where, rhs: Where) -> Where {
-        Where(lhs.predicate && rhs.predicate, error: lhs.error ?? rhs.error, objectStores: lhs.objectStores.merging(rhs.objectStores))
+        Where(lhs.predicate && rhs.predicate, error: lhs.error ?? rhs.error)
     }
 
     /// Either filter.
     public static func || (lhs: Where, rhs: Where) -> Where {
-        Where(lhs.predicate || rhs.predicate, error: lhs.error ?? rhs.error, objectStores: lhs.objectStores.merging(rhs.objectStores))
+        Where(lhs.predicate || rhs.predicate, error: lhs.error ?? rhs.error)
     }
 
     /// The opposite filter.
     public static prefix func ! (operand: Where) -> Where {
-        Where(!operand.predicate, error: operand.error, objectStores: operand.objectStores)
+        Where(!operand.predicate, error: operand.error)
     }
 }
