@@ -39,14 +39,20 @@ static inline bool corestore_counter_replace(uint64_t *word, uint64_t expected, 
 #define F_OFD_SETLKW 38
 #endif
 
-/// Takes a shared lock on byte `offset` of `fd`; 0 or an errno.
-static inline int corestore_ofd_share(int fd, long offset) {
+/// A lock of `type` on the one byte at `offset`.
+static inline struct flock corestore_byte_lock(short type, long offset) {
     struct flock lock;
     memset(&lock, 0, sizeof lock);
-    lock.l_type = F_RDLCK;
+    lock.l_type = type;
     lock.l_whence = SEEK_SET;
     lock.l_start = offset;
     lock.l_len = 1;
+    return lock;
+}
+
+/// Takes a shared lock on byte `offset` of `fd`; 0 or an errno.
+static inline int corestore_ofd_share(int fd, long offset) {
+    struct flock lock = corestore_byte_lock(F_RDLCK, offset);
     while (fcntl(fd, F_OFD_SETLK, &lock) != 0) {
         if (errno != EINTR) return errno;
     }
@@ -55,24 +61,14 @@ static inline int corestore_ofd_share(int fd, long offset) {
 
 /// Releases the lock on byte `offset` of `fd`.
 static inline void corestore_ofd_unlock(int fd, long offset) {
-    struct flock lock;
-    memset(&lock, 0, sizeof lock);
-    lock.l_type = F_UNLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = offset;
-    lock.l_len = 1;
+    struct flock lock = corestore_byte_lock(F_UNLCK, offset);
     (void)fcntl(fd, F_OFD_SETLK, &lock);
 }
 
 /// 1 when another open file description holds a lock on byte `offset` of `fd` (a shared one
 /// too), 0 when none does, -1 when it cannot be told.
 static inline int corestore_ofd_is_locked(int fd, long offset) {
-    struct flock lock;
-    memset(&lock, 0, sizeof lock);
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = offset;
-    lock.l_len = 1;
+    struct flock lock = corestore_byte_lock(F_WRLCK, offset);
     if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type == F_UNLCK ? 0 : 1;
 }

@@ -133,6 +133,18 @@ enum PredicateCases {
             try ctx.expectSameFetch(store, world, request)
             try ctx.expectEqual(try ctx.fetch(store, request).count, 3, "pets owned by Ann")
         },
+        // What a store reads for an object of another store: the framework leaves the list empty.
+        ConformanceCase("relationship compared with no objects", group: "predicates") { ctx in
+            let (store, world) = try ctx.seeded(Fixtures.world())
+            let pets = try ctx.fetch(store, FetchRequest(entity: "Pet")).count
+            let people = try ctx.fetch(store, FetchRequest(entity: "Person")).count
+            for (entity, key, op, expected) in [("Pet", "owner", ComparisonOperator.equal, 0), ("Pet", "owner", .notEqual, pets), ("Pet", "owner", .in, 0),
+                                                ("Person", "pets", .equal, 0), ("Person", "pets", .notEqual, people), ("Person", "pets", .in, 0)] {
+                let request = FetchRequest(entity: entity, predicate: .comparison(Comparison([key], op, .records([]))))
+                try ctx.expectSameFetch(store, world, request)
+                try ctx.expectEqual(try ctx.fetch(store, request).count, expected, "\(entity) where \(key) \(op.rawValue) no objects")
+            }
+        },
         ConformanceCase("to-many IN objects", group: "predicates") { ctx in
             let (store, world) = try ctx.seeded(Fixtures.world())
             let pets = world.all.filter { $0.id.entity != "Person" }.prefix(3).map(\.id)
