@@ -17,6 +17,14 @@ struct SQLiteCounterFileTests {
         })
     }
 
+    /// A stack on a new store of the file at `url`, and the store.
+    private func makeStoreAndStack(_ url: URL) throws -> (SQLiteStore, DataStack) {
+        let store = SQLiteStore(fileURL: url)
+        let stack = DataStack(sqliteTestSchema)
+        try stack.addStorageAndWait(store)
+        return (store, stack)
+    }
+
     /// The 64-bit word `index` of the counters file beside `database` (1 the next key, 2 the
     /// pending sequence, 3 the committed one).
     private func word(_ index: Int, of database: URL) throws -> UInt64 {
@@ -45,9 +53,7 @@ struct SQLiteCounterFileTests {
     func commitsUseTheCounterFile() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let store = SQLiteStore(fileURL: url)
-        let stack = DataStack(sqliteTestSchema)
-        try stack.addStorageAndWait(store)
+        let (store, stack) = try makeStoreAndStack(url)
         let start = try store.storedCommitSequence()
         let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com").recordID.key }
         #expect(try word(1, of: url) == UInt64(keys[2] + 1))
@@ -67,9 +73,7 @@ struct SQLiteCounterFileTests {
     func pendingSequenceIsPublished(writerHoldsItsLock: Bool) throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let store = SQLiteStore(fileURL: url)
-        let stack = DataStack(sqliteTestSchema)
-        try stack.addStorageAndWait(store)
+        let (store, stack) = try makeStoreAndStack(url)
         _ = try insertAccount(stack, "a@example.com")
         let sequence = try store.storedCommitSequence()
         let otherWriter = open(url.path + SQLiteStore.sideFileSuffixes[3], O_RDWR)
@@ -152,16 +156,12 @@ struct SQLiteCounterFileTests {
     func staleCounterFile() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let store = SQLiteStore(fileURL: url)
-        let stack = DataStack(sqliteTestSchema)
-        try stack.addStorageAndWait(store)
+        let (store, stack) = try makeStoreAndStack(url)
         let keys = try (0..<3).map { try insertAccount(stack, "a\($0)@example.com").recordID.key }
         let sequence = try store.storedCommitSequence()
         store.close()
         for index in 1...3 { try setWord(index, of: url, to: 0) }
-        let reopenedStore = SQLiteStore(fileURL: url)
-        let reopened = DataStack(sqliteTestSchema)
-        try reopened.addStorageAndWait(reopenedStore)
+        let (reopenedStore, reopened) = try makeStoreAndStack(url)
         #expect(try reopenedStore.storedCommitSequence() >= sequence)
         #expect(try insertAccount(reopened, "b@example.com").recordID.key == keys[2] + 1)
         #expect(try reopenedStore.storedCommitSequence() > sequence)
@@ -195,9 +195,7 @@ struct SQLiteCounterFileTests {
         _ = try reading.openForReading(schema: sqliteTestSchema.runtime().storeSchema(configuration: nil))
         defer { reading.close() }
         let before = try reading.storedCommitSequence()
-        let writing = SQLiteStore(fileURL: url)
-        let stack = DataStack(sqliteTestSchema)
-        try stack.addStorageAndWait(writing)
+        let (writing, stack) = try makeStoreAndStack(url)
         _ = try insertAccount(stack, "a@example.com")
         let after = try writing.storedCommitSequence()
         #expect(after > before)

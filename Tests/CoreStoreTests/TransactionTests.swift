@@ -135,11 +135,7 @@ struct TransactionTests {
     func unsafeTransactionRelationshipsUsePermanentIdentifiersAfterCommit(_ kind: StoreKind) throws {
         let stack = try makeStack(kind)
         let transaction = stack.beginUnsafe()
-        let ann = transaction.create(Into<Person>())
-        ann.name = "Ann"
-        let dog = transaction.create(Into<Dog>())
-        dog.name = "Fido"
-        dog.master = ann
+        let (ann, dog) = createAnnAndFido(in: transaction)
         ann.friends = [transaction.create(Into<Person>())]
         try transaction.commitAndWait()
         #expect(ann.relationships.joined().allSatisfy { !$0.isTemporary })

@@ -90,17 +90,19 @@ extension ObjectContext {
         guard fetch.combines else { return results }
         if fetch.overlaysPendingChanges {
             let candidates = inserted + changed.objects
-            var evaluators: [ObjectIdentifier: PredicateEvaluator] = [:]
+            // Per store: an evaluator, and the filter as that store reads it.
+            var evaluators: [ObjectIdentifier: (PredicateEvaluator, RecordPredicate?)] = [:]
             for state in candidates where !state.isDeleted && fetch.stores.contains(where: { $0 === state.store }) {
-                let evaluator = evaluators[ObjectIdentifier(state.store)] ?? PredicateEvaluator(schema: fetch.schema, resolver: pendingResolver(for: state.store))
-                evaluators[ObjectIdentifier(state.store)] = evaluator
+                let (evaluator, predicate) = evaluators[ObjectIdentifier(state.store)]
+                    ?? (PredicateEvaluator(schema: fetch.schema, resolver: pendingResolver(for: state.store)), spec.predicate(in: state.store.id))
+                evaluators[ObjectIdentifier(state.store)] = (evaluator, predicate)
                 let matchesEntity = spec.tweaks.includesSubentities
                     ? runtime.storeKind(state.entity.name, isKindOf: fetch.entity.name)
                     : state.entity.name == fetch.entity.name
                 guard matchesEntity else { continue }
                 let record = state.record
                 do {
-                    if let predicate = spec.predicate(in: state.store.id), try !evaluator.evaluate(predicate, on: record) { continue }
+                    if let predicate, try !evaluator.evaluate(predicate, on: record) { continue }
                 } catch {
                     throw CoreStoreError.wrap(error)
                 }

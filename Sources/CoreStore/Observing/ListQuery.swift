@@ -102,10 +102,11 @@ struct ListQuery {
         }
         for commit in commits where stores.contains(where: { $0 === commit.store }) {
             let evaluator = PredicateEvaluator(schema: commit.store.schema, resolver: resolver(for: commit.store))
+            let predicate = specification.predicate(in: commit.store.id)
             for record in commit.inserted + commit.updated {
                 // A listed entity can be a related one too (a filter through `friends.name`).
                 if relatedEntities.contains(record.id.entity) { relatedChanged(record, in: commit.store) }
-                if isListed(record.id.entity) { try examine(record, in: commit.store, evaluator: evaluator, into: &delta) }
+                if isListed(record.id.entity) { try examine(record, in: commit.store, predicate: predicate, evaluator: evaluator, into: &delta) }
             }
             for record in commit.updated where isListed(record.id.entity) {
                 delta.updated.insert(ObjectID(storeID: commit.store.id, recordID: record.id))
@@ -125,6 +126,7 @@ struct ListQuery {
                 let unexamined = ids.filter { isListed($0.entity) && !delta.examined.contains(ObjectID(storeID: store.id, recordID: $0)) }
                 if unexamined.isEmpty { continue }
                 let evaluator = PredicateEvaluator(schema: store.schema, resolver: resolver(for: store))
+                let predicate = specification.predicate(in: store.id)
                 let ordered = unexamined.sorted { $0.key < $1.key }
                 let records = try gateway.read(store) { try $0.records(ordered) }
                 for (id, record) in zip(ordered, records) {
@@ -132,7 +134,7 @@ struct ListQuery {
                         delta.examined.insert(ObjectID(storeID: store.id, recordID: id))
                         continue
                     }
-                    try examine(record, in: store, evaluator: evaluator, into: &delta)
+                    try examine(record, in: store, predicate: predicate, evaluator: evaluator, into: &delta)
                 }
             }
         } else if touchesRelated {
@@ -145,12 +147,13 @@ struct ListQuery {
     }
 
     /// Decides whether a listed record is a member after the commit, and where.
-    private func examine(_ record: Record, in store: AttachedStore, evaluator: PredicateEvaluator, into delta: inout ListDelta) throws(CoreStoreError) {
+    /// `predicate`: the list's filter as `store` reads it (``CoreStoreFetchRequest/predicate(in:)``).
+    private func examine(_ record: Record, in store: AttachedStore, predicate: RecordPredicate?, evaluator: PredicateEvaluator, into delta: inout ListDelta) throws(CoreStoreError) {
         let id = ObjectID(storeID: store.id, recordID: record.id)
         delta.examined.insert(id)
         delta.records[id] = record
         do {
-            if let predicate = specification.predicate(in: store.id), try !evaluator.evaluate(predicate, on: record) { return }
+            if let predicate, try !evaluator.evaluate(predicate, on: record) { return }
         } catch {
             throw CoreStoreError.wrap(error)
         }

@@ -17,11 +17,7 @@ struct ShortCommitReportTests {
         let queue = makeDeliveryQueue()
         let people = try stack.monitorList(From<Person>().orderBy(.ascending(\.$name)), deliveryQueue: queue)
         let transaction = stack.beginUnsafe()
-        let ann = transaction.create(Into<Person>())
-        ann.name = "Ann"
-        let fido = transaction.create(Into<Dog>())
-        fido.name = "Fido"
-        fido.master = ann
+        let (ann, fido) = createAnnAndFido(in: transaction)
         try transaction.commitAndWait()
         queue.sync {}
         #expect(ann.cs_id()?.isTemporary == false)

@@ -8,13 +8,18 @@ func makeDeliveryQueue() -> DispatchQueue {
 
 /// Commits a person named Ann and her dog Fido.
 func insertAnnAndFido(_ stack: DataStack) throws {
-    try stack.perform(synchronous: { t in
-        let ann = t.create(Into<Person>())
-        ann.name = "Ann"
-        let dog = t.create(Into<Dog>())
-        dog.name = "Fido"
-        dog.master = ann
-    })
+    try stack.perform(synchronous: { t in _ = createAnnAndFido(in: t) })
+}
+
+/// Ann and her dog Fido, created in `transaction`.
+@discardableResult
+func createAnnAndFido(in transaction: BaseDataTransaction) -> (ann: Person, fido: Dog) {
+    let ann = transaction.create(Into<Person>())
+    ann.name = "Ann"
+    let fido = transaction.create(Into<Dog>())
+    fido.name = "Fido"
+    fido.master = ann
+    return (ann, fido)
 }
 
 /// Records every list callback as text: `insert Ann [0,1]`, `move Bob [0,0]->[1,0]`, ….
